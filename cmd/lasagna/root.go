@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// version is the lasagna release, set at build time with
+// -ldflags "-X main.version=…".
+var version = "dev"
+
+// Exit codes: 0 success, 1 the input has problems (invalid data, failed
+// validation, blocking integrity), 2 usage errors.
+const (
+	exitOK      = 0
+	exitProblem = 1
+	exitUsage   = 2
+)
+
+// exitError carries an exit code. A command returns one (via problemf or
+// usageError) when the code is not the default.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return ""
+	}
+	return e.err.Error()
+}
+func (e *exitError) Unwrap() error { return e.err }
+
+// problems returns an exit-1 error whose message has already been printed
+// (err may be nil, meaning "nothing more to say").
+func problems(err error) error { return &exitError{code: exitProblem, err: err} }
+
+// usageError returns an exit-2 error.
+func usageError(format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// exitCode prints err (if it has a message) and maps it to an exit code.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return exitOK
+	}
+	code := exitProblem
+	var ee *exitError
+	if errors.As(err, &ee) {
+		code = ee.code
+	}
+	if msg := err.Error(); msg != "" {
+		fmt.Fprintf(stderr, "lasagna: %s\n", msg)
+	}
+	return code
+}
+
+// run executes the command line args (without the program name).
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	root := newRootCmd(stdout, stderr)
+	root.SetArgs(args)
+	return root.ExecuteContext(ctx)
+}
+
+func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "lasagna",
+		Short:         "Evaluate RAG systems: datasets, metrics, results bundles",
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &exitError{code: exitUsage, err: fmt.Errorf("%s: %w (see %q)", c.CommandPath(), err, c.CommandPath()+" --help")}
+	})
+
+	benchmark := &cobra.Command{Use: "benchmark", Short: "Validate, run, synthesize and score benchmarks"}
+	// Each verb lives in its own file as newXxxCmd; add it to its group here.
+	benchmark.AddCommand()
+	results := &cobra.Command{Use: "results", Short: "Read, validate, compare and merge results bundles"}
+	results.AddCommand()
+	metrics := &cobra.Command{Use: "metrics", Short: "Compute metrics from standard files"}
+	metrics.AddCommand()
+
+	for _, group := range []*cobra.Command{benchmark, results, metrics} {
+		group.Args = noArgsUsage
+		group.RunE = func(c *cobra.Command, args []string) error { return c.Help() }
+	}
+	root.AddCommand(benchmark, results, metrics)
+	return root
+}
+
+// noArgsUsage rejects unknown sub-verbs with exit code 2.
+func noArgsUsage(c *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageError("%s: unknown command %q (see %q)", c.CommandPath(), args[0], c.CommandPath()+" --help")
+	}
+	return nil
+}
+
+// exactArgs is cobra.ExactArgs with exit code 2.
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageError("%s: want %d argument(s), got %d (usage: %s)", c.CommandPath(), n, len(args), c.UseLine())
+		}
+		return nil
+	}
+}

@@ -1,0 +1,137 @@
+package lasagna
+
+import "context"
+
+// Hit is one retrieved document: its corpus id and the score the retriever
+// gave it. A ranked list is a []Hit in rank order (index 0 is rank 1); the
+// order is authoritative, since scores may tie.
+type Hit struct {
+	ID    string  `json:"id"`
+	Score float64 `json:"score"`
+}
+
+// Output is what a pipeline returns for one query. Hits is the ranked list
+// (nil when the pipeline does not retrieve); Answer the generated answer and
+// Answered whether the pipeline produced one (false for retrieval-only
+// pipelines). Abstained marks an explicit "no answer", scored as correct on an
+// unanswerable question. Passages are the texts the generator saw, used by
+// groundedness judging.
+type Output struct {
+	Hits      []Hit
+	Answer    string
+	Answered  bool
+	Abstained bool
+	Passages  []string
+}
+
+// Retriever returns the top k documents for a query, best first.
+type Retriever interface {
+	Retrieve(ctx context.Context, q Query, k int) ([]Hit, error)
+}
+
+// RetrieverFunc adapts a plain function to a Retriever.
+type RetrieverFunc func(ctx context.Context, q Query, k int) ([]Hit, error)
+
+// Retrieve calls f(ctx, q, k).
+func (f RetrieverFunc) Retrieve(ctx context.Context, q Query, k int) ([]Hit, error) {
+	return f(ctx, q, k)
+}
+
+// Answer is a generator's answer. Abstained marks an explicit refusal to
+// answer ("the passages do not say").
+type Answer struct {
+	Text      string
+	Abstained bool
+}
+
+// Generator answers a query from passages (none for closed-book generation).
+type Generator interface {
+	Generate(ctx context.Context, q Query, passages []Document) (Answer, error)
+}
+
+// GeneratorFunc adapts a plain function to a Generator.
+type GeneratorFunc func(ctx context.Context, q Query, passages []Document) (Answer, error)
+
+// Generate calls f(ctx, q, passages).
+func (f GeneratorFunc) Generate(ctx context.Context, q Query, passages []Document) (Answer, error) {
+	return f(ctx, q, passages)
+}
+
+// Pipeline is a whole RAG system registered as one opaque arm: a function
+// from a query to ranked hits and/or an answer.
+type Pipeline interface {
+	Run(ctx context.Context, q Query) (Output, error)
+}
+
+// PipelineFunc adapts a plain function to a Pipeline.
+type PipelineFunc func(ctx context.Context, q Query) (Output, error)
+
+// Run calls f(ctx, q).
+func (f PipelineFunc) Run(ctx context.Context, q Query) (Output, error) { return f(ctx, q) }
+
+// Chunk is a piece of a source document. ID is unique in the corpus and
+// DocID names the source document, so a chunk maps back to it; Index is the
+// chunk's 0-based position in its document.
+type Chunk struct {
+	ID    string
+	DocID string
+	Index int
+	Text  string
+}
+
+// Chunker cuts a document into chunks.
+type Chunker interface {
+	Chunk(doc Document) []Chunk
+}
+
+// ChunkerFunc adapts a plain function to a Chunker.
+type ChunkerFunc func(doc Document) []Chunk
+
+// Chunk calls f(doc).
+func (f ChunkerFunc) Chunk(doc Document) []Chunk { return f(doc) }
+
+// Embedder turns texts into vectors, one per text, in order.
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// EmbedderFunc adapts a plain function to an Embedder.
+type EmbedderFunc func(ctx context.Context, texts []string) ([][]float32, error)
+
+// Embed calls f(ctx, texts).
+func (f EmbedderFunc) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	return f(ctx, texts)
+}
+
+// VectorBackend stores vectors by id and returns the k nearest to a query
+// vector, best first.
+type VectorBackend interface {
+	Add(ctx context.Context, ids []string, vectors [][]float32) error
+	Search(ctx context.Context, vector []float32, k int) ([]Hit, error)
+}
+
+// QueryTransform rewrites a query before retrieval (expansion, HyDE, …).
+type QueryTransform interface {
+	Transform(ctx context.Context, q Query) (Query, error)
+}
+
+// QueryTransformFunc adapts a plain function to a QueryTransform.
+type QueryTransformFunc func(ctx context.Context, q Query) (Query, error)
+
+// Transform calls f(ctx, q).
+func (f QueryTransformFunc) Transform(ctx context.Context, q Query) (Query, error) {
+	return f(ctx, q)
+}
+
+// Reranker reorders (and may cut) a ranked list for a query.
+type Reranker interface {
+	Rerank(ctx context.Context, q Query, hits []Hit) ([]Hit, error)
+}
+
+// RerankerFunc adapts a plain function to a Reranker.
+type RerankerFunc func(ctx context.Context, q Query, hits []Hit) ([]Hit, error)
+
+// Rerank calls f(ctx, q, hits).
+func (f RerankerFunc) Rerank(ctx context.Context, q Query, hits []Hit) ([]Hit, error) {
+	return f(ctx, q, hits)
+}
