@@ -1,0 +1,38 @@
+# lasagna for Go — developer targets. `make test` is the README's test
+# command and what CI runs.
+GO ?= go
+FUZZTIME ?= 20s
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
+.PHONY: test lint bench fuzz cover build
+
+build:
+	$(GO) build ./...
+
+test:
+	$(GO) test -race ./...
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+
+# bench runs every Go benchmark of the module once (-benchtime 1x is too
+# noisy; 3 counts of the default time), then the separate comparison module.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./...
+	cd bench && $(GO) test -run '^$$' -bench . -benchmem -count 1 ./...
+	@if [ -x scripts/bench-trec.sh ]; then scripts/bench-trec.sh; fi
+
+# fuzz runs each fuzz target of the module for FUZZTIME.
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "== $$pkg $$f"; \
+	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+cover:
+	$(GO) test -coverprofile=coverage.out ./...
+	$(GO) tool cover -func=coverage.out | tail -n 1
