@@ -84,11 +84,11 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 
 	benchmark := &cobra.Command{Use: "benchmark", Short: "Validate, run, synthesize and score benchmarks"}
 	// Each verb lives in its own file as newXxxCmd; add it to its group here.
-	benchmark.AddCommand()
+	benchmark.AddCommand(newRunCmd(stdout, stderr), newScoreCmd(stdout))
 	results := &cobra.Command{Use: "results", Short: "Read, validate, compare and merge results bundles"}
 	results.AddCommand()
 	metrics := &cobra.Command{Use: "metrics", Short: "Compute metrics from standard files"}
-	metrics.AddCommand()
+	metrics.AddCommand(newMetricsTrecCmd(stdout))
 
 	for _, group := range []*cobra.Command{benchmark, results, metrics} {
 		group.Args = noArgsUsage

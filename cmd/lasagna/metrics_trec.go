@@ -1,0 +1,403 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/datasets"
+	"github.com/lasagna-go/lasagna/metrics"
+)
+
+// trecMeasure is one trec_eval measure (or family of cutoff measures) in
+// trec_eval's output order.
+type trecMeasure struct {
+	name        string
+	implemented bool
+	cut         bool // takes cutoff parameters: name.k1,k2,…
+	summaryOnly bool // printed only in the "all" block (runid, num_q, gm_map)
+}
+
+// trecMeasures lists trec_eval 10's measures in the order it prints them;
+// lasagna implements those marked.
+var trecMeasures = []trecMeasure{
+	{name: "runid", implemented: true, summaryOnly: true},
+	{name: "num_q", implemented: true, summaryOnly: true},
+	{name: "num_ret", implemented: true},
+	{name: "num_rel", implemented: true},
+	{name: "num_rel_ret", implemented: true},
+	{name: "map", implemented: true},
+	{name: "gm_map", implemented: true, summaryOnly: true},
+	{name: "Rprec", implemented: true},
+	{name: "bpref"},
+	{name: "recip_rank", implemented: true},
+	{name: "iprec_at_recall"},
+	{name: "P", implemented: true, cut: true},
+	{name: "relstring"},
+	{name: "recall", implemented: true, cut: true},
+	{name: "infAP"},
+	{name: "gm_bpref"},
+	{name: "Rprec_mult"},
+	{name: "utility"},
+	{name: "11pt_avg"},
+	{name: "binG"},
+	{name: "G"},
+	{name: "dcg"},
+	{name: "ideal_dcg"},
+	{name: "ndcg", implemented: true},
+	{name: "ndcg_rel"},
+	{name: "Rndcg"},
+	{name: "ndcg_cut", implemented: true, cut: true},
+	{name: "map_cut", implemented: true, cut: true},
+	{name: "relative_P"},
+	{name: "success", implemented: true, cut: true},
+	{name: "set_P"},
+	{name: "set_relative_P"},
+	{name: "set_recall"},
+	{name: "set_map"},
+	{name: "set_F"},
+	{name: "num_nonrel_judged_ret"},
+	{name: "rbp"},
+	{name: "rbp_resid"},
+	{name: "unj"},
+}
+
+// trecNicknames are trec_eval's names for sets of measures.
+var trecNicknames = map[string][]string{
+	"official": {"runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P"},
+	"all_trec": {"runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P", "relstring",
+		"recall", "infAP", "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success",
+		"map_cut", "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map", "set_F",
+		"num_nonrel_judged_ret", "rbp", "rbp_resid", "unj"},
+	"set": {"runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall", "set_relative_P", "set_map", "set_F"},
+}
+
+// trecSelection is what -m asked for: the measures to print and the cutoffs
+// of the cutoff measures.
+type trecSelection struct {
+	on      map[string]bool
+	cutoffs map[string][]int // only for measures given with parameters
+	skipped []string         // trec_eval measures named by a nickname that lasagna lacks
+}
+
+func findTrecMeasure(name string) (trecMeasure, bool) {
+	for _, m := range trecMeasures {
+		if m.name == name {
+			return m, true
+		}
+	}
+	return trecMeasure{}, false
+}
+
+func implementedTrecNames() []string {
+	var names []string
+	for _, m := range trecMeasures {
+		if m.implemented {
+			names = append(names, m.name)
+		}
+	}
+	return names
+}
+
+// parseTrecMeasures interprets -m values as trec_eval does: a measure name,
+// a nickname (official, all_trec, set), or name.params where params are
+// comma-separated cutoffs; the first parameters given for a measure win.
+// No -m means "official".
+func parseTrecMeasures(specs []string) (*trecSelection, error) {
+	if len(specs) == 0 {
+		specs = []string{"official"}
+	}
+	sel := &trecSelection{on: map[string]bool{}, cutoffs: map[string][]int{}}
+	for _, spec := range specs {
+		name, params, hasParams := strings.Cut(spec, ".")
+		if hasParams && params == "" {
+			return nil, fmt.Errorf("measure %q has an empty parameter list after '.'; write e.g. P.5,10", spec)
+		}
+		if list, ok := trecNicknames[name]; ok {
+			if hasParams {
+				return nil, fmt.Errorf("measure set %q takes no parameters", name)
+			}
+			for _, n := range list {
+				m, _ := findTrecMeasure(n)
+				if m.implemented {
+					sel.on[n] = true
+				} else if !slices.Contains(sel.skipped, n) {
+					sel.skipped = append(sel.skipped, n)
+				}
+			}
+			continue
+		}
+		m, ok := findTrecMeasure(name)
+		if !ok {
+			return nil, fmt.Errorf("unknown trec_eval measure %q%s (lasagna implements %s; sets: official, all_trec, set)", name, didYouMean(name), strings.Join(implementedTrecNames(), ", "))
+		}
+		if !m.implemented {
+			return nil, fmt.Errorf("trec_eval measure %q is not implemented by lasagna (it implements %s)", name, strings.Join(implementedTrecNames(), ", "))
+		}
+		sel.on[name] = true
+		if !hasParams {
+			continue
+		}
+		if !m.cut {
+			return nil, fmt.Errorf("measure %q takes no parameters in lasagna (trec_eval's gain remapping such as ndcg.1=3 is not implemented)", spec)
+		}
+		if _, done := sel.cutoffs[name]; done {
+			continue // trec_eval uses the first parameters given
+		}
+		cuts, err := parseCutoffs(name, params)
+		if err != nil {
+			return nil, err
+		}
+		sel.cutoffs[name] = cuts
+	}
+	return sel, nil
+}
+
+// parseCutoffs parses "5,10,3" like trec_eval: integers (a fractional part
+// is dropped, as strtol does), sorted ascending, positive and distinct.
+func parseCutoffs(name, params string) ([]int, error) {
+	var cuts []int
+	for p := range strings.SplitSeq(params, ",") {
+		digits := p
+		if i := strings.IndexByte(p, '.'); i > 0 && strings.Trim(p[i+1:], "0123456789") == "" {
+			digits = p[:i]
+		}
+		k, err := strconv.Atoi(digits)
+		if err != nil {
+			return nil, fmt.Errorf("measure %s: cutoff %q is not an integer; write e.g. %s.5,10,100", name, p, name)
+		}
+		if k <= 0 {
+			return nil, fmt.Errorf("measure %s: cutoff %d is not positive", name, k)
+		}
+		cuts = append(cuts, k)
+	}
+	slices.Sort(cuts)
+	for i := 1; i < len(cuts); i++ {
+		if cuts[i] == cuts[i-1] {
+			return nil, fmt.Errorf("measure %s: cutoff %d is given twice", name, cuts[i])
+		}
+	}
+	return cuts, nil
+}
+
+func didYouMean(name string) string {
+	best, bestD := "", 3
+	for _, m := range trecMeasures {
+		if strings.EqualFold(m.name, name) {
+			return fmt.Sprintf(" (did you mean %q?)", m.name)
+		}
+		if d := levenshtein(strings.ToLower(name), strings.ToLower(m.name)); d < bestD {
+			best, bestD = m.name, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := 1
+			if a[i-1] == b[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// options turns the selection into metrics options: selected cutoff
+// measures get their -m parameters or trec_eval's defaults.
+func (s *trecSelection) options(level int) metrics.TrecOptions {
+	d := metrics.DefaultTrecOptions()
+	pick := func(name string, def []int) []int {
+		if !s.on[name] {
+			return nil
+		}
+		if c, ok := s.cutoffs[name]; ok {
+			return c
+		}
+		return def
+	}
+	return metrics.TrecOptions{
+		RelLevel: level,
+		P:        pick("P", d.P),
+		Recall:   pick("recall", d.Recall),
+		NDCGCut:  pick("ndcg_cut", d.NDCGCut),
+		MAPCut:   pick("map_cut", d.MAPCut),
+		Success:  pick("success", d.Success),
+	}
+}
+
+func newMetricsTrecCmd(stdout io.Writer) *cobra.Command {
+	var (
+		perQuery, complete, noSummary bool
+		level                         int
+		measures                      []string
+		average                       string
+	)
+	cmd := &cobra.Command{
+		Use:   "trec QRELS RUN",
+		Short: "Evaluate a TREC run against qrels, printing what trec_eval prints",
+		Long: `Evaluate a TREC run file (qid Q0 docno rank score run_id) against a qrels file
+(qid iter docno rel) exactly as trec_eval 10 does, and print trec_eval's output
+format: measure name padded to 22 characters, a tab, the query id or "all", a
+tab, the value.
+
+Ranking follows trec_eval: score descending, equal scores by docno descending
+(byte-wise); the rank column is ignored. Measures (-m, repeatable; default
+"official"): runid num_q num_ret num_rel num_rel_ret map gm_map Rprec
+recip_rank P recall ndcg ndcg_cut map_cut success, with cutoffs as in
+"-m P.5,10" or "-m ndcg_cut.10". The sets official, all_trec and set print the
+measures of the set that lasagna implements; the others (bpref,
+iprec_at_recall, relstring, infAP, gm_bpref, Rprec_mult, utility, 11pt_avg,
+binG, G, dcg, ideal_dcg, ndcg_rel, Rndcg, relative_P, set_*,
+num_nonrel_judged_ret, rbp, rbp_resid, unj) are listed on stderr.
+
+Averaging: by default over the queries in both the qrels and the run; a qrels
+query missing from the run is an error, as in trec_eval 10. -c averages over
+every qrels query (missing ones score 0); --average run averages over the run's
+judged queries and skips missing ones (BEIR / pytrec_eval).`,
+		Args: exactArgs(2),
+		RunE: func(c *cobra.Command, args []string) error {
+			avg := metrics.AverageTrecEval
+			switch average {
+			case "", "trec_eval":
+			case "complete":
+				avg = metrics.AverageComplete
+			case "run":
+				avg = metrics.AverageRun
+			default:
+				return usageError("metrics trec: --average %q is not one of trec_eval, complete, run", average)
+			}
+			if complete {
+				if average != "" && average != "complete" {
+					return usageError("metrics trec: -c (complete averaging) contradicts --average %s", average)
+				}
+				avg = metrics.AverageComplete
+			}
+			sel, err := parseTrecMeasures(measures)
+			if err != nil {
+				return usageError("metrics trec: %v", err)
+			}
+			if len(sel.skipped) > 0 {
+				fmt.Fprintf(c.ErrOrStderr(), "lasagna: note: trec_eval measures not implemented, not printed: %s\n", strings.Join(sel.skipped, ", "))
+			}
+			return runMetricsTrec(stdout, args[0], args[1], sel, sel.options(level), avg, perQuery, !noSummary)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVarP(&perQuery, "query", "q", false, "also print each query's values (queries in byte-wise id order), then the summary")
+	f.BoolVarP(&complete, "complete", "c", false, "average over every qrels query; queries missing from the run score 0 (trec_eval -c)")
+	f.IntVarP(&level, "level", "l", 1, "relevance level: a grade >= level is relevant (ndcg and ndcg_cut always use the grade as gain)")
+	f.StringArrayVarP(&measures, "measure", "m", nil, "measure[.cutoffs] or set (official, all_trec, set) to print; repeatable")
+	f.BoolVarP(&noSummary, "nosummary", "n", false, "do not print the summary (\"all\") block")
+	f.StringVar(&average, "average", "", "averaging set: trec_eval (default), complete (same as -c), run (BEIR / pytrec_eval)")
+	return cmd
+}
+
+func runMetricsTrec(stdout io.Writer, qrelsPath, runPath string, sel *trecSelection, opts metrics.TrecOptions, avg metrics.Averaging, perQuery, summary bool) error {
+	qdata, err := os.ReadFile(qrelsPath)
+	if err != nil {
+		return problems(err)
+	}
+	qrels, err := datasets.ParseQrels(qrelsPath, qdata)
+	if err != nil {
+		return problems(err)
+	}
+	rdata, err := os.ReadFile(runPath)
+	if err != nil {
+		return problems(err)
+	}
+	run, err := datasets.ParseRun(runPath, rdata)
+	if err != nil {
+		return problems(err)
+	}
+	ev, err := metrics.EvaluateRun(qrels, run.Hits, hitID, opts, avg)
+	if err != nil {
+		var me *metrics.MissingQueriesError
+		if errors.As(err, &me) {
+			return problems(fmt.Errorf("%s: %w (trec_eval 10 stops here too; --average run skips them, as trec_eval 9 and BEIR do)", runPath, err))
+		}
+		return problems(fmt.Errorf("%s and %s: %w", qrelsPath, runPath, err))
+	}
+	w := bufio.NewWriterSize(stdout, 64<<10)
+	if perQuery {
+		for i := range ev.Queries {
+			writeTrecBlock(w, ev.Queries[i].ID, &ev.Queries[i].TrecMeasures, sel, &opts, run.Tag, 0, false)
+		}
+	}
+	if summary {
+		writeTrecBlock(w, "all", &ev.Summary, sel, &opts, run.Tag, ev.NumQ, true)
+	}
+	return w.Flush()
+}
+
+func hitID(h lasagna.Hit) string { return h.ID }
+
+// writeTrecBlock prints one query's (or the summary's) selected measures in
+// trec_eval's order and format.
+func writeTrecBlock(w *bufio.Writer, qid string, m *metrics.TrecMeasures, sel *trecSelection, opts *metrics.TrecOptions, tag string, numQ int, isSummary bool) {
+	long := func(name string, v int) { fmt.Fprintf(w, "%-22s\t%s\t%d\n", name, qid, v) }
+	float := func(name string, v float64) { fmt.Fprintf(w, "%-22s\t%s\t%6.4f\n", name, qid, v) }
+	cuts := func(name string, ks []int, vs []float64) {
+		for j, k := range ks {
+			float(name+"_"+strconv.Itoa(k), vs[j])
+		}
+	}
+	for _, tm := range trecMeasures {
+		if !sel.on[tm.name] || (tm.summaryOnly && !isSummary) {
+			continue
+		}
+		switch tm.name {
+		case "runid":
+			fmt.Fprintf(w, "%-22s\t%s\t%s\n", "runid", qid, tag)
+		case "num_q":
+			long("num_q", numQ)
+		case "num_ret":
+			long("num_ret", m.NumRet)
+		case "num_rel":
+			long("num_rel", m.NumRel)
+		case "num_rel_ret":
+			long("num_rel_ret", m.NumRelRet)
+		case "map":
+			float("map", m.MAP)
+		case "gm_map":
+			float("gm_map", m.GMMAP)
+		case "Rprec":
+			float("Rprec", m.RPrec)
+		case "recip_rank":
+			float("recip_rank", m.RecipRank)
+		case "P":
+			cuts("P", opts.P, m.P)
+		case "recall":
+			cuts("recall", opts.Recall, m.Recall)
+		case "ndcg":
+			float("ndcg", m.NDCG)
+		case "ndcg_cut":
+			cuts("ndcg_cut", opts.NDCGCut, m.NDCGCut)
+		case "map_cut":
+			cuts("map_cut", opts.MAPCut, m.MAPCut)
+		case "success":
+			cuts("success", opts.Success, m.Success)
+		}
+	}
+}

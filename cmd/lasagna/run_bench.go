@@ -1,0 +1,360 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/datasets"
+	"github.com/lasagna-go/lasagna/engine"
+	"github.com/lasagna-go/lasagna/results"
+)
+
+type runFlags struct {
+	profile     string
+	nSamples    int
+	seed        uint64
+	resume      bool
+	out         string
+	runOut      string
+	concurrency int
+	split       string
+	name        string
+	shard       string
+	topK        int
+}
+
+func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run PATH|SWEEP.yaml",
+		Short: "Run a benchmark (a JSONL/CSV file or BEIR folder with --profile) or a sweep file",
+		Long: `Run evaluates arms on benchmarks and writes a results bundle.
+
+PATH is a dataset (a .jsonl or .csv file, or a BEIR folder) run with a
+profile's arms (--profile, default speed), or a sweep file (.yaml/.yml)
+listing benchmarks and arms. Profiles: ` + profileList() + `
+
+Finished queries are journalled as they complete; after an interruption,
+run the same command with --resume to keep them and run only the rest.`,
+		Args: exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return runBenchmark(c.Context(), args[0], f, stdout, stderr)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.profile, "profile", "", "built-in arms to run on a dataset: "+strings.Join(engine.ProfileNames(), ", ")+" (default speed)")
+	fl.IntVar(&f.nSamples, "n-samples", 0, "run this many queries per benchmark, chosen deterministically by --seed (0 = all)")
+	fl.Uint64Var(&f.seed, "seed", 0, "sampling seed (default 42, or the sweep's seed)")
+	fl.BoolVar(&f.resume, "resume", false, "reuse the queries a previous run of the same benchmark bytes and arm finished")
+	fl.StringVarP(&f.out, "out", "o", "", "write the results bundle here (default lasagna-out/<run id>.json)")
+	fl.StringVar(&f.runOut, "run-out", "", "also write each arm's ranked lists as a TREC run file (one file per arm when several)")
+	fl.IntVar(&f.concurrency, "concurrency", 0, "queries in flight per arm (default the number of CPUs)")
+	fl.StringVar(&f.split, "split", "", "BEIR qrels split (default test)")
+	fl.StringVar(&f.name, "name", "", "register the dataset as <name>@<hash> instead of local/<stem>@<hash>")
+	fl.StringVar(&f.shard, "shard", "", "run only shard i of n of every benchmark's queries, as i/n")
+	fl.IntVar(&f.topK, "top-k", 0, "depth of ranked lists (default 100, or the sweep's)")
+	return cmd
+}
+
+func profileList() string {
+	var b strings.Builder
+	for _, p := range engine.Profiles {
+		fmt.Fprintf(&b, "\n  %-8s %s", p.Name, p.Summary)
+	}
+	return b.String()
+}
+
+// fsFor returns an fs.FS and the fs path for a command-line path: the
+// current directory when the path is inside it, else the file system root.
+func fsFor(p string) (fs.FS, string, error) {
+	clean := filepath.Clean(p)
+	if !filepath.IsAbs(clean) && clean != ".." && !strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+		return os.DirFS("."), filepath.ToSlash(clean), nil
+	}
+	abs, err := filepath.Abs(clean)
+	if err != nil {
+		return nil, "", err
+	}
+	return os.DirFS("/"), strings.TrimPrefix(filepath.ToSlash(abs), "/"), nil
+}
+
+func isSweepFile(p string) bool {
+	ext := strings.ToLower(filepath.Ext(p))
+	return ext == ".yaml" || ext == ".yml"
+}
+
+func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr io.Writer) error {
+	fsys, p, err := fsFor(target)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	var sweep *engine.Sweep
+	if isSweepFile(p) {
+		if f.profile != "" || f.split != "" || f.name != "" {
+			return usageError("benchmark run %s: --profile, --split and --name apply to a dataset path; a sweep file sets them per entry", target)
+		}
+		sweep, err = engine.ReadSweep(fsys, p)
+		if err != nil {
+			return problems(err)
+		}
+	} else {
+		name := f.profile
+		if name == "" {
+			name = "speed"
+		}
+		prof, err := engine.LookupProfile(name)
+		if err != nil {
+			return usageError("%v", err)
+		}
+		if prof.NeedsEmbeddings {
+			return usageError("profile %s needs an embedding model, which `benchmark run` does not wire yet; use --profile speed", prof.Name)
+		}
+		sweep = &engine.Sweep{
+			Benchmarks: []engine.BenchmarkEntry{{Path: p, Name: f.name, Split: f.split}},
+			Arms:       prof.Arms(engine.DefaultEmbeddingModel),
+		}
+	}
+	if f.nSamples > 0 {
+		for i := range sweep.Benchmarks {
+			sweep.Benchmarks[i].NSamples = f.nSamples
+		}
+	}
+	if f.seed != 0 {
+		sweep.Seed = f.seed
+		for i := range sweep.Benchmarks {
+			sweep.Benchmarks[i].Seed = 0
+		}
+	}
+	if f.topK > 0 {
+		sweep.TopK = f.topK
+		for i := range sweep.Arms {
+			sweep.Arms[i].TopK = 0
+		}
+	}
+	shard, err := parseShard(f.shard)
+	if err != nil {
+		return usageError("--shard: %v", err)
+	}
+	benches, err := engine.LoadBenchmarks(fsys, sweep)
+	if err != nil {
+		return problems(err)
+	}
+	arms, err := engine.BuiltinArms(sweep)
+	if err != nil {
+		return problems(err)
+	}
+	journalDir, err := cacheDir("journal")
+	if err != nil {
+		return err
+	}
+	opts := engine.Options{
+		Concurrency: f.concurrency,
+		JournalDir:  journalDir,
+		Resume:      f.resume,
+		Shard:       shard,
+	}
+	if isTerminal(stderr) {
+		opts.Progress = progressLine(stderr)
+	}
+	rep, err := engine.Run(ctx, benches, arms, opts)
+	if err != nil {
+		return problems(err)
+	}
+	if opts.Progress != nil {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	bundle, err := rep.Bundle(engine.BundleOptions{LasagnaVersion: version, Concurrency: f.concurrency})
+	if err != nil {
+		return err
+	}
+	printRunTable(stdout, rep, bundle)
+	out := f.out
+	if out == "" {
+		out = filepath.Join("lasagna-out", bundle.RunID[:12]+".json")
+	}
+	if dir := filepath.Dir(out); dir != "." {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	if err := results.WriteFile(out, bundle); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\nbundle: %s\n", out)
+	if f.runOut != "" {
+		files, err := writeRunFiles(f.runOut, rep)
+		if err != nil {
+			return err
+		}
+		for _, name := range files {
+			fmt.Fprintf(stdout, "run file: %s\n", name)
+		}
+	}
+	for _, line := range bundle.Integrity.Warnings {
+		fmt.Fprintf(stdout, "warning: %s\n", line)
+	}
+	for _, line := range bundle.Integrity.Blocking {
+		fmt.Fprintf(stdout, "blocking: %s\n", line)
+	}
+	if len(bundle.Integrity.Blocking) > 0 {
+		return problems(fmt.Errorf("%d blocking integrity problem(s); the bundle was written, but its numbers cannot be trusted", len(bundle.Integrity.Blocking)))
+	}
+	return nil
+}
+
+// mainMetrics are the metrics shown first in the run table when present.
+var mainMetrics = []string{"ndcg@10", "recall@10", "recall@100", "mrr@10", "map@100", "precision@10", "hit@10", "r_precision", "exact_match", "token_f1"}
+
+func printRunTable(w io.Writer, rep *engine.Report, b *results.Bundle) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, c := range rep.Cells {
+		res, ok := b.Result(c.Bench.Benchmark.Name, c.Arm.Name)
+		if !ok {
+			continue
+		}
+		failed := 0
+		for _, q := range c.Queries {
+			if q.Err != nil {
+				failed++
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d queries", c.Bench.Benchmark.Name, c.Arm.Name, len(c.Queries))
+		if failed > 0 {
+			fmt.Fprintf(tw, ", %d failed", failed)
+		}
+		if c.Resumed > 0 {
+			fmt.Fprintf(tw, ", %d resumed", c.Resumed)
+		}
+		fmt.Fprintln(tw, "\t")
+		fmt.Fprintln(tw, "  metric\tmean\t95% CI\tn")
+		for _, name := range mainMetrics {
+			st, ok := res.MetricStats[name]
+			if !ok {
+				continue
+			}
+			fmt.Fprintf(tw, "  %s\t%.4f\t[%.4f, %.4f]\t%d\n", name, st.Mean, st.CILow, st.CIHigh, st.N)
+		}
+	}
+	tw.Flush()
+}
+
+// writeRunFiles writes one TREC run file per cell (tag = arm name), named
+// runOut itself when there is one cell, else runOut with ".<arm>" (and
+// ".<benchmark>" when there are several) before the extension.
+func writeRunFiles(runOut string, rep *engine.Report) ([]string, error) {
+	benches := map[string]bool{}
+	for _, c := range rep.Cells {
+		benches[c.Bench.Benchmark.Name] = true
+	}
+	var names []string
+	for _, c := range rep.Cells {
+		if c.BuildErr != nil || !c.Arm.Retrieves {
+			continue
+		}
+		name := runOut
+		if len(rep.Cells) > 1 {
+			ext := filepath.Ext(runOut)
+			stem := strings.TrimSuffix(runOut, ext)
+			if len(benches) > 1 {
+				stem += "." + safeName(path.Base(c.Bench.Benchmark.Name))
+			}
+			name = stem + "." + safeName(c.Arm.Name) + ext
+		}
+		hits := map[string][]lasagna.Hit{}
+		for _, q := range c.Queries {
+			if q.Err == nil {
+				hits[q.Query.ID] = q.Output.Hits
+			}
+		}
+		f, err := os.Create(name)
+		if err != nil {
+			return names, err
+		}
+		err = datasets.WriteRun(f, safeName(c.Arm.Name), hits)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return names, fmt.Errorf("write %s: %w", name, err)
+		}
+		names = append(names, name)
+	}
+	return names, nil
+}
+
+// safeName keeps letters, digits and -_.@ and turns the rest into '_'.
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r == '.' || r == '@' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9') {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+func parseShard(s string) (engine.Shard, error) {
+	if s == "" {
+		return engine.Shard{}, nil
+	}
+	i, n, ok := strings.Cut(s, "/")
+	a, err1 := strconv.Atoi(i)
+	b, err2 := strconv.Atoi(n)
+	if !ok || err1 != nil || err2 != nil || b < 1 || a < 1 || a > b {
+		return engine.Shard{}, fmt.Errorf("%q is not i/n with 1 ≤ i ≤ n", s)
+	}
+	return engine.Shard{Index: a, Count: b}, nil
+}
+
+// cacheDir returns $LASAGNA_CACHE_DIR/sub, or the user cache directory's
+// lasagna/sub.
+func cacheDir(sub string) (string, error) {
+	if d := os.Getenv("LASAGNA_CACHE_DIR"); d != "" {
+		return filepath.Join(d, sub), nil
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no cache directory (%v); set LASAGNA_CACHE_DIR", err)
+	}
+	return filepath.Join(d, "lasagna", sub), nil
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// progressLine returns a Progress callback that redraws one status line,
+// at most every 1% of the work. Safe for concurrent use.
+func progressLine(w io.Writer) func(done, total int) {
+	var mu sync.Mutex
+	last := -1
+	return func(done, total int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if total == 0 {
+			return
+		}
+		pct := done * 100 / total
+		if pct == last && done != total {
+			return
+		}
+		last = pct
+		fmt.Fprintf(w, "\r\033[Krunning: %d/%d queries (%d%%)", done, total, pct)
+	}
+}

@@ -1,0 +1,527 @@
+package datasets
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/lasagna-go/lasagna"
+)
+
+// LoadBEIR reads a folder in the BEIR layout from fsys:
+//
+//	dir/corpus.jsonl     {"_id": "d1", "title": "...", "text": "..."}
+//	dir/queries.jsonl    {"_id": "q1", "text": "..."}
+//	dir/qrels/<split>.tsv  query-id <TAB> corpus-id <TAB> score
+//
+// The split is opts.Split (default "test"). Only queries judged in the split
+// are kept, in queries.jsonl order. Qrels keep every judgement with its
+// grade: above 0 is relevant (graded for nDCG), 0 or below is judged
+// non-relevant. The qrels file may start with a header row and may use CRLF
+// line ends. Fields beyond _id, title and text are kept: in Document.Extra
+// for the corpus; for queries, the keys of a "metadata" object (and any
+// other extra field) go to Query.Metadata. Judgements naming documents or
+// queries missing from the folder are one Problem each (count and first
+// ids).
+//
+// Identity: Revision is the sha256 of the three lines that `sha256sum
+// corpus.jsonl queries.jsonl qrels/<split>.tsv` prints in that folder
+// ("<hex>  <file>\n" each, in that order), and Name is
+// local/<folder>@<12 hex> (or <opts.Name>@<12 hex>).
+func LoadBEIR(fsys fs.FS, dir string, opts Options) (*lasagna.Benchmark, error) {
+	split := opts.Split
+	if split == "" {
+		split = DefaultSplit
+	}
+	if strings.ContainsAny(split, "/\\") || split == "." || split == ".." {
+		return nil, fmt.Errorf("%s: bad split %q; a split is the name of a file qrels/<split>.tsv", dir, split)
+	}
+	corpusPath := path.Join(dir, "corpus.jsonl")
+	queriesPath := path.Join(dir, "queries.jsonl")
+	qrelsPath := path.Join(dir, "qrels", split+".tsv")
+	if _, err := fs.Stat(fsys, qrelsPath); err != nil {
+		return nil, missingSplit(fsys, dir, split, qrelsPath, err)
+	}
+	b := &lasagna.Benchmark{Format: lasagna.FormatBEIR, Source: dir, Split: split, Provenance: lasagna.ProvenanceNative}
+	var c collector
+	var sums strings.Builder
+
+	// corpus
+	hf, err := openHashed(fsys, corpusPath)
+	if err != nil {
+		return nil, fmt.Errorf("%s: a BEIR folder needs corpus.jsonl: %w", dir, err)
+	}
+	docIDs := make(map[string]int)
+	b.Corpus = parseBEIRCorpus(hf.r, corpusPath, docIDs, &c)
+	corpusProblems := len(c.list)
+	sum, err := hf.finish()
+	if err != nil && c.err() == nil {
+		return nil, fmt.Errorf("read %s: %w", corpusPath, err)
+	}
+	fmt.Fprintf(&sums, "%s  corpus.jsonl\n", sum)
+	if c.full {
+		return nil, c.err()
+	}
+
+	// queries
+	hf, err = openHashed(fsys, queriesPath)
+	if err != nil {
+		return nil, fmt.Errorf("%s: a BEIR folder needs queries.jsonl: %w", dir, err)
+	}
+	queries := parseBEIRQueries(hf.r, queriesPath, &c)
+	queryProblems := len(c.list) - corpusProblems
+	sum, err = hf.finish()
+	if err != nil && c.err() == nil {
+		return nil, fmt.Errorf("read %s: %w", queriesPath, err)
+	}
+	fmt.Fprintf(&sums, "%s  queries.jsonl\n", sum)
+	if c.full {
+		return nil, c.err()
+	}
+	qIndex := make(map[string]int, len(queries))
+	for i, q := range queries {
+		qIndex[q.ID] = i
+	}
+
+	// qrels
+	hf, err = openHashed(fsys, qrelsPath)
+	if err != nil {
+		return nil, err
+	}
+	// Ids are checked only against files read without problems, so that
+	// one bad line is not reported again as missing judged ids.
+	if corpusProblems > 0 {
+		docIDs = nil
+	}
+	if queryProblems > 0 {
+		qIndex = nil
+	}
+	b.Qrels = parseBEIRQrels(hf.r, qrelsPath, docIDs, qIndex, &c)
+	sum, err = hf.finish()
+	if err != nil && c.err() == nil {
+		return nil, fmt.Errorf("read %s: %w", qrelsPath, err)
+	}
+	fmt.Fprintf(&sums, "%s  qrels/%s.tsv\n", sum, split)
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+
+	for _, q := range queries {
+		if _, ok := b.Qrels[q.ID]; ok {
+			b.Queries = append(b.Queries, q)
+		}
+	}
+	total := sha256.Sum256([]byte(sums.String()))
+	b.Revision = hex.EncodeToString(total[:])
+	stem := path.Base(dir)
+	if stem == "." || stem == "/" {
+		stem = "beir"
+	}
+	b.Name = identity(stem, opts.Name, b.Revision)
+	return b, nil
+}
+
+// missingSplit explains a missing qrels/<split>.tsv, listing the splits
+// that exist.
+func missingSplit(fsys fs.FS, dir, split, qrelsPath string, err error) error {
+	if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	entries, derr := fs.ReadDir(fsys, path.Join(dir, "qrels"))
+	if derr != nil {
+		return fmt.Errorf("%s: no qrels folder; a BEIR folder needs qrels/<split>.tsv (query-id, corpus-id, score)", dir)
+	}
+	var splits []string
+	for _, e := range entries {
+		if n := e.Name(); !e.IsDir() && strings.HasSuffix(n, ".tsv") {
+			splits = append(splits, strings.TrimSuffix(n, ".tsv"))
+		}
+	}
+	if len(splits) == 0 {
+		return fmt.Errorf("%s: no split %q (the qrels folder has no .tsv file)", qrelsPath, split)
+	}
+	return fmt.Errorf("%s: no split %q; splits here: %s (choose one with split)", qrelsPath, split, strings.Join(splits, ", "))
+}
+
+var (
+	beirCorpusFields  = []string{"_id", "title", "text"}
+	beirQueriesFields = []string{"_id", "text"}
+)
+
+func parseBEIRCorpus(r interface{ Read([]byte) (int, error) }, file string, ids map[string]int, c *collector) []lasagna.Document {
+	lr := newLineReader(r)
+	var docs []lasagna.Document
+	var lines []int32 // line of each document, for messages
+	for {
+		line, ok := lr.Next()
+		if !ok {
+			break
+		}
+		if blank(line) {
+			continue
+		}
+		pos := lasagna.Pos{File: file, Line: lr.line}
+		var d lasagna.Document
+		var hasID, hasText bool
+		l := &jlex{b: line}
+		lineOK := true
+		err := l.object(func(key string) error {
+			switch key {
+			case "_id":
+				text, k, err := l.scalarText()
+				if err != nil {
+					return err
+				}
+				if text == "" {
+					lineOK = false
+					c.add(pos, key, "field \"_id\" must be a non-empty string, got %s", kindName(k))
+				}
+				d.ID, hasID = text, true
+			case "title", "text":
+				k := l.kind()
+				if k == 'n' {
+					_, err := l.raw()
+					if key == "text" {
+						hasText = true
+					}
+					return err
+				}
+				if k != '"' {
+					if _, err := l.raw(); err != nil {
+						return err
+					}
+					lineOK = false
+					c.add(pos, key, "field %q must be a string, got %s", key, kindName(k))
+					return nil
+				}
+				s, err := l.str()
+				if err != nil {
+					return err
+				}
+				if key == "title" {
+					d.Title = s
+				} else {
+					d.Text, hasText = s, true
+				}
+			default:
+				v, err := rawValue(l)
+				if err != nil {
+					return err
+				}
+				if d.Extra == nil {
+					d.Extra = make(map[string]any, 1)
+				}
+				d.Extra[key] = v
+			}
+			return nil
+		})
+		if err == nil {
+			err = l.end()
+		}
+		if err != nil {
+			if !c.add(pos, "", "%v", err) {
+				return nil
+			}
+			continue
+		}
+		if !hasID {
+			lineOK = false
+			c.add(pos, "_id", "missing field \"_id\" (BEIR corpus lines are {\"_id\", \"title\", \"text\"})")
+		}
+		if !hasText {
+			lineOK = false
+			c.add(pos, "text", "missing field \"text\" (BEIR corpus lines are {\"_id\", \"title\", \"text\"})")
+		}
+		if lineOK {
+			if first, dup := ids[d.ID]; dup {
+				lineOK = false
+				c.add(pos, "_id", "duplicate document id %q (first at line %d)", d.ID, lines[first])
+			}
+		}
+		if c.full {
+			return nil
+		}
+		if lineOK {
+			ids[d.ID] = len(docs)
+			docs = append(docs, d)
+			lines = append(lines, int32(pos.Line))
+		}
+	}
+	if err := lr.Err(); err != nil {
+		c.add(lasagna.Pos{File: file, Line: lr.line + 1}, "", "read error: %v", err)
+	}
+	return docs
+}
+
+// rawValue decodes any JSON value with encoding/json.
+func rawValue(l *jlex) (any, error) {
+	start := l.i
+	raw, err := l.raw()
+	if err != nil {
+		return nil, err
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, &syntaxError{off: start, msg: trimJSONErr(err)}
+	}
+	return v, nil
+}
+
+func parseBEIRQueries(r interface{ Read([]byte) (int, error) }, file string, c *collector) []lasagna.Query {
+	lr := newLineReader(r)
+	var qs []lasagna.Query
+	seen := make(map[string]int)
+	for {
+		line, ok := lr.Next()
+		if !ok {
+			break
+		}
+		if blank(line) {
+			continue
+		}
+		pos := lasagna.Pos{File: file, Line: lr.line}
+		q := lasagna.Query{Pos: pos}
+		var hasID, hasText bool
+		var extra map[string]any
+		l := &jlex{b: line}
+		lineOK := true
+		err := l.object(func(key string) error {
+			switch key {
+			case "_id":
+				text, k, err := l.scalarText()
+				if err != nil {
+					return err
+				}
+				if text == "" {
+					lineOK = false
+					c.add(pos, key, "field \"_id\" must be a non-empty string, got %s", kindName(k))
+				}
+				q.ID, hasID = text, true
+			case "text":
+				k := l.kind()
+				if k != '"' {
+					if _, err := l.raw(); err != nil {
+						return err
+					}
+					lineOK = false
+					c.add(pos, key, "field \"text\" must be a string, got %s", kindName(k))
+					return nil
+				}
+				s, err := l.str()
+				if err != nil {
+					return err
+				}
+				q.Text, hasText = s, true
+			default:
+				v, err := rawValue(l)
+				if err != nil {
+					return err
+				}
+				if m, isObj := v.(map[string]any); isObj && key == "metadata" {
+					if len(m) == 0 {
+						return nil
+					}
+					if q.Metadata == nil {
+						q.Metadata = m
+					} else {
+						for k, v := range m {
+							q.Metadata[k] = v
+						}
+					}
+					return nil
+				}
+				if extra == nil {
+					extra = make(map[string]any)
+				}
+				extra[key] = v
+			}
+			return nil
+		})
+		if err == nil {
+			err = l.end()
+		}
+		if err != nil {
+			if !c.add(pos, "", "%v", err) {
+				return nil
+			}
+			continue
+		}
+		for k, v := range extra {
+			if q.Metadata == nil {
+				q.Metadata = make(map[string]any)
+			}
+			if _, taken := q.Metadata[k]; !taken {
+				q.Metadata[k] = v
+			}
+		}
+		if !hasID {
+			lineOK = false
+			c.add(pos, "_id", "missing field \"_id\" (BEIR query lines are {\"_id\", \"text\"})")
+		}
+		if !hasText {
+			lineOK = false
+			c.add(pos, "text", "missing field \"text\" (BEIR query lines are {\"_id\", \"text\"})")
+		}
+		if lineOK {
+			if first, dup := seen[q.ID]; dup {
+				lineOK = false
+				c.add(pos, "_id", "duplicate query id %q (first at line %d)", q.ID, first)
+			}
+		}
+		if c.full {
+			return nil
+		}
+		if lineOK {
+			seen[q.ID] = pos.Line
+			qs = append(qs, q)
+		}
+	}
+	if err := lr.Err(); err != nil {
+		c.add(lasagna.Pos{File: file, Line: lr.line + 1}, "", "read error: %v", err)
+	}
+	return qs
+}
+
+// missingRef collects judgements naming an id that does not exist.
+type missingRef struct {
+	count     int
+	firstLine int
+	ids       []string // distinct, first few
+	seen      map[string]bool
+}
+
+func (m *missingRef) add(id string, line int) {
+	if m.count == 0 {
+		m.firstLine = line
+		m.seen = make(map[string]bool)
+	}
+	m.count++
+	if !m.seen[id] && len(m.ids) < 5 {
+		m.seen[id] = true
+		m.ids = append(m.ids, id)
+	}
+}
+
+// ParseBEIRQrels reads a BEIR qrels file (query-id, corpus-id, score per
+// line, tab-separated; an optional header row whose third column is a name
+// such as "score"; CRLF tolerated) without
+// checking the ids against a corpus. It is what LoadBEIR uses for a split.
+func ParseBEIRQrels(fsys fs.FS, file string) (lasagna.Qrels, error) {
+	f, err := fsys.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var c collector
+	q := parseBEIRQrels(f, file, nil, nil, &c)
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+// parseBEIRQrels reads a qrels file; docs and queries (when non-nil) are the
+// ids that judgements must name.
+func parseBEIRQrels(r interface{ Read([]byte) (int, error) }, file string, docs map[string]int, queries map[string]int, c *collector) lasagna.Qrels {
+	lr := newLineReader(r)
+	qrels := lasagna.Qrels{}
+	var missDocs, missQueries missingRef
+	n := 0
+	for {
+		line, ok := lr.Next()
+		if !ok {
+			break
+		}
+		if blank(line) {
+			continue
+		}
+		pos := lasagna.Pos{File: file, Line: lr.line}
+		s := string(line)
+		cols := strings.Split(s, "\t")
+		if len(cols) != 3 {
+			cols = strings.Fields(s)
+		}
+		if len(cols) != 3 {
+			if !c.add(pos, "", "want 3 tab-separated columns (query-id, corpus-id, score), got %d", len(cols)) {
+				return nil
+			}
+			continue
+		}
+		qid, did, score := strings.TrimSpace(cols[0]), strings.TrimSpace(cols[1]), strings.TrimSpace(cols[2])
+		grade, err := strconv.Atoi(score)
+		if err != nil {
+			if f, ferr := strconv.ParseFloat(score, 64); ferr == nil && f == float64(int(f)) && f >= -1e9 && f <= 1e9 {
+				grade, err = int(f), nil
+			}
+		}
+		if err != nil {
+			if lr.line == 1 && isHeaderWord(score) {
+				continue // a header row, such as "query-id corpus-id score"
+			}
+			if !c.add(pos, "score", "score %q is not an integer (want query-id, corpus-id, integer score)", truncate(score, 20)) {
+				return nil
+			}
+			continue
+		}
+		if qid == "" || did == "" {
+			if !c.add(pos, "", "empty query id or corpus id") {
+				return nil
+			}
+			continue
+		}
+		n++
+		lineOK := true
+		if docs != nil {
+			if _, ok := docs[did]; !ok {
+				missDocs.add(did, pos.Line)
+				lineOK = false
+			}
+		}
+		if queries != nil {
+			if _, ok := queries[qid]; !ok {
+				missQueries.add(qid, pos.Line)
+				lineOK = false
+			}
+		}
+		if !lineOK {
+			continue
+		}
+		if old, dup := qrels[qid][did]; dup && old != grade {
+			if !c.add(pos, "score", "query %q, document %q judged twice with different scores (%d and %d); keep one", qid, did, old, grade) {
+				return nil
+			}
+			continue
+		}
+		qrels.Add(qid, did, grade)
+	}
+	if err := lr.Err(); err != nil {
+		c.add(lasagna.Pos{File: file, Line: lr.line + 1}, "", "read error: %v", err)
+	}
+	if missDocs.count > 0 {
+		c.add(lasagna.Pos{File: file, Line: missDocs.firstLine}, "corpus-id", "%d judgement(s) name documents missing from corpus.jsonl (first: %s); fix the ids or add the documents", missDocs.count, describeIDs(missDocs.ids, 5))
+	}
+	if missQueries.count > 0 {
+		c.add(lasagna.Pos{File: file, Line: missQueries.firstLine}, "query-id", "%d judgement(s) name queries missing from queries.jsonl (first: %s); fix the ids or add the queries", missQueries.count, describeIDs(missQueries.ids, 5))
+	}
+	if n == 0 && len(c.list) == 0 {
+		c.add(lasagna.Pos{File: file}, "", "no judgements; a qrels file holds query-id, corpus-id, score per line")
+	}
+	return qrels
+}
+
+// isHeaderWord reports whether the score column of line 1 names a column,
+// so that the line is a header: score, relevance, rel, grade, label,
+// judgement or judgment (any case).
+func isHeaderWord(s string) bool {
+	switch strings.ToLower(s) {
+	case "score", "relevance", "rel", "grade", "label", "judgement", "judgment":
+		return true
+	}
+	return false
+}

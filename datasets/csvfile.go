@@ -1,0 +1,214 @@
+package datasets
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strconv"
+	"strings"
+
+	"github.com/lasagna-go/lasagna"
+)
+
+// csvColumns are the columns of a benchmark CSV file.
+var csvColumns = []string{"id", "question", "answer", "contexts"}
+
+// ContextSeparator separates passages in a CSV contexts cell.
+const ContextSeparator = "|||"
+
+// ReadCSV reads the rows of a benchmark CSV file from fsys: a header row
+// naming the columns question (required), answer, contexts (passages
+// separated by "|||") and id, in any order. An unknown column, a missing
+// question, a duplicate id or a malformed record is a Problem with its line.
+// A CSV file cannot mark a row unanswerable.
+func ReadCSV(fsys fs.FS, path string) ([]Row, error) {
+	rows, _, err := readCSV(fsys, path)
+	return rows, err
+}
+
+func readCSV(fsys fs.FS, path string) ([]Row, string, error) {
+	hf, err := openHashed(fsys, path)
+	if err != nil {
+		return nil, "", err
+	}
+	var c collector
+	rows := parseCSVRows(hf.r, path, &c)
+	digest, ferr := hf.finish()
+	if err := c.err(); err != nil {
+		return nil, "", err
+	}
+	if ferr != nil {
+		return nil, "", fmt.Errorf("read %s: %w", path, ferr)
+	}
+	return rows, digest, nil
+}
+
+// csvReader returns an encoding/csv reader that strips a UTF-8 byte order
+// mark.
+func csvReader(r io.Reader) *csv.Reader {
+	cr := csv.NewReader(&bomSkipper{r: r})
+	cr.ReuseRecord = true
+	cr.FieldsPerRecord = 0
+	return cr
+}
+
+type bomSkipper struct {
+	r    io.Reader
+	done bool
+	head []byte
+}
+
+func (b *bomSkipper) Read(p []byte) (int, error) {
+	if !b.done {
+		b.done = true
+		var h [3]byte
+		n, err := io.ReadFull(b.r, h[:])
+		if !(n == 3 && string(h[:]) == "\xef\xbb\xbf") {
+			b.head = append(b.head, h[:n]...)
+		}
+		if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+			return 0, err
+		}
+	}
+	if len(b.head) > 0 {
+		n := copy(p, b.head)
+		b.head = b.head[n:]
+		return n, nil
+	}
+	return b.r.Read(p)
+}
+
+// csvError turns an encoding/csv error into a Problem.
+func csvError(path string, err error) Problem {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return Problem{Pos: lasagna.Pos{File: path, Line: pe.Line}, Msg: fmt.Sprintf("malformed CSV at column %d: %v", pe.Column, pe.Err)}
+	}
+	return Problem{Pos: lasagna.Pos{File: path}, Msg: fmt.Sprintf("read error: %v", err)}
+}
+
+// csvHeader reads the header row and maps known column names to indexes.
+// It returns nil after recording problems.
+func csvHeader(cr *csv.Reader, path string, known, required []string, c *collector) map[string]int {
+	rec, err := cr.Read()
+	if err == io.EOF {
+		c.add(lasagna.Pos{File: path, Line: 1}, "", "empty file; want a header row naming the columns (%s)", strings.Join(known, ","))
+		return nil
+	}
+	if err != nil {
+		c.addProblem(csvError(path, err))
+		return nil
+	}
+	cols := make(map[string]int, len(rec))
+	pos := lasagna.Pos{File: path, Line: 1}
+	ok := true
+	for i, name := range rec {
+		name = strings.TrimSpace(name)
+		isKnown := false
+		for _, k := range known {
+			if k == name {
+				isKnown = true
+			}
+		}
+		switch {
+		case !isKnown:
+			c.add(pos, name, "%s", unknownMsg("column", name, known, ""))
+			ok = false
+		case hasCol(cols, name):
+			c.add(pos, name, "column %q appears twice in the header", name)
+			ok = false
+		default:
+			cols[name] = i
+		}
+	}
+	for _, r := range required {
+		if !hasCol(cols, r) {
+			ok = false
+			c.add(pos, r, "the header has no %q column (required); the first row must name the columns (%s)", r, strings.Join(known, ","))
+		}
+	}
+	if !ok {
+		return nil
+	}
+	return cols
+}
+
+func hasCol(cols map[string]int, name string) bool {
+	_, ok := cols[name]
+	return ok
+}
+
+func parseCSVRows(r io.Reader, path string, c *collector) []Row {
+	cr := csvReader(r)
+	cols := csvHeader(cr, path, csvColumns, []string{"question"}, c)
+	if cols == nil {
+		return nil
+	}
+	cell := func(rec []string, name string) string {
+		if i, ok := cols[name]; ok && i < len(rec) {
+			return rec[i]
+		}
+		return ""
+	}
+	var rows []Row
+	seen := make(map[string]int)
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if !c.addProblem(csvError(path, err)) {
+				return nil
+			}
+			var pe *csv.ParseError
+			if errors.As(err, &pe) && errors.Is(pe.Err, csv.ErrFieldCount) {
+				continue
+			}
+			break // a quoting error leaves the reader at an unknown place
+		}
+		line, _ := cr.FieldPos(0)
+		pos := lasagna.Pos{File: path, Line: line}
+		if len(rec) == 1 && rec[0] == "" {
+			continue // a blank line
+		}
+		row := Row{Pos: pos, ID: strings.TrimSpace(cell(rec, "id")), Question: cell(rec, "question")}
+		ok := true
+		if blankString(row.Question) {
+			c.add(pos, "question", "the question cell is empty")
+			ok = false
+		}
+		if a := cell(rec, "answer"); a != "" {
+			row.Answers = []string{a}
+		}
+		if cx := cell(rec, "contexts"); cx != "" {
+			row.Contexts = strings.Split(cx, ContextSeparator)
+			for i, p := range row.Contexts {
+				if blankString(p) {
+					c.add(pos, "contexts", "passage %d of the contexts cell is empty (check the %q separators)", i+1, ContextSeparator)
+					ok = false
+				}
+			}
+		}
+		if row.ID == "" {
+			row.ID = "row" + strconv.Itoa(line)
+		}
+		if first, dup := seen[row.ID]; dup {
+			c.add(pos, "id", "duplicate id %q (first used at line %d); ids must be unique", row.ID, first)
+			ok = false
+		}
+		if c.full {
+			return nil
+		}
+		if !ok {
+			continue
+		}
+		seen[row.ID] = line
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+func asParseError(err error, target **csv.ParseError) bool { return errors.As(err, target) }

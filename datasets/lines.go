@@ -1,0 +1,112 @@
+package datasets
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"hash"
+	"io"
+	"io/fs"
+)
+
+// hashedFile is an open dataset file whose bytes are hashed as they are read.
+type hashedFile struct {
+	f fs.File
+	h hash.Hash
+	r io.Reader // f teed into h
+}
+
+func openHashed(fsys fs.FS, path string) (*hashedFile, error) {
+	f, err := fsys.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		return nil, &fs.PathError{Op: "open", Path: path, Err: errors.New("is a directory, not a file")}
+	}
+	h := sha256.New()
+	return &hashedFile{f: f, h: h, r: io.TeeReader(f, h)}, nil
+}
+
+// finish reads what is left (so the digest covers the whole file), closes
+// the file and returns the hex digest.
+func (hf *hashedFile) finish() (string, error) {
+	_, err := io.Copy(io.Discard, hf.r)
+	if cerr := hf.f.Close(); err == nil {
+		err = cerr
+	}
+	return hex.EncodeToString(hf.h.Sum(nil)), err
+}
+
+// lineReader reads lines of any length. The slice Next returns is valid
+// until the next call; it holds the line without its "\n" or "\r\n" (and
+// without a leading UTF-8 byte order mark on line 1).
+type lineReader struct {
+	r    *bufio.Reader
+	buf  []byte // for lines longer than the bufio buffer
+	line int
+	err  error
+}
+
+func newLineReader(r io.Reader) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, 256<<10)}
+}
+
+// Next returns the next line and true, or nil and false at the end of the
+// input or on a read error (see Err).
+func (lr *lineReader) Next() ([]byte, bool) {
+	if lr.err != nil {
+		return nil, false
+	}
+	s, err := lr.r.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		lr.buf = append(lr.buf[:0], s...)
+		for err == bufio.ErrBufferFull {
+			s, err = lr.r.ReadSlice('\n')
+			lr.buf = append(lr.buf, s...)
+		}
+		s = lr.buf
+	}
+	if err != nil {
+		if err != io.EOF {
+			lr.err = err
+			return nil, false
+		}
+		lr.err = io.EOF
+		if len(s) == 0 {
+			return nil, false
+		}
+	}
+	lr.line++
+	if n := len(s); n > 0 && s[n-1] == '\n' {
+		s = s[:n-1]
+	}
+	if n := len(s); n > 0 && s[n-1] == '\r' {
+		s = s[:n-1]
+	}
+	if lr.line == 1 {
+		s = bytes.TrimPrefix(s, []byte("\xef\xbb\xbf"))
+	}
+	return s, true
+}
+
+// Err returns the read error that ended Next, if it was not io.EOF.
+func (lr *lineReader) Err() error {
+	if lr.err == io.EOF {
+		return nil
+	}
+	return lr.err
+}
+
+// blank reports whether line holds only spaces and tabs.
+func blank(line []byte) bool {
+	for _, c := range line {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,215 @@
+package datasets
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/lasagna-go/lasagna"
+)
+
+// DefaultSeed is the sampling seed used when Selection.Seed is nil.
+const DefaultSeed uint64 = 42
+
+// Selection picks the queries a run uses: Filters first, then NSamples.
+//
+// Filters maps metadata keys to wanted values; a query is kept when, for
+// every key, its metadata value equals the wanted value. Values compare by
+// JSON kind: numbers numerically whatever their Go type (int 2 equals
+// float64 2.0 and json.Number "2"), strings exactly (case-sensitive),
+// booleans and null as themselves, lists and objects by deep equality; a
+// string never equals a number ("2" ≠ 2). A wanted value that is a list of
+// scalars ([]any or []string) keeps a query whose value equals any element.
+// A query without the key is dropped.
+//
+// NSamples > 0 keeps that many queries chosen by Seed (nil means
+// DefaultSeed): the filtered ids are sorted, shuffled with a PCG generator
+// seeded (seed, 0) and the first NSamples taken, so the choice depends only
+// on the ids, the seed and NSamples, not on row order. NSamples 0 (or at
+// least the number of queries) keeps all.
+type Selection struct {
+	Filters  map[string]any
+	NSamples int
+	Seed     *uint64
+}
+
+// SampleInfo describes what Select kept.
+type SampleInfo struct {
+	Total    int      // queries in the benchmark
+	Filtered int      // queries left after the filters
+	Sampled  int      // queries kept
+	Seed     uint64   // the seed used
+	IDs      []string // kept ids, sorted (byte order)
+	// Digest is sample_id_digest: the sha256 hex of the sorted kept ids,
+	// each followed by "\n".
+	Digest string
+}
+
+// Select returns a copy of b holding the selected queries, in b's order,
+// and what was kept. The corpus and qrels are shared with b, whole. A filter
+// that keeps no query, or a negative NSamples, is an error.
+func Select(b *lasagna.Benchmark, s Selection) (*lasagna.Benchmark, SampleInfo, error) {
+	seed := DefaultSeed
+	if s.Seed != nil {
+		seed = *s.Seed
+	}
+	info := SampleInfo{Total: len(b.Queries), Seed: seed}
+	if s.NSamples < 0 {
+		return nil, info, fmt.Errorf("n_samples %d is negative; give a positive number, or 0 for all queries", s.NSamples)
+	}
+	keys := make([]string, 0, len(s.Filters))
+	for k := range s.Filters {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	kept := make([]lasagna.Query, 0, len(b.Queries))
+	for _, q := range b.Queries {
+		ok := true
+		for _, k := range keys {
+			v, has := q.Metadata[k]
+			if !has || !filterMatch(v, s.Filters[k]) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			kept = append(kept, q)
+		}
+	}
+	info.Filtered = len(kept)
+	if len(kept) == 0 && len(keys) > 0 {
+		return nil, info, fmt.Errorf("benchmark %s: filters %s keep no query (metadata keys present: %s)", b.Name, formatFilters(s.Filters, keys), metadataKeys(b))
+	}
+	if s.NSamples > 0 && s.NSamples < len(kept) {
+		ids := make([]string, len(kept))
+		for i, q := range kept {
+			ids[i] = q.ID
+		}
+		slices.Sort(ids)
+		r := rand.New(rand.NewPCG(seed, 0))
+		r.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+		chosen := make(map[string]bool, s.NSamples)
+		for _, id := range ids[:s.NSamples] {
+			chosen[id] = true
+		}
+		kept = slices.DeleteFunc(kept, func(q lasagna.Query) bool { return !chosen[q.ID] })
+	}
+	info.Sampled = len(kept)
+	info.IDs = make([]string, len(kept))
+	for i, q := range kept {
+		info.IDs[i] = q.ID
+	}
+	slices.Sort(info.IDs)
+	info.Digest = SampleDigest(info.IDs)
+	out := *b
+	out.Queries = kept
+	return &out, info, nil
+}
+
+// SampleDigest returns the sha256 hex of ids (which must be sorted), each
+// followed by "\n": the sample_id_digest of a bundle.
+func SampleDigest(sortedIDs []string) string {
+	h := sha256.New()
+	for _, id := range sortedIDs {
+		h.Write([]byte(id))
+		h.Write([]byte{'\n'})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func filterMatch(have, want any) bool {
+	switch w := want.(type) {
+	case []any:
+		for _, x := range w {
+			if valueEqual(have, x) {
+				return true
+			}
+		}
+		return false
+	case []string:
+		for _, x := range w {
+			if valueEqual(have, x) {
+				return true
+			}
+		}
+		return false
+	}
+	return valueEqual(have, want)
+}
+
+// number returns v as a float64 when it is a number of any Go type.
+func number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case float32:
+		return float64(x), true
+	case int:
+		return float64(x), true
+	case int8:
+		return float64(x), true
+	case int16:
+		return float64(x), true
+	case int32:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case uint:
+		return float64(x), true
+	case uint8:
+		return float64(x), true
+	case uint16:
+		return float64(x), true
+	case uint32:
+		return float64(x), true
+	case uint64:
+		return float64(x), true
+	case json.Number:
+		f, err := x.Float64()
+		return f, err == nil
+	}
+	return math.NaN(), false
+}
+
+func valueEqual(a, b any) bool {
+	if x, ok := number(a); ok {
+		y, ok := number(b)
+		return ok && x == y
+	}
+	if _, ok := number(b); ok {
+		return false
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+func formatFilters(f map[string]any, keys []string) string {
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s: %v", k, f[k])
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+func metadataKeys(b *lasagna.Benchmark) string {
+	set := map[string]bool{}
+	for _, q := range b.Queries {
+		for k := range q.Metadata {
+			set[k] = true
+		}
+	}
+	if len(set) == 0 {
+		return "none"
+	}
+	keys := make([]string, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return strings.Join(keys, ", ")
+}

@@ -1,0 +1,134 @@
+package datasets
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/lasagna-go/lasagna"
+)
+
+// Capability says whether a benchmark supports one track and, when it does
+// not, why and how to fix it.
+type Capability struct {
+	Track     lasagna.Track
+	Supported bool
+	Reason    string // why not; "" when supported
+	Fix       string // what to change; "" when supported
+}
+
+// Capabilities returns one Capability per track, in lasagna.Tracks order
+// (seed 000, "What each format can measure"):
+//
+//   - retrieval needs a corpus and at least one query with a relevant
+//     judgement (a BEIR folder, or a file whose rows have contexts);
+//   - generation needs reference answers (or unanswerable marks) and
+//     passages to answer from (contexts or a corpus);
+//   - closed_book needs reference answers (or unanswerable marks) only.
+func Capabilities(b *lasagna.Benchmark) []Capability {
+	answers := b.HasAnswers()
+	relevant := false
+	for _, m := range b.Qrels {
+		for _, g := range m {
+			if g > 0 {
+				relevant = true
+				break
+			}
+		}
+		if relevant {
+			break
+		}
+	}
+	passages := len(b.Corpus) > 0
+	for _, q := range b.Queries {
+		if passages {
+			break
+		}
+		passages = len(q.Contexts) > 0
+	}
+	noAnswers := func() (string, string) {
+		if b.Format == lasagna.FormatBEIR {
+			return "a BEIR folder has no reference answers", "use a JSONL or CSV file with \"answer\" (and \"contexts\") on each row"
+		}
+		return "no row has an answer (or metadata.unanswerable)", "add \"answer\" to the rows"
+	}
+	var out []Capability
+	for _, t := range lasagna.Tracks {
+		c := Capability{Track: t}
+		switch t {
+		case lasagna.TrackRetrieval:
+			switch {
+			case len(b.Corpus) == 0:
+				c.Reason, c.Fix = "no passages to search: no row has contexts", "add \"contexts\" (the passages that answer each question) to the rows, or use a BEIR folder with its corpus"
+			case !relevant:
+				c.Reason, c.Fix = "no query has a relevant document", "give answerable rows their contexts (or qrels with a score above 0)"
+			default:
+				c.Supported = true
+			}
+		case lasagna.TrackGeneration:
+			switch {
+			case !answers:
+				c.Reason, c.Fix = noAnswers()
+			case !passages:
+				c.Reason, c.Fix = "no passages to answer from: no row has contexts", "add \"contexts\" to the rows, or run the closed_book track"
+			default:
+				c.Supported = true
+			}
+		case lasagna.TrackClosedBook:
+			if !answers {
+				c.Reason, c.Fix = noAnswers()
+			} else {
+				c.Supported = true
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// TrackError is RequireTracks' refusal: the tracks asked for that the
+// benchmark cannot support.
+type TrackError struct {
+	Benchmark string
+	Missing   []Capability
+}
+
+func (e *TrackError) Error() string {
+	var b strings.Builder
+	for i, c := range e.Missing {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "benchmark %s cannot run the %s track: %s (fix: %s)", e.Benchmark, c.Track, c.Reason, c.Fix)
+	}
+	return b.String()
+}
+
+// RequireTracks returns a *TrackError when b cannot support one of tracks
+// (an unknown track is an error too), and nil otherwise. Call it before
+// building any index or model.
+func RequireTracks(b *lasagna.Benchmark, tracks ...lasagna.Track) error {
+	caps := Capabilities(b)
+	e := &TrackError{Benchmark: b.Name}
+	for _, t := range tracks {
+		found := false
+		for _, c := range caps {
+			if c.Track == t {
+				found = true
+				if !c.Supported {
+					e.Missing = append(e.Missing, c)
+				}
+			}
+		}
+		if !found {
+			names := make([]string, len(lasagna.Tracks))
+			for i, t := range lasagna.Tracks {
+				names[i] = string(t)
+			}
+			return fmt.Errorf("unknown track %q (tracks: %s)", t, strings.Join(names, ", "))
+		}
+	}
+	if len(e.Missing) > 0 {
+		return e
+	}
+	return nil
+}

@@ -1,0 +1,246 @@
+package datasets
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"io/fs"
+	"strconv"
+	"strings"
+
+	"github.com/lasagna-go/lasagna"
+)
+
+// VectaEntry is one entry of a Vecta benchmark (seed 004): a question, its
+// answer and its ground-truth citations at three levels.
+type VectaEntry struct {
+	ID          string
+	Question    string
+	Answer      string
+	ChunkIDs    []string
+	PageNums    []int
+	SourcePaths []string
+	Pos         lasagna.Pos // where it was read; zero for entries built in memory
+}
+
+// vectaColumns are the columns of a Vecta benchmark CSV, in the order
+// WriteVectaCSV writes them.
+var vectaColumns = []string{"id", "question", "answer", "chunk_ids", "page_nums", "source_paths"}
+
+// VectaListSeparator separates the items of a list cell in a Vecta CSV.
+const VectaListSeparator = "|"
+
+// ReadVectaCSV reads a Vecta benchmark CSV: a header naming the columns
+// question and answer (required) and id, chunk_ids, page_nums, source_paths
+// (optional), in any order; list cells hold items separated by "|" (spaces
+// around items are trimmed). A missing or empty id becomes row<line>.
+// Problems name file:line and column.
+func ReadVectaCSV(fsys fs.FS, path string) ([]VectaEntry, error) {
+	es, _, err := readVectaCSV(fsys, path)
+	return es, err
+}
+
+func readVectaCSV(fsys fs.FS, path string) ([]VectaEntry, string, error) {
+	hf, err := openHashed(fsys, path)
+	if err != nil {
+		return nil, "", err
+	}
+	var c collector
+	es := parseVectaRows(hf.r, path, &c)
+	digest, ferr := hf.finish()
+	if err := c.err(); err != nil {
+		return nil, "", err
+	}
+	if ferr != nil {
+		return nil, "", fmt.Errorf("read %s: %w", path, ferr)
+	}
+	return es, digest, nil
+}
+
+func parseVectaRows(r io.Reader, path string, c *collector) []VectaEntry {
+	cr := csvReader(r)
+	cols := csvHeader(cr, path, vectaColumns, []string{"question", "answer"}, c)
+	if cols == nil {
+		return nil
+	}
+	cell := func(rec []string, name string) string {
+		if i, ok := cols[name]; ok && i < len(rec) {
+			return rec[i]
+		}
+		return ""
+	}
+	var out []VectaEntry
+	seen := make(map[string]int)
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if !c.addProblem(csvError(path, err)) {
+				return nil
+			}
+			var pe *csv.ParseError
+			if ok := asParseError(err, &pe); ok && pe.Err == csv.ErrFieldCount {
+				continue
+			}
+			break
+		}
+		line, _ := cr.FieldPos(0)
+		pos := lasagna.Pos{File: path, Line: line}
+		if len(rec) == 1 && rec[0] == "" {
+			continue
+		}
+		e := VectaEntry{Pos: pos, ID: strings.TrimSpace(cell(rec, "id")), Question: cell(rec, "question"), Answer: cell(rec, "answer")}
+		ok := true
+		fail := func(field, format string, args ...any) {
+			ok = false
+			c.add(pos, field, format, args...)
+		}
+		if blankString(e.Question) {
+			fail("question", "the question cell is empty")
+		}
+		if blankString(e.Answer) {
+			fail("answer", "the answer cell is empty (a Vecta benchmark needs an answer on every entry)")
+		}
+		var bad string
+		e.ChunkIDs, bad = splitList(cell(rec, "chunk_ids"))
+		if bad != "" {
+			fail("chunk_ids", "chunk_ids: %s", bad)
+		}
+		e.SourcePaths, bad = splitList(cell(rec, "source_paths"))
+		if bad != "" {
+			fail("source_paths", "source_paths: %s", bad)
+		}
+		pages, bad := splitList(cell(rec, "page_nums"))
+		if bad != "" {
+			fail("page_nums", "page_nums: %s", bad)
+		}
+		for _, p := range pages {
+			n, err := strconv.Atoi(p)
+			if err != nil {
+				fail("page_nums", "page_nums: %q is not a whole number", p)
+				continue
+			}
+			e.PageNums = append(e.PageNums, n)
+		}
+		if e.ID == "" {
+			e.ID = "row" + strconv.Itoa(line)
+		}
+		if first, dup := seen[e.ID]; dup {
+			fail("id", "duplicate id %q (first used at line %d); ids must be unique", e.ID, first)
+		}
+		if c.full {
+			return nil
+		}
+		if ok {
+			seen[e.ID] = line
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// splitList splits a "|"-separated cell; an empty cell is no items. bad
+// describes an empty item.
+func splitList(cell string) (items []string, bad string) {
+	if strings.TrimSpace(cell) == "" {
+		return nil, ""
+	}
+	items = strings.Split(cell, VectaListSeparator)
+	for i := range items {
+		items[i] = strings.TrimSpace(items[i])
+		if items[i] == "" {
+			return nil, fmt.Sprintf("item %d is empty (check the %q separators)", i+1, VectaListSeparator)
+		}
+	}
+	return items, ""
+}
+
+// WriteVectaCSV writes entries as a Vecta benchmark CSV with the header
+// id,question,answer,chunk_ids,page_nums,source_paths; ReadVectaCSV reads it
+// back as the same entries (apart from Pos). An entry without an id, a
+// duplicate id, an empty question or answer, or a list item that contains
+// "|" or is empty (it could not be read back) is an error naming the entry.
+func WriteVectaCSV(w io.Writer, entries []VectaEntry) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(vectaColumns); err != nil {
+		return err
+	}
+	seen := make(map[string]int, len(entries))
+	rec := make([]string, len(vectaColumns))
+	for i, e := range entries {
+		if strings.TrimSpace(e.ID) == "" || strings.TrimSpace(e.ID) != e.ID {
+			return fmt.Errorf("entry %d: id %q is empty or has surrounding spaces", i, e.ID)
+		}
+		if j, dup := seen[e.ID]; dup {
+			return fmt.Errorf("entry %d: duplicate id %q (also entry %d)", i, e.ID, j)
+		}
+		seen[e.ID] = i
+		if blankString(e.Question) || blankString(e.Answer) {
+			return fmt.Errorf("entry %d (id %q): empty question or answer", i, e.ID)
+		}
+		pages := make([]string, len(e.PageNums))
+		for k, p := range e.PageNums {
+			pages[k] = strconv.Itoa(p)
+		}
+		rec[0], rec[1], rec[2] = e.ID, e.Question, e.Answer
+		for k, list := range [][]string{e.ChunkIDs, pages, e.SourcePaths} {
+			for _, item := range list {
+				if item == "" || strings.Contains(item, VectaListSeparator) || strings.TrimSpace(item) != item {
+					return fmt.Errorf("entry %d (id %q): %s item %q cannot be written (empty, surrounding spaces, or contains %q)", i, e.ID, vectaColumns[3+k], item, VectaListSeparator)
+				}
+			}
+			rec[3+k] = strings.Join(list, VectaListSeparator)
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// LoadVectaCSV reads a Vecta benchmark CSV as a benchmark: one query per
+// entry with its answer; chunk ids become judgements (grade 1, against the
+// user's own chunk ids: the file has no corpus, so Provenance is
+// ProvenanceNone); Metadata holds "chunk_ids" ([]string), "page_nums"
+// ([]int) and "source_paths" ([]string) when given, for page- and
+// document-level metrics. Identity is as for LoadCSV.
+func LoadVectaCSV(fsys fs.FS, path string, opts Options) (*lasagna.Benchmark, error) {
+	if opts.Split != "" {
+		return nil, fmt.Errorf("%s: split %q given for a Vecta CSV file; splits exist only for BEIR folders", path, opts.Split)
+	}
+	es, digest, err := readVectaCSV(fsys, path)
+	if err != nil {
+		return nil, err
+	}
+	if len(es) == 0 {
+		return nil, Problems{{Pos: lasagna.Pos{File: path}, Msg: "no entries; a benchmark needs at least one question"}}
+	}
+	b := &lasagna.Benchmark{
+		Name: Identity(path, opts.Name, digest), Revision: digest, Format: lasagna.FormatVecta,
+		Source: path, Qrels: lasagna.Qrels{}, Queries: make([]lasagna.Query, len(es)),
+	}
+	for i, e := range es {
+		q := lasagna.Query{ID: e.ID, Text: e.Question, Answers: []string{e.Answer}, Pos: e.Pos}
+		md := map[string]any{}
+		if len(e.ChunkIDs) > 0 {
+			md["chunk_ids"] = e.ChunkIDs
+		}
+		if len(e.PageNums) > 0 {
+			md["page_nums"] = e.PageNums
+		}
+		if len(e.SourcePaths) > 0 {
+			md["source_paths"] = e.SourcePaths
+		}
+		if len(md) > 0 {
+			q.Metadata = md
+		}
+		for _, id := range e.ChunkIDs {
+			b.Qrels.Add(e.ID, id, 1)
+		}
+		b.Queries[i] = q
+	}
+	return b, nil
+}

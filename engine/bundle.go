@@ -1,0 +1,187 @@
+package engine
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+
+	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/metrics"
+	"github.com/lasagna-go/lasagna/results"
+)
+
+// BundleOptions set the run-level facts of a bundle.
+type BundleOptions struct {
+	// LasagnaVersion is recorded in experiment.environment.
+	LasagnaVersion string
+	// Concurrency is the concurrency the run used (for determinism).
+	Concurrency int
+	// StatsSeed seeds the bootstrap confidence intervals (0 means 42).
+	StatsSeed uint64
+	// Submitter, when set, names who publishes the bundle.
+	Submitter *results.Submitter
+}
+
+// Bundle assembles the report into a finalized results bundle (hashes set):
+// one config and one result per cell, per-query rows with ranked lists,
+// aggregate metrics with bootstrap confidence intervals, and the integrity
+// findings. A failed query is a row with its error and no scores; a cell
+// whose arm could not be built has a config and an empty result
+// (MISSING_RESULTS).
+func (rep *Report) Bundle(o BundleOptions) (*results.Bundle, error) {
+	seed := o.StatsSeed
+	if seed == 0 {
+		seed = DefaultSeed
+	}
+	det := results.Seeded
+	if o.Concurrency != 1 {
+		det = results.SeededGlobalConcurrent
+	}
+	b := &results.Bundle{
+		SchemaVersion:  results.SchemaVersion,
+		MetricsVersion: results.MetricsVersion,
+		Submitter:      o.Submitter,
+		Experiment: results.Experiment{
+			Environment:    results.CurrentEnvironment(o.LasagnaVersion),
+			NothingSamples: true,
+			Determinism:    det,
+		},
+		Configs:   []results.Config{},
+		Results:   []results.Result{},
+		Integrity: results.Integrity{Warnings: []string{}, Blocking: []string{}},
+	}
+	for _, c := range rep.Cells {
+		if c.Arm.Samples {
+			b.Experiment.NothingSamples = false
+		}
+		b.Configs = append(b.Configs, cellConfig(c))
+		b.Results = append(b.Results, cellResult(c, seed))
+	}
+	for _, f := range rep.Findings {
+		b.Integrity.Add(f)
+	}
+	if err := results.Finalize(b); err != nil {
+		return nil, fmt.Errorf("finalize bundle: %w", err)
+	}
+	return b, nil
+}
+
+func cellConfig(c *Cell) results.Config {
+	br := c.Bench
+	arm := c.Arm
+	hf := results.NewHeldFixed(br.Benchmark, arm.Mode(), br.NSamples, int64(br.Sample.Seed), br.Sample.Digest)
+	varied := slices.Sorted(slices.Values(arm.Varied))
+	isVaried := func(name string) bool { return slices.Contains(varied, name) }
+	levels := map[string]string{}
+	if arm.Retrieves && !isVaried("retriever_top_k") {
+		k := arm.topK()
+		hf.RetrieverTopK = &k
+	}
+	for name, v := range arm.Settings {
+		if isVaried(name) {
+			levels[name] = fmt.Sprint(v)
+			continue
+		}
+		switch name {
+		case "bm25_stemming":
+			if s, ok := v.(bool); ok {
+				hf.BM25Stemming = &s
+			}
+		case "embedder_model":
+			hf.EmbedderModel = strPtr(v)
+		case "chunker":
+			hf.Chunker = strPtr(v)
+		case "vector_backend":
+			hf.VectorBackend = strPtr(v)
+		case "judge_model":
+			hf.JudgeModel = strPtr(v)
+		case "similarity_model":
+			hf.SimilarityModel = strPtr(v)
+		case "embedder_dim":
+			if d, ok := v.(int); ok {
+				hf.EmbedderDim = &d
+			}
+		case "corpus_ingest_gap":
+			if d, ok := v.(int); ok {
+				hf.CorpusIngestGap = &d
+			}
+		}
+	}
+	fixed := map[string]string{}
+	for stage, desc := range arm.Stages {
+		if isVaried(string(stage)) {
+			levels[string(stage)] = desc
+			continue
+		}
+		fixed[string(stage)] = desc
+	}
+	if len(fixed) > 0 {
+		hf.FixedStages = fixed
+	}
+	for _, v := range varied {
+		if _, ok := levels[v]; !ok {
+			levels[v] = ""
+		}
+	}
+	return results.Config{
+		Name:             arm.Name,
+		Benchmark:        br.Benchmark.Name,
+		HeldFixed:        hf,
+		VariedDimensions: append([]string{}, varied...),
+		VariedLevels:     levels,
+	}
+}
+
+func strPtr(v any) *string {
+	s := fmt.Sprint(v)
+	return &s
+}
+
+func cellResult(c *Cell, seed uint64) results.Result {
+	res := results.Result{
+		BenchmarkName: c.Bench.Benchmark.Name,
+		ConfigName:    c.Arm.Name,
+		Metrics:       map[string]float64{},
+		MetricStats:   map[string]results.MetricStat{},
+	}
+	per := map[string][]float64{}
+	for _, r := range c.Queries {
+		row := results.Sample{QueryID: r.Query.ID}
+		if r.Err != nil {
+			row.Error = r.Err.Error()
+			res.PerSampleScores = append(res.PerSampleScores, row)
+			continue
+		}
+		if c.Arm.Retrieves {
+			row.RetrievedIDs = make([]string, len(r.Output.Hits))
+			row.Retrieved = make([]results.Retrieved, len(r.Output.Hits))
+			for i, h := range r.Output.Hits {
+				row.RetrievedIDs[i] = h.ID
+				row.Retrieved[i] = results.Retrieved{ID: h.ID, Score: h.Score, Rank: i + 1}
+			}
+		}
+		if r.Output.Answered {
+			a := r.Output.Answer
+			row.Answer = &a
+		}
+		if r.Scores != nil {
+			row.Scores = r.Scores
+			for name, v := range r.Scores {
+				per[name] = append(per[name], v)
+			}
+		}
+		res.PerSampleScores = append(res.PerSampleScores, row)
+	}
+	names := slices.Collect(maps.Keys(per))
+	sort.Strings(names)
+	for _, name := range names {
+		s := metrics.Summarize(per[name], metrics.BootstrapOptions{Seed: seed})
+		res.Metrics[name] = s.Mean
+		res.MetricStats[name] = results.MetricStat{N: s.N, Mean: s.Mean, CILow: s.Lo, CIHigh: s.Hi, Level: 0.95}
+	}
+	return res
+}
+
+// Where returns "benchmark/arm/query" for a query of c.
+func (c *Cell) WhereQuery(q *lasagna.Query) string { return c.Where() + "/" + q.ID }

@@ -1,0 +1,149 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/metrics"
+)
+
+// maxListed is how many ids a finding names before "and N more".
+const maxListed = 5
+
+// findings raises the integrity codes a run shows: POOLED_GOLD_CORPUS,
+// SYNTHETIC_BENCHMARK, MISSING_RESULTS, PIPELINE_ERRORS, UNKNOWN_DOC_ID,
+// DUPLICATE_RETRIEVED_ID, SINGLE_RUN and SMALL_SAMPLE, in plan order.
+func findings(rep *Report) []lasagna.Finding {
+	var out []lasagna.Finding
+	corpusIDs := map[*lasagna.Benchmark]map[string]struct{}{}
+	seenBench := map[*lasagna.Benchmark]bool{}
+	for _, c := range rep.Cells {
+		b := c.Bench.Benchmark
+		if !seenBench[b] {
+			seenBench[b] = true
+			if n := syntheticRows(b); n > 0 {
+				out = append(out, lasagna.Finding{Code: lasagna.SyntheticBenchmark, Where: b.Name,
+					Detail: fmt.Sprintf("%d of %d queries are LLM-written (metadata.synthetic)", n, len(b.Queries))})
+			}
+		}
+		if c.Arm.Retrieves && b.Provenance == lasagna.ProvenancePooledGold {
+			out = append(out, lasagna.Finding{Code: lasagna.PooledGoldCorpus, Where: c.Where(),
+				Detail: fmt.Sprintf("retrieval searched a pool of %d gold passages from the rows' contexts, with no hard negatives", len(b.Corpus))})
+		}
+		if c.BuildErr != nil {
+			out = append(out, lasagna.Finding{Code: lasagna.MissingResults, Where: c.Where(),
+				Detail: fmt.Sprintf("the arm could not be built: %v", c.BuildErr)})
+			continue
+		}
+		var failed, dup, unknown []string
+		var firstErr error
+		for i := range c.Queries {
+			r := &c.Queries[i]
+			if r.Err != nil {
+				failed = append(failed, r.Query.ID)
+				if firstErr == nil {
+					firstErr = r.Err
+				}
+				continue
+			}
+			if len(r.Output.Hits) == 0 {
+				continue
+			}
+			if d, ok := duplicateID(r.Output.Hits); ok {
+				dup = append(dup, fmt.Sprintf("%s (%s)", r.Query.ID, d))
+			}
+			ids, ok := corpusIDs[b]
+			if !ok {
+				ids = make(map[string]struct{}, len(b.Corpus))
+				for _, d := range b.Corpus {
+					ids[d.ID] = struct{}{}
+				}
+				corpusIDs[b] = ids
+			}
+			for _, h := range r.Output.Hits {
+				if _, ok := ids[h.ID]; !ok {
+					unknown = append(unknown, fmt.Sprintf("%s (%q)", r.Query.ID, h.ID))
+					break
+				}
+			}
+		}
+		if len(failed) > 0 {
+			out = append(out, lasagna.Finding{Code: lasagna.PipelineErrors, Where: c.Where(),
+				Detail: fmt.Sprintf("%d of %d queries failed: %s; first error: %v", len(failed), len(c.Queries), list(failed), firstErr)})
+		}
+		if len(dup) > 0 {
+			out = append(out, lasagna.Finding{Code: lasagna.DuplicateRetrievedID, Where: c.Where(),
+				Detail: fmt.Sprintf("%d ranked lists hold an id twice and were not scored: %s", len(dup), list(dup))})
+		}
+		if len(unknown) > 0 {
+			out = append(out, lasagna.Finding{Code: lasagna.UnknownDocID, Where: c.Where(),
+				Detail: fmt.Sprintf("%d ranked lists hold ids missing from the corpus of %d documents: %s", len(unknown), len(b.Corpus), list(unknown))})
+		}
+		if c.Arm.Samples {
+			out = append(out, lasagna.Finding{Code: lasagna.SingleRun, Where: c.Where(),
+				Detail: "an LLM sampled and each query ran once"})
+		}
+		if n := scoredQueries(c); n > 0 && n < metrics.SmallSampleN {
+			out = append(out, lasagna.Finding{Code: lasagna.SmallSample, Where: c.Where(),
+				Detail: fmt.Sprintf("%d scored queries; confidence intervals need at least %d", n, metrics.SmallSampleN)})
+		}
+	}
+	return out
+}
+
+func syntheticRows(b *lasagna.Benchmark) int {
+	n := 0
+	for _, q := range b.Queries {
+		if v, ok := q.Metadata["synthetic"].(bool); ok && v {
+			n++
+		}
+	}
+	return n
+}
+
+func scoredQueries(c *Cell) int {
+	n := 0
+	for _, r := range c.Queries {
+		if r.Scores != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// duplicateID returns the first id that appears twice in hits.
+func duplicateID(hits []lasagna.Hit) (string, bool) {
+	seen := make(map[string]struct{}, len(hits))
+	for _, h := range hits {
+		if _, ok := seen[h.ID]; ok {
+			return h.ID, true
+		}
+		seen[h.ID] = struct{}{}
+	}
+	return "", false
+}
+
+// list names up to maxListed items and counts the rest.
+func list(items []string) string {
+	if len(items) <= maxListed {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:maxListed], ", "), len(items)-maxListed)
+}
+
+// sortedPositions returns, for each index of ids, its position in the
+// byte-wise sorted order of ids.
+func sortedPositions(ids []string) []int {
+	order := make([]int, len(ids))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(ids[a], ids[b]) })
+	pos := make([]int, len(ids))
+	for p, i := range order {
+		pos[i] = p
+	}
+	return pos
+}

@@ -1,0 +1,180 @@
+package engine
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/lasagna-go/lasagna"
+)
+
+// JournalKey identifies the work a journal holds: one arm configuration on
+// one benchmark revision. A journal is reused by --resume only when every
+// field matches, so an edited dataset (a new revision) or a changed arm
+// never resumes from old results.
+type JournalKey struct {
+	Benchmark string `json:"benchmark"`  // registered name, e.g. local/faq@0123456789ab
+	Revision  string `json:"revision"`   // the dataset's full sha256
+	Arm       string `json:"arm"`        // the arm's name
+	ArmConfig string `json:"arm_config"` // sha256 of the arm's canonical configuration
+}
+
+func (k JournalKey) file() string {
+	h := sha256.New()
+	for _, s := range []string{k.Benchmark, k.Revision, k.Arm, k.ArmConfig} {
+		fmt.Fprintf(h, "%d:%s\n", len(s), s)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32] + ".jsonl"
+}
+
+// JournalEntry is one finished query: what the pipeline returned. Failed
+// queries are never journalled, so a resumed run retries them.
+type JournalEntry struct {
+	Query    string        `json:"q"`
+	Hits     []lasagna.Hit `json:"hits,omitempty"`
+	Answer   string        `json:"answer,omitempty"`
+	Answered bool          `json:"answered,omitempty"`
+	Abstain  bool          `json:"abstained,omitempty"`
+}
+
+// Journal is an append-only record of finished queries, one JSON line each,
+// written with one write call per query so a process killed at any moment
+// (even by SIGKILL) leaves every finished query on disk and at most one
+// torn last line, which the next open discards. Safe for concurrent use by
+// one process; two processes must not share a journal.
+type Journal struct {
+	mu   sync.Mutex
+	f    *os.File
+	done map[string]JournalEntry
+}
+
+type journalHeader struct {
+	Lasagna string     `json:"lasagna_journal"`
+	Key     JournalKey `json:"key"`
+}
+
+const journalVersion = "1"
+
+// OpenJournal opens the journal for key in dir (created if needed). With
+// resume, the finished queries already recorded under the same key are
+// loaded (see Done); without it, any old journal for the key is discarded.
+func OpenJournal(dir string, key JournalKey, resume bool) (*Journal, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create journal folder: %w", err)
+	}
+	name := filepath.Join(dir, key.file())
+	j := &Journal{done: map[string]JournalEntry{}}
+	if resume {
+		f, err := os.OpenFile(name, os.O_RDWR, 0)
+		switch {
+		case err == nil:
+			good, err := j.load(f, key)
+			if err == nil {
+				err = f.Truncate(good)
+			}
+			if err == nil {
+				_, err = f.Seek(0, io.SeekEnd)
+			}
+			if err != nil {
+				f.Close()
+				return nil, fmt.Errorf("journal %s: %w", name, err)
+			}
+			j.f = f
+			return j, nil
+		case !errors.Is(err, os.ErrNotExist):
+			return nil, fmt.Errorf("open journal: %w", err)
+		}
+	}
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("create journal: %w", err)
+	}
+	line, _ := json.Marshal(journalHeader{Lasagna: journalVersion, Key: key})
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("write journal: %w", err)
+	}
+	j.f = f
+	return j, nil
+}
+
+// load reads the entries of f, checks the header names key, and returns the
+// offset just past the last complete line.
+func (j *Journal) load(f *os.File, key JournalKey) (int64, error) {
+	r := bufio.NewReaderSize(f, 1<<16)
+	var off int64
+	first := true
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(line) > 0 && line[len(line)-1] == '\n' {
+			if first {
+				var h journalHeader
+				if jerr := json.Unmarshal(line, &h); jerr != nil || h.Lasagna != journalVersion || h.Key != key {
+					return 0, fmt.Errorf("not a journal of this benchmark revision and arm; run without --resume to start over")
+				}
+				first = false
+			} else {
+				var e JournalEntry
+				if jerr := json.Unmarshal(line, &e); jerr != nil {
+					// A torn line can only be the last; stop here.
+					return off, nil
+				}
+				j.done[e.Query] = e
+			}
+			off += int64(len(line))
+		}
+		if err == io.EOF {
+			if first {
+				return 0, fmt.Errorf("empty journal; run without --resume to start over")
+			}
+			return off, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+}
+
+// Done returns the entry recorded for query id, if any.
+func (j *Journal) Done(id string) (JournalEntry, bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	e, ok := j.done[id]
+	return e, ok
+}
+
+// Len returns the number of finished queries on record.
+func (j *Journal) Len() int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return len(j.done)
+}
+
+// Record appends a finished query.
+func (j *Journal) Record(e JournalEntry) error {
+	line, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	if bytes.IndexByte(line, '\n') >= 0 {
+		return fmt.Errorf("journal entry for %q has a raw newline", e.Query)
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if _, err := j.f.Write(append(line, '\n')); err != nil {
+		return fmt.Errorf("write journal: %w", err)
+	}
+	j.done[e.Query] = e
+	return nil
+}
+
+// Close closes the journal file.
+func (j *Journal) Close() error { return j.f.Close() }

@@ -1,0 +1,58 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/lasagna-go/lasagna/datasets"
+)
+
+// LoadBenchmarks loads and selects every benchmark entry of s from fsys
+// (paths in s are relative to fsys): filters, then n_samples with the
+// entry's seed. Every entry is loaded before the first error is returned,
+// so all data problems are reported at once.
+func LoadBenchmarks(fsys fs.FS, s *Sweep) ([]*BenchmarkRun, error) {
+	var (
+		out  []*BenchmarkRun
+		errs []error
+	)
+	for _, e := range s.Benchmarks {
+		b, err := datasets.Load(fsys, e.Path, datasets.Options{Name: e.Name, Split: e.Split})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%sbenchmark %s: %w", posPrefix(e.Pos), e.Path, err))
+			continue
+		}
+		seed := s.EntrySeed(e)
+		sel, info, err := datasets.Select(b, datasets.Selection{Filters: e.Filters, NSamples: e.NSamples, Seed: &seed})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%sbenchmark %s: %w", posPrefix(e.Pos), b.Name, err))
+			continue
+		}
+		out = append(out, &BenchmarkRun{Benchmark: sel, Sample: info, NSamples: e.NSamples})
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return out, nil
+}
+
+// BuiltinArms returns the arms of s's arm specs.
+func BuiltinArms(s *Sweep) ([]Arm, error) {
+	var (
+		arms []Arm
+		errs []error
+	)
+	for _, spec := range s.Arms {
+		a, err := BuiltinArm(spec, s.ArmTopK(spec))
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		arms = append(arms, a)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return arms, nil
+}

@@ -1,0 +1,78 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/lasagna-go/lasagna/internal/suggest"
+)
+
+// Profile is a named preset of arms, so a run needs no sweep file
+// (SPEC §5).
+type Profile struct {
+	Name string
+	// Summary says what runs, for help texts.
+	Summary string
+	// NeedsEmbeddings is true when the profile calls an embedding model, so
+	// an endpoint and key must be configured before anything runs.
+	NeedsEmbeddings bool
+	// Arms returns the profile's arms for an embedding model name (ignored
+	// by profiles that embed nothing).
+	Arms func(embeddingModel string) []ArmSpec
+}
+
+// DefaultEmbeddingModel is the embedding model of the dense and hybrid
+// profiles when none is configured.
+const DefaultEmbeddingModel = "text-embedding-3-small"
+
+// Profiles lists the built-in profiles in a fixed order.
+var Profiles = []Profile{
+	{
+		Name:    "speed",
+		Summary: "retrieval with the built-in BM25 (Snowball stemming on), top_k 100; needs no key",
+		Arms: func(string) []ArmSpec {
+			return []ArmSpec{{Name: "bm25", Retriever: RetrieverBM25}}
+		},
+	},
+	{
+		Name:            "dense",
+		Summary:         "retrieval with an embedding model and the embedded exact vector index; needs an embedding endpoint and key",
+		NeedsEmbeddings: true,
+		Arms: func(model string) []ArmSpec {
+			return []ArmSpec{{Name: "dense", Retriever: RetrieverDense, Embedder: EmbedderSpec{Model: model}}}
+		},
+	},
+	{
+		Name:            "hybrid",
+		Summary:         "BM25 and dense retrieval fused by reciprocal-rank fusion (k 60); needs an embedding endpoint and key",
+		NeedsEmbeddings: true,
+		Arms: func(model string) []ArmSpec {
+			return []ArmSpec{{Name: "hybrid", Retriever: RetrieverHybrid, Embedder: EmbedderSpec{Model: model}}}
+		},
+	},
+}
+
+// ProfileNames returns the names of the built-in profiles.
+func ProfileNames() []string {
+	names := make([]string, len(Profiles))
+	for i, p := range Profiles {
+		names[i] = p.Name
+	}
+	return names
+}
+
+// LookupProfile returns the profile called name, or an error listing the
+// known ones. The generation profiles of SPEC §5 (full, closed-book) are
+// refused with that reason until the generation track exists.
+func LookupProfile(name string) (Profile, error) {
+	for _, p := range Profiles {
+		if p.Name == name {
+			return p, nil
+		}
+	}
+	switch name {
+	case "full", "closed-book":
+		return Profile{}, fmt.Errorf("profile %q runs an LLM generator and judge, and this release has no generation track yet; use --profile speed, dense or hybrid", name)
+	}
+	return Profile{}, fmt.Errorf("unknown profile %q%s; profiles: %s", name, suggest.Hint(name, ProfileNames()), strings.Join(ProfileNames(), ", "))
+}

@@ -1,0 +1,338 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/datasets"
+	"github.com/lasagna-go/lasagna/metrics"
+)
+
+// BenchmarkRun is one loaded, selected benchmark of a plan.
+type BenchmarkRun struct {
+	// Benchmark holds the selected queries; its corpus and qrels are whole.
+	Benchmark *lasagna.Benchmark
+	// Sample says which queries were kept (n_samples, seed, id digest).
+	Sample datasets.SampleInfo
+	// NSamples is the n_samples the plan asked for (0 = all).
+	NSamples int
+}
+
+// Options control a run. The zero value runs every query with
+// GOMAXPROCS-bounded concurrency, no journal and the default cutoffs.
+type Options struct {
+	// Concurrency caps the queries in flight per cell; 0 means
+	// runtime.GOMAXPROCS(0). Raise it for pipelines that wait on the
+	// network.
+	Concurrency int
+	// JournalDir, when set, holds resume journals (one file per benchmark
+	// revision and arm configuration).
+	JournalDir string
+	// Resume reuses the finished queries of matching journals.
+	Resume bool
+	// Shard runs only this shard's queries (the zero Shard runs all).
+	Shard Shard
+	// Cutoffs are the k of the @k retrieval metrics; nil means
+	// DefaultCutoffs. The arm's depth is always added.
+	Cutoffs []int
+	// Progress, when set, is called after each finished query.
+	Progress func(done, total int)
+	// StatsSeed seeds the bootstrap confidence intervals (0 means 42).
+	StatsSeed uint64
+}
+
+// DefaultCutoffs are the default @k cutoffs of retrieval metrics.
+var DefaultCutoffs = []int{1, 5, 10}
+
+// Shard selects every query whose position in the benchmark's sorted query
+// ids is congruent to Index-1 modulo Count (1 ≤ Index ≤ Count). The zero
+// Shard selects all.
+type Shard struct{ Index, Count int }
+
+// Report is the outcome of a run: one cell per benchmark × arm, in plan
+// order, and the integrity findings raised while running.
+type Report struct {
+	Cells    []*Cell
+	Findings []lasagna.Finding
+	// Shard is the shard that ran.
+	Shard Shard
+}
+
+// Cell is one arm on one benchmark.
+type Cell struct {
+	Bench *BenchmarkRun
+	Arm   *Arm
+	// Queries holds one result per query this shard ran, in benchmark order.
+	Queries []QueryResult
+	// BuildErr is set when the arm's pipeline could not be built; the cell
+	// then has no query results.
+	BuildErr error
+	// Resumed counts queries restored from the journal.
+	Resumed int
+}
+
+// QueryResult is the outcome of one query.
+type QueryResult struct {
+	Query  *lasagna.Query
+	Output lasagna.Output
+	// Scores maps metric names to values; nil when the query failed or has
+	// nothing to score.
+	Scores map[string]float64
+	// Err is the pipeline error of a failed query (never scored).
+	Err error
+	// Resumed marks a result restored from the journal.
+	Resumed bool
+}
+
+// Where returns "benchmark/arm" for c.
+func (c *Cell) Where() string { return c.Bench.Benchmark.Name + "/" + c.Arm.Name }
+
+// Run runs every arm on every benchmark. Benchmarks must be loaded and
+// selected already (see LoadPlan); Run refuses a benchmark that cannot
+// support an arm's tracks before building anything. It returns an error only
+// for problems that stop the whole run (a refused track, a journal that
+// cannot be written, a cancelled context); failed queries and pipelines are
+// findings in the report.
+func Run(ctx context.Context, benches []*BenchmarkRun, arms []Arm, opts Options) (*Report, error) {
+	if err := checkPlan(benches, arms); err != nil {
+		return nil, err
+	}
+	if opts.Shard != (Shard{}) && (opts.Shard.Count < 1 || opts.Shard.Index < 1 || opts.Shard.Index > opts.Shard.Count) {
+		return nil, fmt.Errorf("shard %d/%d: want i/n with 1 ≤ i ≤ n", opts.Shard.Index, opts.Shard.Count)
+	}
+	rep := &Report{Shard: opts.Shard}
+	total := 0
+	shardQueries := make([][]*lasagna.Query, len(benches))
+	for i, br := range benches {
+		shardQueries[i] = opts.Shard.queries(br.Benchmark)
+		total += len(shardQueries[i]) * len(arms)
+	}
+	var done atomic.Int64
+	for bi, br := range benches {
+		for ai := range arms {
+			arm := &arms[ai]
+			cell := &Cell{Bench: br, Arm: arm}
+			rep.Cells = append(rep.Cells, cell)
+			if err := runCell(ctx, cell, shardQueries[bi], opts, func() {
+				n := done.Add(1)
+				if opts.Progress != nil {
+					opts.Progress(int(n), total)
+				}
+			}); err != nil {
+				return nil, err
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	rep.Findings = findings(rep)
+	return rep, nil
+}
+
+func checkPlan(benches []*BenchmarkRun, arms []Arm) error {
+	if len(benches) == 0 {
+		return errors.New("the plan has no benchmarks")
+	}
+	if len(arms) == 0 {
+		return errors.New("the plan has no arms")
+	}
+	names := map[string]bool{}
+	for _, a := range arms {
+		if a.Name == "" || a.Build == nil {
+			return fmt.Errorf("arm %q: an arm needs a name and a Build function", a.Name)
+		}
+		if names[a.Name] {
+			return fmt.Errorf("arm name %q is used twice; arm names must be unique", a.Name)
+		}
+		names[a.Name] = true
+	}
+	var errs []error
+	for _, br := range benches {
+		for _, a := range arms {
+			if err := datasets.RequireTracks(br.Benchmark, a.Tracks()...); err != nil {
+				errs = append(errs, fmt.Errorf("arm %s: %w", a.Name, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// queries returns the benchmark's queries in this shard, in benchmark
+// order. Membership depends only on the query id's position among the
+// sorted ids, so shards partition the queries on any machine.
+func (s Shard) queries(b *lasagna.Benchmark) []*lasagna.Query {
+	out := make([]*lasagna.Query, 0, len(b.Queries))
+	if s.Count <= 1 {
+		for i := range b.Queries {
+			out = append(out, &b.Queries[i])
+		}
+		return out
+	}
+	ids := make([]string, len(b.Queries))
+	for i, q := range b.Queries {
+		ids[i] = q.ID
+	}
+	pos := sortedPositions(ids)
+	for i := range b.Queries {
+		if pos[i]%s.Count == s.Index-1 {
+			out = append(out, &b.Queries[i])
+		}
+	}
+	return out
+}
+
+func runCell(ctx context.Context, cell *Cell, queries []*lasagna.Query, opts Options, tick func()) error {
+	b := cell.Bench.Benchmark
+	arm := cell.Arm
+	cell.Queries = make([]QueryResult, len(queries))
+	for i, q := range queries {
+		cell.Queries[i].Query = q
+	}
+	var journal *Journal
+	if opts.JournalDir != "" {
+		var err error
+		journal, err = OpenJournal(filepath.Clean(opts.JournalDir), JournalKey{
+			Benchmark: b.Name, Revision: b.Revision, Arm: arm.Name, ArmConfig: arm.Fingerprint(),
+		}, opts.Resume)
+		if err != nil {
+			return err
+		}
+		defer journal.Close()
+	}
+	// Restore finished queries first: a fully resumed cell builds nothing.
+	pending := make([]int, 0, len(queries))
+	for i, q := range queries {
+		if journal != nil {
+			if e, ok := journal.Done(q.ID); ok {
+				cell.Queries[i].Output = lasagna.Output{Hits: e.Hits, Answer: e.Answer, Answered: e.Answered, Abstained: e.Abstain}
+				cell.Queries[i].Resumed = true
+				cell.Resumed++
+				tick()
+				continue
+			}
+		}
+		pending = append(pending, i)
+	}
+	var pipe lasagna.Pipeline
+	if len(pending) > 0 {
+		var err error
+		pipe, err = arm.Build(ctx, b)
+		if err != nil {
+			cell.BuildErr = err
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			for range pending {
+				tick()
+			}
+		}
+	}
+	conc := opts.Concurrency
+	if conc <= 0 {
+		conc = runtime.GOMAXPROCS(0)
+	}
+	var (
+		next     atomic.Int64
+		wg       sync.WaitGroup
+		jerrOnce sync.Once
+		jerr     error
+	)
+	if pipe != nil {
+		for range min(conc, len(pending)) {
+			wg.Go(func() {
+				for {
+					n := int(next.Add(1)) - 1
+					if n >= len(pending) || ctx.Err() != nil {
+						return
+					}
+					r := &cell.Queries[pending[n]]
+					out, err := callPipeline(ctx, pipe, *r.Query)
+					if err != nil {
+						r.Err = err
+					} else {
+						r.Output = out
+						if journal != nil {
+							if err := journal.Record(JournalEntry{Query: r.Query.ID, Hits: out.Hits, Answer: out.Answer, Answered: out.Answered, Abstain: out.Abstained}); err != nil {
+								jerrOnce.Do(func() { jerr = err })
+							}
+						}
+					}
+					tick()
+				}
+			})
+		}
+		wg.Wait()
+	}
+	if jerr != nil {
+		return jerr
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	cutoffs := append(append([]int(nil), orDefault(opts.Cutoffs, DefaultCutoffs)...), arm.topK())
+	for i := range cell.Queries {
+		score(&cell.Queries[i], b, arm, cutoffs)
+	}
+	return nil
+}
+
+// callPipeline runs one query, turning a panic in the user's pipeline into
+// an error for that query.
+func callPipeline(ctx context.Context, p lasagna.Pipeline, q lasagna.Query) (out lasagna.Output, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("pipeline panicked: %v", v)
+		}
+	}()
+	return p.Run(ctx, q)
+}
+
+func orDefault[T any](s, def []T) []T {
+	if s == nil {
+		return def
+	}
+	return s
+}
+
+// score fills r.Scores. Ranked lists are cut to the arm's depth first.
+// Retrieval metrics are computed for queries with judgements (the set
+// trec_eval averages over); a list holding an id twice is not scored (it is
+// a DUPLICATE_RETRIEVED_ID finding). Answer metrics are computed when the
+// arm answered and the query has references or is unanswerable.
+func score(r *QueryResult, b *lasagna.Benchmark, arm *Arm, cutoffs []int) {
+	if r.Err != nil {
+		return
+	}
+	if k := arm.topK(); len(r.Output.Hits) > k {
+		r.Output.Hits = r.Output.Hits[:k]
+	}
+	scores := map[string]float64{}
+	if arm.Retrieves {
+		if judged, ok := b.Qrels[r.Query.ID]; ok {
+			ids := make([]string, len(r.Output.Hits))
+			for i, h := range r.Output.Hits {
+				ids[i] = h.ID
+			}
+			if m, err := metrics.Retrieval(ids, judged, cutoffs); err == nil {
+				for k, v := range m {
+					scores[k] = v
+				}
+			}
+		}
+	}
+	if r.Output.Answered && (len(r.Query.Answers) > 0 || r.Query.Unanswerable) {
+		a := metrics.ScoreAnswer(r.Output.Answer, r.Output.Abstained, r.Query.Answers, r.Query.Unanswerable)
+		scores["exact_match"] = a.ExactMatch
+		scores["token_f1"] = a.TokenF1
+	}
+	if len(scores) > 0 {
+		r.Scores = scores
+	}
+}

@@ -1,0 +1,295 @@
+package engine
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/suggest"
+)
+
+// Sweep is a plan read from a sweep file (or made from a profile): the
+// benchmarks to run and the arms to run on each.
+type Sweep struct {
+	// Benchmarks are the benchmark entries, in file order.
+	Benchmarks []BenchmarkEntry `yaml:"benchmarks"`
+	// Arms are the arms, in file order. Names are unique.
+	Arms []ArmSpec `yaml:"arms"`
+	// Seed is the sampling seed of every entry that does not set its own
+	// (sampling_seed in the bundle); 0 means the default, 42.
+	Seed uint64 `yaml:"seed"`
+	// TopK is the depth of every arm that does not set its own; 0 means 100.
+	TopK int `yaml:"top_k"`
+}
+
+// BenchmarkEntry is one benchmark of a sweep (seed 000 syntax).
+type BenchmarkEntry struct {
+	// Path names a JSONL or CSV file or a BEIR folder, relative to the sweep
+	// file's folder (or to the fs.FS root when there is no sweep file).
+	Path string `yaml:"path"`
+	// Name is the display name; with Path it replaces local/<stem> in the
+	// registered name. A Name without Path names a registered benchmark.
+	Name string `yaml:"name"`
+	// Split chooses the BEIR qrels split; "" means test.
+	Split string `yaml:"split"`
+	// NSamples, when > 0, picks that many queries deterministically.
+	NSamples int `yaml:"n_samples"`
+	// Seed is this entry's sampling seed; 0 means the sweep's.
+	Seed uint64 `yaml:"seed"`
+	// Filters select queries on metadata keys before sampling.
+	Filters map[string]any `yaml:"filters"`
+
+	Pos lasagna.Pos `yaml:"-"`
+}
+
+// ArmSpec is the configuration of a built-in arm: one component per stage.
+type ArmSpec struct {
+	// Name is the arm's unique name.
+	Name string `yaml:"name"`
+	// Retriever is the retrieval method: "bm25", "dense" or "hybrid"
+	// (BM25 and dense fused by reciprocal-rank fusion).
+	Retriever string `yaml:"retriever"`
+	// TopK is the depth of the ranked list; 0 means the sweep's.
+	TopK int `yaml:"top_k"`
+	// BM25 sets the BM25 retriever (also the BM25 half of hybrid).
+	BM25 BM25Spec `yaml:"bm25"`
+	// Embedder sets the embedding model of dense and hybrid arms.
+	Embedder EmbedderSpec `yaml:"embedder"`
+	// RRFK is the reciprocal-rank fusion constant of hybrid arms; 0 means 60.
+	RRFK int `yaml:"rrf_k"`
+	// Varied lists the dimensions this arm varies on purpose (stage names
+	// such as "retriever", or held_fixed fields such as "bm25_stemming");
+	// they are left out of the comparability key.
+	Varied []string `yaml:"varied"`
+
+	Pos lasagna.Pos `yaml:"-"`
+}
+
+// BM25Spec sets the built-in BM25 retriever. Zero values mean the defaults
+// of package retrieval/bm25; Stemming nil means on.
+type BM25Spec struct {
+	K1       float64 `yaml:"k1"`
+	B        float64 `yaml:"b"`
+	Stemming *bool   `yaml:"stemming"`
+}
+
+// EmbedderSpec sets an OpenAI-compatible embedding model.
+type EmbedderSpec struct {
+	Model string `yaml:"model"`
+}
+
+// Stemming reports whether BM25 stems (the default) for s.
+func (s BM25Spec) StemmingOn() bool { return s.Stemming == nil || *s.Stemming }
+
+// Retriever kinds of built-in arms.
+const (
+	RetrieverBM25   = "bm25"
+	RetrieverDense  = "dense"
+	RetrieverHybrid = "hybrid"
+)
+
+var retrieverKinds = []string{RetrieverBM25, RetrieverDense, RetrieverHybrid}
+
+// Known keys of each level of a sweep file.
+var (
+	sweepKeys     = []string{"benchmarks", "arms", "seed", "top_k"}
+	benchmarkKeys = []string{"path", "name", "split", "n_samples", "seed", "filters"}
+	armKeys       = []string{"name", "retriever", "top_k", "bm25", "embedder", "rrf_k", "varied"}
+	bm25Keys      = []string{"k1", "b", "stemming"}
+	embedderKeys  = []string{"model"}
+)
+
+// ReadSweep reads and checks the sweep file at name in fsys. Relative
+// benchmark paths are resolved against the sweep file's folder, so the
+// returned entries' Path values are relative to fsys. Unknown keys, missing
+// or duplicate arm names, and bad values are errors naming file:line and,
+// for a misspelt key, the nearest known one.
+func ReadSweep(fsys fs.FS, name string) (*Sweep, error) {
+	data, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return nil, fmt.Errorf("read sweep file: %w", err)
+	}
+	return ParseSweep(data, name)
+}
+
+// ParseSweep parses sweep file bytes; file names the file in errors and is
+// the base of relative benchmark paths.
+func ParseSweep(data []byte, file string) (*Sweep, error) {
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("%s: %v", file, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if len(doc.Content) == 0 {
+		return nil, fmt.Errorf("%s: empty sweep file; it needs benchmarks: and arms: lists", file)
+	}
+	root := doc.Content[0]
+	var errs []error
+	check := func(n *yaml.Node, known []string, where string) {
+		if n == nil {
+			return
+		}
+		if n.Kind != yaml.MappingNode {
+			errs = append(errs, fmt.Errorf("%s:%d: %s must be a mapping of keys to values", file, n.Line, where))
+			return
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if !slices.Contains(known, k.Value) {
+				errs = append(errs, fmt.Errorf("%s:%d: unknown key %q in %s%s; known keys: %s",
+					file, k.Line, k.Value, where, suggest.Hint(k.Value, known), strings.Join(known, ", ")))
+			}
+		}
+	}
+	check(root, sweepKeys, "the sweep")
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	benchNodes := seqOf(mapValue(root, "benchmarks"))
+	armNodes := seqOf(mapValue(root, "arms"))
+	for _, b := range benchNodes {
+		check(b, benchmarkKeys, "a benchmark entry")
+	}
+	for _, a := range armNodes {
+		check(a, armKeys, "an arm")
+		if a.Kind == yaml.MappingNode {
+			check(mapValue(a, "bm25"), bm25Keys, "bm25")
+			check(mapValue(a, "embedder"), embedderKeys, "embedder")
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	var s Sweep
+	if err := root.Decode(&s); err != nil {
+		return nil, fmt.Errorf("%s: %v", file, strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:\n  "))
+	}
+	dir := path.Dir(file)
+	for i := range s.Benchmarks {
+		e := &s.Benchmarks[i]
+		e.Pos = lasagna.Pos{File: file, Line: benchNodes[i].Line}
+		if e.Path != "" && !path.IsAbs(e.Path) {
+			e.Path = path.Join(dir, e.Path)
+		}
+	}
+	for i := range s.Arms {
+		s.Arms[i].Pos = lasagna.Pos{File: file, Line: armNodes[i].Line}
+	}
+	if err := s.Check(); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// Check reports problems a sweep can have whatever its source: no
+// benchmarks or arms, entries without path or name, missing or duplicate
+// arm names, unknown retrievers, negative sizes.
+func (s *Sweep) Check() error {
+	var errs []error
+	at := func(p lasagna.Pos) string {
+		if p.File == "" {
+			return ""
+		}
+		return p.String() + ": "
+	}
+	if len(s.Benchmarks) == 0 {
+		errs = append(errs, errors.New("the sweep lists no benchmarks; add a benchmarks: entry such as {path: data.jsonl}"))
+	}
+	if len(s.Arms) == 0 {
+		errs = append(errs, errors.New("the sweep lists no arms; add an arms: entry such as {name: bm25, retriever: bm25}"))
+	}
+	if s.TopK < 0 {
+		errs = append(errs, fmt.Errorf("top_k is %d; it must be positive (or absent for 100)", s.TopK))
+	}
+	for _, e := range s.Benchmarks {
+		if e.Path == "" && e.Name == "" {
+			errs = append(errs, fmt.Errorf("%sa benchmark entry needs path: (a file or BEIR folder) or name:", at(e.Pos)))
+		}
+		if e.Path == "" && e.Name != "" {
+			errs = append(errs, fmt.Errorf("%sbenchmark %q has no path:, and this release has no registry of named benchmarks; give the file or folder with path:", at(e.Pos), e.Name))
+		}
+		if e.NSamples < 0 {
+			errs = append(errs, fmt.Errorf("%sn_samples is %d; it must be positive (or absent for all queries)", at(e.Pos), e.NSamples))
+		}
+	}
+	seen := map[string]bool{}
+	for _, a := range s.Arms {
+		switch {
+		case a.Name == "":
+			errs = append(errs, fmt.Errorf("%san arm needs a name:", at(a.Pos)))
+		case seen[a.Name]:
+			errs = append(errs, fmt.Errorf("%sarm name %q is used twice; arm names must be unique", at(a.Pos), a.Name))
+		}
+		seen[a.Name] = true
+		if !slices.Contains(retrieverKinds, a.Retriever) {
+			errs = append(errs, fmt.Errorf("%sarm %q: retriever %q is not one of %s%s", at(a.Pos), a.Name, a.Retriever,
+				strings.Join(retrieverKinds, ", "), suggest.Hint(a.Retriever, retrieverKinds)))
+		}
+		if a.TopK < 0 {
+			errs = append(errs, fmt.Errorf("%sarm %q: top_k is %d; it must be positive", at(a.Pos), a.Name, a.TopK))
+		}
+		if a.BM25.K1 < 0 || a.BM25.B < 0 || a.BM25.B > 1 {
+			errs = append(errs, fmt.Errorf("%sarm %q: bm25 needs k1 ≥ 0 and 0 ≤ b ≤ 1", at(a.Pos), a.Name))
+		}
+		if (a.Retriever == RetrieverDense || a.Retriever == RetrieverHybrid) && a.Embedder.Model == "" {
+			errs = append(errs, fmt.Errorf("%sarm %q: retriever %s needs embedder: {model: …}", at(a.Pos), a.Name, a.Retriever))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ArmTopK returns the depth of arm a in s.
+func (s *Sweep) ArmTopK(a ArmSpec) int {
+	switch {
+	case a.TopK > 0:
+		return a.TopK
+	case s.TopK > 0:
+		return s.TopK
+	default:
+		return DefaultTopK
+	}
+}
+
+// EntrySeed returns the sampling seed of entry e in s.
+func (s *Sweep) EntrySeed(e BenchmarkEntry) uint64 {
+	switch {
+	case e.Seed != 0:
+		return e.Seed
+	case s.Seed != 0:
+		return s.Seed
+	default:
+		return DefaultSeed
+	}
+}
+
+// Defaults of a sweep.
+const (
+	DefaultTopK = 100
+	DefaultSeed = 42
+)
+
+func mapValue(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+func seqOf(n *yaml.Node) []*yaml.Node {
+	if n == nil || n.Kind != yaml.SequenceNode {
+		return nil
+	}
+	return n.Content
+}

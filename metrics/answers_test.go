@@ -1,0 +1,128 @@
+package metrics
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"testing"
+)
+
+// TestSQuADGolden compares NormalizeAnswer and ScoreAnswer with values
+// produced by the official SQuAD v2.0 normalisation and scoring code run under
+// CPython 3.11: testdata/squad_golden.py (functions copied verbatim from the
+// official evaluate-v2.0.py) generated testdata/squad_golden.json once; the
+// test reads only the JSON.
+func TestSQuADGolden(t *testing.T) {
+	data, err := os.ReadFile("testdata/squad_golden.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []struct {
+		Note       string   `json:"note"`
+		Prediction string   `json:"prediction"`
+		References []string `json:"references"`
+		Normalized string   `json:"normalized"`
+		ExactMatch float64  `json:"exact_match"`
+		TokenF1    float64  `json:"token_f1"`
+	}
+	if err := json.Unmarshal(data, &cases); err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) < 40 {
+		t.Fatalf("golden table has %d cases, want at least 40", len(cases))
+	}
+	for _, c := range cases {
+		if got := NormalizeAnswer(c.Prediction); got != c.Normalized {
+			t.Errorf("%s: NormalizeAnswer(%+q) = %+q, want %+q", c.Note, c.Prediction, got, c.Normalized)
+		}
+		got := ScoreAnswer(c.Prediction, false, c.References, false)
+		if got.ExactMatch != c.ExactMatch || math.Abs(got.TokenF1-c.TokenF1) > 1e-12 {
+			t.Errorf("%s: ScoreAnswer(%+q, %+q) = %+v, want EM %v F1 %v", c.Note, c.Prediction, c.References, got, c.ExactMatch, c.TokenF1)
+		}
+	}
+}
+
+// TestNormalizeAnswerHand holds hand-checked normalisations, one per pitfall.
+func TestNormalizeAnswerHand(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"The  Cat!", "cat"},
+		{"theatre another", "theatre another"},       // article letters inside words
+		{"a\u00e9", "a\u00e9"},                       // é is a word character: no \b after "a"
+		{"\u00e9 a", "\u00e9"},                       // "a" after a space is an article
+		{"don't", "dont"},                            // ASCII apostrophe removed
+		{"don\u2019t", "don\u2019t"},                 // typographic apostrophe kept
+		{"x\x1fy", "x y"},                            // unit separator is Python whitespace
+		{"x\u00a0y", "x y"},                          // NBSP
+		{"x\u200by", "x\u200by"},                     // zero-width space is not whitespace
+		{"a\u2013b", "\u2013b"},                      // en dash kept, so "a" stands alone
+		{"a-b", "ab"},                                // hyphen-minus removed first
+		{"\u03a3\u0399\u03a3", "\u03c3\u03b9\u03c2"}, // final sigma
+		{"", ""},
+		{"\xff", "\ufffd"}, // invalid UTF-8 reads as U+FFFD
+	} {
+		if got := NormalizeAnswer(c.in); got != c.want {
+			t.Errorf("NormalizeAnswer(%+q) = %+q, want %+q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestScoreAnswerRules(t *testing.T) {
+	for _, c := range []struct {
+		name         string
+		pred         string
+		abstained    bool
+		refs         []string
+		unanswerable bool
+		want         AnswerScore
+	}{
+		{"exact", "Paris", false, []string{"paris"}, false, AnswerScore{1, 1}},
+		// pred {red, blue, green}, gold {blue, yellow}: overlap 1, P 1/3, R 1/2, F1 = 2/5.
+		{"partial", "red blue green", false, []string{"blue yellow"}, false, AnswerScore{0, 0.4}},
+		// best reference differs per metric: EM from "x", F1 from "x" too (1)
+		{"max over refs", "x", false, []string{"x y", "x"}, false, AnswerScore{1, 1}},
+		{"unanswerable empty pred", "", false, nil, true, AnswerScore{1, 1}},
+		{"unanswerable article-only pred", "The.", false, nil, true, AnswerScore{1, 1}},
+		{"unanswerable abstained", "I cannot tell", true, nil, true, AnswerScore{1, 1}},
+		{"unanswerable answered", "Paris", false, nil, true, AnswerScore{0, 0}},
+		{"unanswerable flag wins over refs", "Paris", false, []string{"Paris"}, true, AnswerScore{0, 0}},
+		{"answerable abstained", "Paris", true, []string{"Paris"}, false, AnswerScore{0, 0}},
+		{"answerable empty pred", "", false, []string{"Paris"}, false, AnswerScore{0, 0}},
+		{"empty refs dropped", "", false, []string{"", "Paris"}, false, AnswerScore{0, 0}},
+		{"all refs empty", "", false, []string{"the", "  "}, false, AnswerScore{1, 1}},
+		{"no refs", "x", false, nil, false, AnswerScore{0, 0}},
+	} {
+		if got := ScoreAnswer(c.pred, c.abstained, c.refs, c.unanswerable); got != c.want {
+			t.Errorf("%s: ScoreAnswer(%q, %v, %q, %v) = %+v, want %+v", c.name, c.pred, c.abstained, c.refs, c.unanswerable, got, c.want)
+		}
+	}
+}
+
+func TestExactMatchTokenF1(t *testing.T) {
+	if got := ExactMatch("The Cat", []string{"dog", "cat"}); got != 1 {
+		t.Errorf("ExactMatch = %v, want 1", got)
+	}
+	if got := ExactMatch("", []string{"the"}); got != 1 {
+		t.Errorf("ExactMatch keeps empty references: got %v, want 1", got)
+	}
+	if got := ExactMatch("x", nil); got != 0 {
+		t.Errorf("ExactMatch with no references = %v, want 0", got)
+	}
+	// pred {cat, cat}, gold {cat}: overlap 1, P 1/2, R 1, F1 2/3.
+	if got := TokenF1("the cat cat", []string{"a cat"}); math.Abs(got-2.0/3) > 1e-15 {
+		t.Errorf("TokenF1 = %v, want 2/3", got)
+	}
+	if got := TokenF1("", []string{"the"}); got != 1 {
+		t.Errorf("TokenF1 of two empties = %v, want 1", got)
+	}
+	if got := TokenF1("", []string{"cat"}); got != 0 {
+		t.Errorf("TokenF1 of empty prediction = %v, want 0", got)
+	}
+}
+
+func BenchmarkScoreAnswer(b *testing.B) {
+	refs := []string{"The Eiffel Tower in Paris", "Eiffel Tower", "the tower designed by Gustave Eiffel"}
+	b.ReportAllocs()
+	for b.Loop() {
+		ScoreAnswer("It is the Eiffel Tower, in Paris, France.", false, refs, false)
+	}
+}

@@ -1,0 +1,191 @@
+package metrics
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Averaging names the set of queries a run's summary averages over. The
+// tools disagree, so lasagna always says which one it used.
+type Averaging int
+
+const (
+	// AverageTrecEval is trec_eval 10's default: the queries present in both
+	// the qrels and the run. Run queries without judgements are ignored; a
+	// qrels query missing from the run is an error ([MissingQueriesError]),
+	// as trec_eval 10 makes it fatal.
+	AverageTrecEval Averaging = iota
+	// AverageComplete is trec_eval -c (and ir_measures): every qrels query;
+	// a query missing from the run scores 0 on every measure (its NumRel
+	// still counts).
+	AverageComplete
+	// AverageRun is BEIR / pytrec_eval: the run's queries that have
+	// judgements; qrels queries missing from the run are silently left out
+	// (as trec_eval 9 did).
+	AverageRun
+)
+
+// String returns the mode's name: "trec_eval", "complete" or "run".
+func (a Averaging) String() string {
+	switch a {
+	case AverageTrecEval:
+		return "trec_eval"
+	case AverageComplete:
+		return "complete"
+	case AverageRun:
+		return "run"
+	}
+	return fmt.Sprintf("Averaging(%d)", int(a))
+}
+
+// MissingQueriesError reports qrels queries with no results in the run under
+// [AverageTrecEval]. IDs are sorted byte-wise.
+type MissingQueriesError struct {
+	IDs []string
+}
+
+func (e *MissingQueriesError) Error() string {
+	more := ""
+	if len(e.IDs) > 1 {
+		more = fmt.Sprintf(" (and %d more qrels queries)", len(e.IDs)-1)
+	}
+	return fmt.Sprintf("qrels query %q has no results in the run%s; average with complete judgements (trec_eval -c) to score such queries 0", e.IDs[0], more)
+}
+
+// TrecQuery is one evaluated query: its id, whether it was missing from the
+// run (only under [AverageComplete]), and its measures.
+type TrecQuery struct {
+	ID      string
+	Missing bool
+	TrecMeasures
+}
+
+// TrecRun is the evaluation of a whole run. Queries are the averaged
+// queries in byte-wise ascending id order (trec_eval's -q order); Summary
+// holds the sums and means over them (see [TrecMeasures]); NumQ is
+// len(Queries).
+type TrecRun struct {
+	Averaging Averaging
+	Queries   []TrecQuery
+	Summary   TrecMeasures
+	NumQ      int
+}
+
+// EvaluateRun evaluates a run against qrels as trec_eval does and averages
+// over the queries avg names. run maps query ids to that query's retrieved
+// documents in rank order (sort with [SortTREC] first for trec_eval's
+// order); id returns a document's id. See [EvaluateQuery] for the per-query
+// rules. Queries are evaluated in parallel over GOMAXPROCS goroutines; run
+// and qrels are only read.
+//
+// It returns an error when opts is invalid, when no query can be averaged,
+// or (under [AverageTrecEval]) a [*MissingQueriesError].
+func EvaluateRun[H any](qrels map[string]map[string]int, run map[string][]H, id func(H) string, opts TrecOptions, avg Averaging) (*TrecRun, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(qrels))
+	var missing []string
+	for q := range qrels {
+		_, inRun := run[q]
+		switch {
+		case inRun:
+			ids = append(ids, q)
+		case avg == AverageComplete:
+			ids = append(ids, q)
+		case avg == AverageTrecEval:
+			missing = append(missing, q)
+		}
+	}
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		return nil, &MissingQueriesError{IDs: missing}
+	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("no query has both results in the run and judgements in the qrels (averaging %s)", avg)
+	}
+	slices.SortFunc(ids, strings.Compare)
+
+	out := &TrecRun{Averaging: avg, Queries: make([]TrecQuery, len(ids)), NumQ: len(ids)}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	workers := min(runtime.GOMAXPROCS(0), len(ids))
+	for range workers {
+		wg.Go(func() {
+			var e Evaluator
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(ids) {
+					return
+				}
+				q := ids[i]
+				hits, inRun := run[q]
+				tq := TrecQuery{ID: q, Missing: !inRun}
+				tq.TrecMeasures = EvaluateQuery(&e, hits, id, qrels[q], &opts)
+				out.Queries[i] = tq
+			}
+		})
+	}
+	wg.Wait()
+	out.Summary = summarize(out.Queries, &opts)
+	return out, nil
+}
+
+// summarize sums counts and averages values in query order (trec_eval's
+// accumulation order, so rounding matches).
+func summarize(qs []TrecQuery, opts *TrecOptions) TrecMeasures {
+	s := TrecMeasures{
+		P:       make([]float64, len(opts.P)),
+		Recall:  make([]float64, len(opts.Recall)),
+		NDCGCut: make([]float64, len(opts.NDCGCut)),
+		MAPCut:  make([]float64, len(opts.MAPCut)),
+		Success: make([]float64, len(opts.Success)),
+	}
+	logSum := 0.0
+	for i := range qs {
+		m := &qs[i].TrecMeasures
+		s.NumRet += m.NumRet
+		s.NumRel += m.NumRel
+		s.NumRelRet += m.NumRelRet
+		s.MAP += m.MAP
+		logSum += math.Log(max(m.MAP, gmMinMAP))
+		s.RPrec += m.RPrec
+		s.RecipRank += m.RecipRank
+		s.NDCG += m.NDCG
+		addTo(s.P, m.P)
+		addTo(s.Recall, m.Recall)
+		addTo(s.NDCGCut, m.NDCGCut)
+		addTo(s.MAPCut, m.MAPCut)
+		addTo(s.Success, m.Success)
+	}
+	n := float64(len(qs))
+	if n == 0 {
+		return s
+	}
+	s.MAP /= n
+	s.GMMAP = math.Exp(logSum / n)
+	s.RPrec /= n
+	s.RecipRank /= n
+	s.NDCG /= n
+	for _, v := range [][]float64{s.P, s.Recall, s.NDCGCut, s.MAPCut, s.Success} {
+		for j := range v {
+			v[j] /= n
+		}
+	}
+	return s
+}
+
+// gmMinMAP is the floor trec_eval's gm_map puts under a query's average
+// precision before taking its logarithm.
+const gmMinMAP = 0.00001
+
+func addTo(dst, src []float64) {
+	for j := range dst {
+		dst[j] += src[j]
+	}
+}

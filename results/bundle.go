@@ -1,0 +1,323 @@
+package results
+
+import (
+	"runtime"
+	"slices"
+	"strings"
+
+	lasagna "github.com/lasagna-go/lasagna"
+)
+
+// SchemaVersion is the bundle schema version this package writes. Readers
+// accept every 1.y version: 1.0 ≤ v < 2.0.
+const SchemaVersion = "1.0"
+
+// MetricsVersion is the version of the metric definitions (SPEC §7) this
+// release computes. Numbers under different metrics versions are not
+// comparable.
+const MetricsVersion = "1"
+
+// schemaVersionPattern matches every schema version a 1.x reader accepts.
+// The JSON Schema carries it, and the validator applies it, so the two agree.
+const schemaVersionPattern = `^1\.(0|[1-9][0-9]*)$`
+
+// Determinism states how a run was seeded. It is never "reproducible": LLM
+// judges and GPU kernels defeat that claim.
+type Determinism string
+
+const (
+	// SeededPerTask: every task (query, repeat) has its own seed.
+	SeededPerTask Determinism = "seeded_per_task"
+	// SeededGlobalConcurrent: one global seed, tasks ran concurrently.
+	SeededGlobalConcurrent Determinism = "seeded_global_concurrent"
+	// Seeded: one global seed, tasks ran in order.
+	Seeded Determinism = "seeded"
+)
+
+// Determinisms lists every valid Determinism; the JSON Schema's enum is
+// generated from it.
+var Determinisms = []Determinism{SeededPerTask, SeededGlobalConcurrent, Seeded}
+
+// Valid reports whether d is one of Determinisms.
+func (d Determinism) Valid() bool { return slices.Contains(Determinisms, d) }
+
+// Corpus provenances a held_fixed block may state. An absent
+// corpus_provenance means ProvenanceNative.
+var Provenances = []lasagna.Provenance{lasagna.ProvenanceNative, lasagna.ProvenancePooledGold, ProvenanceNone}
+
+// ProvenanceNone is how a bundle writes lasagna.ProvenanceNone (a benchmark
+// without a corpus).
+const ProvenanceNone lasagna.Provenance = "none"
+
+// Modes lists the values resolved_mode may take.
+var Modes = []lasagna.Mode{lasagna.ModeRetrieval, lasagna.ModeGeneration, lasagna.ModeRAG, lasagna.ModeClosedBook}
+
+// Bundle is a results bundle (schema 1.0, seed 003): one run with its
+// provenance. Optional fields use pointers or omitzero so that an absent
+// field stays absent through a read and a write, and so that absent is never
+// confused with zero.
+//
+// RunID is the hex sha256 of the RFC 8785 canonical JSON of the bundle
+// without run_id; Finalize and Write set it, Validate recomputes it.
+type Bundle struct {
+	SchemaVersion  string     `json:"schema_version" jsonschema:"description=The bundle schema version; readers accept 1.0 up to but not including 2.0"`
+	MetricsVersion string     `json:"metrics_version" jsonschema:"description=The metric definitions; numbers under different values are not comparable"`
+	RunID          string     `json:"run_id" jsonschema:"pattern=^[0-9a-f]{64}$,description=Hex sha256 of the RFC 8785 canonical JSON of the bundle without run_id"`
+	Submitter      *Submitter `json:"submitter,omitzero"`
+	Experiment     Experiment `json:"experiment"`
+	Configs        []Config   `json:"configs" jsonschema:"description=One entry per benchmark and arm"`
+	Results        []Result   `json:"results" jsonschema:"description=One entry per benchmark and arm with its metrics and per-query scores"`
+	Integrity      Integrity  `json:"integrity"`
+}
+
+// Submitter names who published the bundle.
+type Submitter struct {
+	Name        string `json:"name"`
+	Affiliation string `json:"affiliation,omitzero"`
+}
+
+// Experiment holds the environment and the run-level facts.
+type Experiment struct {
+	Environment Environment `json:"environment"`
+	// Components maps each component name the run used to its paper and
+	// claimed metrics.
+	Components map[string]Component `json:"components,omitzero"`
+	// NothingSamples is true when only retrieval ran and no task called an
+	// LLM; one run is then the whole answer and SINGLE_RUN is not raised.
+	NothingSamples bool        `json:"nothing_samples"`
+	Determinism    Determinism `json:"determinism"`
+}
+
+// Environment describes the software a run used. It never holds paths,
+// host names, user names or credential names: bundles are published.
+type Environment struct {
+	LasagnaVersion string `json:"lasagna_version"`
+	// Platform is GOOS/GOARCH, e.g. "linux/amd64".
+	Platform string `json:"platform"`
+	// Go is the Go runtime version, e.g. "go1.26.8" (seed 003's Python
+	// implementation records "python" here).
+	Go string `json:"go"`
+}
+
+// CurrentEnvironment returns the Environment of this process for the given
+// lasagna version: runtime.GOOS/GOARCH and runtime.Version(), nothing else.
+func CurrentEnvironment(lasagnaVersion string) Environment {
+	return Environment{
+		LasagnaVersion: lasagnaVersion,
+		Platform:       runtime.GOOS + "/" + runtime.GOARCH,
+		Go:             runtime.Version(),
+	}
+}
+
+// Component is what a bundle records about a named component.
+type Component struct {
+	Paper          string             `json:"paper,omitzero"`
+	ClaimedMetrics map[string]float64 `json:"claimed_metrics,omitzero"`
+}
+
+// Config describes one arm on one benchmark.
+type Config struct {
+	Name      string `json:"name"`
+	Benchmark string `json:"benchmark"`
+	// ComparabilityKey is the hex sha256 of the canonical JSON of HeldFixed;
+	// Finalize sets it, Validate recomputes it.
+	ComparabilityKey string    `json:"comparability_key" jsonschema:"pattern=^[0-9a-f]{64}$"`
+	HeldFixed        HeldFixed `json:"held_fixed"`
+	// VariedDimensions names what this arm changed: stage slots such as
+	// "reranker", or config flags. They are excluded from the key.
+	VariedDimensions []string `json:"varied_dimensions"`
+	// VariedLevels gives the value each varied dimension took.
+	VariedLevels map[string]string `json:"varied_levels"`
+}
+
+// HeldFixed is the configuration held fixed across the arms of a
+// comparison; its canonical JSON is hashed into the comparability key.
+//
+// The data fields (metrics_version … resolved_mode) are required. The stage
+// settings are written only when they apply to the run (a retrieval-only
+// run has no judge_model); a pointer distinguishes an absent field from a
+// zero value. Fields added by later metrics versions are optional, so older
+// bundles stay valid.
+type HeldFixed struct {
+	MetricsVersion string `json:"metrics_version"`
+	Benchmark      string `json:"benchmark"`
+	// Split is the BEIR split; "" for a file.
+	Split string `json:"split"`
+	// NSamples is the number of queries the plan sampled.
+	NSamples     int64 `json:"n_samples" jsonschema:"minimum=0"`
+	SamplingSeed int64 `json:"sampling_seed"`
+	// SampleIDDigest is the hex sha256 of the sorted sampled query ids.
+	SampleIDDigest string `json:"sample_id_digest"`
+	// CorpusFingerprint identifies the corpus searched (the dataset
+	// revision); "" when the benchmark has no corpus.
+	CorpusFingerprint string `json:"corpus_fingerprint"`
+	// CorpusProvenance is native (the default when absent), pooled_gold or
+	// none.
+	CorpusProvenance lasagna.Provenance `json:"corpus_provenance,omitzero"`
+	ResolvedMode     lasagna.Mode       `json:"resolved_mode"`
+	EmbedderModel    *string            `json:"embedder_model,omitzero"`
+	EmbedderDim      *int               `json:"embedder_dim,omitzero" jsonschema:"minimum=0"`
+	Chunker          *string            `json:"chunker,omitzero"`
+	RetrieverTopK    *int               `json:"retriever_top_k,omitzero" jsonschema:"minimum=0"`
+	VectorBackend    *string            `json:"vector_backend,omitzero"`
+	JudgeModel       *string            `json:"judge_model,omitzero"`
+	BM25Stemming     *bool              `json:"bm25_stemming,omitzero"`
+	// FixedStages maps each stage held fixed to its component and settings,
+	// written as one canonical string (e.g. "bm25 k1=0.9 b=0.4").
+	FixedStages     map[string]string `json:"fixed_stages,omitzero"`
+	SimilarityModel *string           `json:"similarity_model,omitzero"`
+	// CorpusIngestGap counts corpus documents that failed to index; above
+	// zero raises PARTIAL_CORPUS.
+	CorpusIngestGap *int `json:"corpus_ingest_gap,omitzero" jsonschema:"minimum=0"`
+}
+
+// Result holds the scores of one arm on one benchmark.
+type Result struct {
+	BenchmarkName string `json:"benchmark_name"`
+	ConfigName    string `json:"config_name"`
+	// Metrics maps a metric name to its aggregate value (the mean over the
+	// queries that have a score for it).
+	Metrics map[string]float64 `json:"metrics"`
+	// MetricStats gives, per metric, the number of queries averaged, the mean
+	// and its bootstrap confidence interval.
+	MetricStats     map[string]MetricStat `json:"metric_stats,omitzero"`
+	PerSampleScores []Sample              `json:"per_sample_scores,omitzero"`
+}
+
+// MetricStat is the statistics of one aggregate metric: N queries, their
+// Mean and the bootstrap confidence interval [CILow, CIHigh] at Level.
+type MetricStat struct {
+	N      int     `json:"n" jsonschema:"minimum=0"`
+	Mean   float64 `json:"mean"`
+	CILow  float64 `json:"ci_low"`
+	CIHigh float64 `json:"ci_high"`
+	Level  float64 `json:"level,omitzero" jsonschema:"exclusiveMinimum=0,exclusiveMaximum=1"`
+}
+
+// Sample is the per-query row of a result.
+//
+// A failed query carries Error and no Scores (never zeros). RetrievedIDs is
+// the ranked list the metrics were computed on and Retrieved the id, score
+// and rank of each hit; the rank is authoritative (scores may tie). An empty
+// ranked list is written as [] and is not the same as an absent one (a row
+// that did not retrieve).
+type Sample struct {
+	QueryID      string             `json:"query_id" jsonschema:"minLength=1"`
+	Scores       map[string]float64 `json:"scores,omitzero"`
+	RetrievedIDs []string           `json:"_retrieved_ids,omitzero"`
+	Retrieved    []Retrieved        `json:"_retrieved,omitzero"`
+	// Answer is the generated answer; nil when the arm produced none (an
+	// empty answer is an abstention and is written as "").
+	Answer *string `json:"answer,omitzero"`
+	// Error is the pipeline error of a failed query.
+	Error string `json:"error,omitzero"`
+	// JudgeError is the error of a failed judge call; the judged metrics are
+	// then absent from Scores.
+	JudgeError string `json:"judge_error,omitzero"`
+}
+
+// Retrieved is one hit of a ranked list.
+type Retrieved struct {
+	ID    string  `json:"id"`
+	Score float64 `json:"score"`
+	Rank  int     `json:"rank" jsonschema:"minimum=1"`
+}
+
+// Integrity holds the raised integrity codes as lines formatted by
+// lasagna.Finding.String: "CODE at where: detail (fix: …)".
+type Integrity struct {
+	Warnings []string `json:"warnings"`
+	Blocking []string `json:"blocking"`
+}
+
+// Add records f under Blocking or Warnings according to its code's level,
+// unless the same line is already there.
+func (in *Integrity) Add(f lasagna.Finding) {
+	s := f.String()
+	if f.Blocking() {
+		if !slices.Contains(in.Blocking, s) {
+			in.Blocking = append(in.Blocking, s)
+		}
+		return
+	}
+	if !slices.Contains(in.Warnings, s) {
+		in.Warnings = append(in.Warnings, s)
+	}
+}
+
+// ParseFinding parses an integrity line written by Finding.String back into
+// its code and where. The detail keeps the rest of the line (including the
+// fix). ok is false when the line does not start with an upper-case code.
+func ParseFinding(line string) (f lasagna.Finding, ok bool) {
+	code := line
+	rest := ""
+	if i := strings.IndexAny(line, " :"); i >= 0 {
+		code, rest = line[:i], line[i:]
+	}
+	if code == "" || strings.Trim(code, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789") != "" {
+		return lasagna.Finding{}, false
+	}
+	f.Code = lasagna.Code(code)
+	if w, ok := strings.CutPrefix(rest, " at "); ok {
+		if i := strings.Index(w, ": "); i >= 0 {
+			f.Where, rest = w[:i], w[i:]
+		} else {
+			f.Where, rest = w, ""
+		}
+	}
+	f.Detail = strings.TrimPrefix(rest, ": ")
+	return f, true
+}
+
+// Config returns the config of the given benchmark and arm name.
+func (b *Bundle) Config(benchmark, name string) (*Config, bool) {
+	for i := range b.Configs {
+		if b.Configs[i].Benchmark == benchmark && b.Configs[i].Name == name {
+			return &b.Configs[i], true
+		}
+	}
+	return nil, false
+}
+
+// Result returns the result of the given benchmark and arm name.
+func (b *Bundle) Result(benchmark, config string) (*Result, bool) {
+	for i := range b.Results {
+		if b.Results[i].BenchmarkName == benchmark && b.Results[i].ConfigName == config {
+			return &b.Results[i], true
+		}
+	}
+	return nil, false
+}
+
+// BundleProvenance returns how a bundle writes p: lasagna.ProvenanceNone
+// (no corpus) becomes "none", the others are unchanged.
+func BundleProvenance(p lasagna.Provenance) lasagna.Provenance {
+	if p == lasagna.ProvenanceNone {
+		return ProvenanceNone
+	}
+	return p
+}
+
+// NewHeldFixed returns the data fields of held_fixed for a run of mode on
+// benchmark b: metrics_version, the benchmark's name, split, corpus
+// fingerprint (its revision) and provenance, and the sampling facts the
+// caller passes (nSamples queries drawn with seed, whose sorted ids hash to
+// sampleDigest). Stage settings are left for the caller to set. Nothing of
+// b's Source path is kept.
+func NewHeldFixed(b *lasagna.Benchmark, mode lasagna.Mode, nSamples int, seed int64, sampleDigest string) HeldFixed {
+	fp := ""
+	if b.Provenance != lasagna.ProvenanceNone {
+		fp = b.Revision
+	}
+	return HeldFixed{
+		MetricsVersion:    MetricsVersion,
+		Benchmark:         b.Name,
+		Split:             b.Split,
+		NSamples:          int64(nSamples),
+		SamplingSeed:      seed,
+		SampleIDDigest:    sampleDigest,
+		CorpusFingerprint: fp,
+		CorpusProvenance:  BundleProvenance(b.Provenance),
+		ResolvedMode:      mode,
+	}
+}

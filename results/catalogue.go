@@ -1,0 +1,24 @@
+package results
+
+import (
+	"fmt"
+	"strings"
+
+	lasagna "github.com/lasagna-go/lasagna"
+)
+
+// CatalogueMarkdown renders the integrity catalogue as a Markdown table
+// (code, level, raised when, fix): every row of lasagna.Catalogue, then the
+// validation-only rows of ValidationCodes. The documentation is generated
+// from it, so docs and code cannot disagree.
+func CatalogueMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| code | level | raised when | fix |\n| --- | --- | --- | --- |\n")
+	rows := append(append([]lasagna.CodeInfo{}, lasagna.Catalogue...), ValidationCodes...)
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", r.Code, r.Level, mdCell(r.Meaning), mdCell(r.Fix))
+	}
+	return b.String()
+}
+
+func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }

@@ -1,0 +1,528 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	lasagna "github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/metrics"
+)
+
+// Arm is one arm of one bundle, ready to compare: its config and result,
+// under the label comparisons print.
+type Arm struct {
+	Label  string
+	Config Config
+	Result Result
+}
+
+// Arms returns the arms of b that have both a config and a result, in the
+// order of b.Configs, labelled prefix + config name.
+func Arms(b *Bundle, prefix string) []Arm {
+	var out []Arm
+	for _, c := range b.Configs {
+		if r, ok := b.Result(c.Benchmark, c.Name); ok {
+			out = append(out, Arm{Label: prefix + c.Name, Config: c, Result: *r})
+		}
+	}
+	return out
+}
+
+// Pair is one comparison to make: Arm against Baseline (differences are
+// Arm − Baseline).
+type Pair struct {
+	Arm, Baseline Arm
+}
+
+// PairWithin pairs the arms of each benchmark with that benchmark's
+// baseline: the arm whose label or config name is baseline, or the first
+// arm of the benchmark when baseline is "". It fails when a benchmark has no
+// arm named baseline, or more than one.
+func PairWithin(arms []Arm, baseline string) ([]Pair, error) {
+	var benches []string
+	by := map[string][]Arm{}
+	for _, a := range arms {
+		if _, ok := by[a.Config.Benchmark]; !ok {
+			benches = append(benches, a.Config.Benchmark)
+		}
+		by[a.Config.Benchmark] = append(by[a.Config.Benchmark], a)
+	}
+	var pairs []Pair
+	for _, bench := range benches {
+		group := by[bench]
+		base := 0
+		if baseline != "" {
+			base = -1
+			for i, a := range group {
+				if a.Label == baseline || a.Config.Name == baseline {
+					if base >= 0 {
+						return nil, fmt.Errorf("benchmark %s: baseline %q names both %s and %s; give the full label", bench, baseline, group[base].Label, a.Label)
+					}
+					base = i
+				}
+			}
+			if base < 0 {
+				return nil, fmt.Errorf("benchmark %s has no arm %q (arms: %s)", bench, baseline, strings.Join(labels(group), ", "))
+			}
+		}
+		for i, a := range group {
+			if i != base {
+				pairs = append(pairs, Pair{Arm: a, Baseline: group[base]})
+			}
+		}
+	}
+	return pairs, nil
+}
+
+func labels(arms []Arm) []string {
+	out := make([]string, len(arms))
+	for i, a := range arms {
+		out[i] = a.Label
+	}
+	return out
+}
+
+// PairAcross pairs the arms of candidate with the arms of baseline of the
+// same benchmark and config name. When no name matches on a benchmark that
+// has exactly one arm on each side, those two arms are paired. Arms left
+// unpaired are returned by name so the caller can say so.
+func PairAcross(candidate, baseline []Arm) (pairs []Pair, unpaired []string) {
+	used := map[int]bool{}
+	var left []int
+	for i, a := range candidate {
+		j := slices.IndexFunc(baseline, func(b Arm) bool {
+			return b.Config.Benchmark == a.Config.Benchmark && b.Config.Name == a.Config.Name
+		})
+		if j < 0 {
+			left = append(left, i)
+			continue
+		}
+		used[j] = true
+		pairs = append(pairs, Pair{Arm: a, Baseline: baseline[j]})
+	}
+	count := func(arms []Arm, bench string) int {
+		n := 0
+		for _, a := range arms {
+			if a.Config.Benchmark == bench {
+				n++
+			}
+		}
+		return n
+	}
+	for _, i := range left {
+		a := candidate[i]
+		j := slices.IndexFunc(baseline, func(b Arm) bool { return b.Config.Benchmark == a.Config.Benchmark })
+		if j >= 0 && !used[j] && count(candidate, a.Config.Benchmark) == 1 && count(baseline, a.Config.Benchmark) == 1 {
+			used[j] = true
+			pairs = append(pairs, Pair{Arm: a, Baseline: baseline[j]})
+			continue
+		}
+		unpaired = append(unpaired, a.Label)
+	}
+	for j, b := range baseline {
+		if !used[j] {
+			unpaired = append(unpaired, b.Label)
+		}
+	}
+	return pairs, unpaired
+}
+
+// CompareOptions configures Compare. The zero value works: every metric
+// both arms score per query, 10000 resamples, seed 0, 95% intervals and a
+// 0.05 significance level on Holm-adjusted p-values.
+type CompareOptions struct {
+	// Metrics to compare; nil means every metric both arms of a pair score
+	// per query, sorted by name.
+	Metrics   []string
+	Resamples int
+	Seed      uint64
+	// Level is the confidence level of the intervals (default 0.95); a
+	// difference is significant when its Holm p-value is below 1 − Level.
+	Level float64
+}
+
+func (o CompareOptions) level() float64 {
+	if !(o.Level > 0 && o.Level < 1) {
+		return metrics.DefaultLevel
+	}
+	return o.Level
+}
+
+// Comparison is one paired comparison of one metric: Arm against Baseline
+// on the N queries both scored without error.
+type Comparison struct {
+	Benchmark    string
+	Arm          string
+	Baseline     string
+	Metric       string
+	Mean         float64 // Arm's mean over the paired queries
+	BaselineMean float64 // Baseline's mean over the same queries
+	Stats        metrics.Paired
+	// HolmP is Stats.P adjusted by Holm over every comparison of the call.
+	HolmP       float64
+	Significant bool
+	// Dropped counts the queries of either arm left out of the pairing:
+	// absent from the other arm, failed in either, or without this metric.
+	Dropped int
+	Alpha   float64
+}
+
+// Refusal is a pair Compare would not compare, and why.
+type Refusal struct {
+	Benchmark     string
+	Arm, Baseline string
+	// Code is lasagna.StageIsolation when the arms differ in a stage or
+	// setting they did not declare; "" when they are simply not comparable
+	// (other data, other metrics version) or share nothing to compare.
+	Code   lasagna.Code
+	Fields []FieldDiff
+	Reason string
+}
+
+// String formats the refusal as one line.
+func (r Refusal) String() string {
+	s := fmt.Sprintf("%s vs %s on %s: %s", r.Arm, r.Baseline, r.Benchmark, r.Reason)
+	if r.Code != "" {
+		s = string(r.Code) + ": " + s
+	}
+	return s
+}
+
+// FieldDiff is a held_fixed field whose value differs between two arms; A
+// and B are the JSON values ("absent" when missing).
+type FieldDiff struct {
+	Field string
+	A, B  string
+}
+
+// Comparisons is the outcome of Compare.
+type Comparisons struct {
+	Comparisons []Comparison
+	Refusals    []Refusal
+}
+
+// dataFields are the held_fixed fields that describe the data and the
+// metric definitions rather than a stage: a difference there makes arms not
+// comparable at all.
+var dataFields = []string{"metrics_version", "benchmark", "split", "n_samples", "sampling_seed",
+	"sample_id_digest", "corpus_fingerprint", "corpus_provenance", "resolved_mode"}
+
+// Comparable checks that a and b may be compared: their held_fixed blocks
+// (and so their comparability keys) must be equal, and they must declare
+// the same varied dimensions. It returns nil when they may.
+func Comparable(a, b Arm) *Refusal {
+	ref := &Refusal{Benchmark: b.Config.Benchmark, Arm: a.Label, Baseline: b.Label}
+	diffs := HeldFixedDiff(a.Config.HeldFixed, b.Config.HeldFixed)
+	if len(diffs) > 0 {
+		ref.Fields = diffs
+		var names []string
+		for _, d := range diffs {
+			names = append(names, fmt.Sprintf("%s (%s: %s, %s: %s)", d.Field, a.Label, d.A, b.Label, d.B))
+			base, _, _ := strings.Cut(d.Field, ".")
+			if !slices.Contains(dataFields, base) {
+				ref.Code = lasagna.StageIsolation
+			}
+		}
+		ref.Reason = "comparability keys differ: held_fixed differs in " + strings.Join(names, "; ")
+		if ref.Code != "" {
+			ref.Reason += "; declare the differing stage in varied_dimensions or hold it fixed"
+		}
+		return ref
+	}
+	da, db := slices.Sorted(slices.Values(a.Config.VariedDimensions)), slices.Sorted(slices.Values(b.Config.VariedDimensions))
+	if !slices.Equal(da, db) {
+		ref.Code = lasagna.StageIsolation
+		ref.Reason = fmt.Sprintf("the arms declare different varied dimensions (%s: [%s], %s: [%s]), so a stage one of them varies is undeclared in the other",
+			a.Label, strings.Join(da, ", "), b.Label, strings.Join(db, ", "))
+		return ref
+	}
+	return nil
+}
+
+// HeldFixedDiff lists the held_fixed fields whose values differ between a
+// and b, in field order; fixed_stages is compared stage by stage
+// ("fixed_stages.reranker").
+func HeldFixedDiff(a, b HeldFixed) []FieldDiff {
+	ma, mb := fieldMap(a), fieldMap(b)
+	var keys []string
+	for _, m := range []map[string]string{ma, mb} {
+		for k := range m {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	order := heldFixedOrder()
+	slices.SortFunc(keys, func(x, y string) int {
+		bx, _, _ := strings.Cut(x, ".")
+		by, _, _ := strings.Cut(y, ".")
+		if c := slices.Index(order, bx) - slices.Index(order, by); c != 0 {
+			return c
+		}
+		return strings.Compare(x, y)
+	})
+	var out []FieldDiff
+	for _, k := range keys {
+		va, oka := ma[k]
+		vb, okb := mb[k]
+		if oka && okb && va == vb {
+			continue
+		}
+		if !oka {
+			va = "absent"
+		}
+		if !okb {
+			vb = "absent"
+		}
+		out = append(out, FieldDiff{Field: k, A: va, B: vb})
+	}
+	return out
+}
+
+// fieldMap flattens h into field → canonical JSON value, with fixed_stages
+// split per stage.
+func fieldMap(h HeldFixed) map[string]string {
+	data, err := marshal(h)
+	out := map[string]string{}
+	if err != nil {
+		return out
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(data, &m) != nil {
+		return out
+	}
+	for k, v := range m {
+		if k == "fixed_stages" {
+			for stage, s := range h.FixedStages {
+				out[k+"."+stage] = strconv.Quote(s)
+			}
+			continue
+		}
+		c, err := Canonical(v)
+		if err != nil {
+			c = v
+		}
+		out[k] = string(c)
+	}
+	return out
+}
+
+func heldFixedOrder() []string {
+	data, _ := marshal(HeldFixed{})
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var order []string
+	dec.Token()
+	for dec.More() {
+		t, _ := dec.Token()
+		order = append(order, t.(string))
+		var skip json.RawMessage
+		dec.Decode(&skip)
+	}
+	// Optional fields are absent from the zero value; list them in struct order.
+	for _, f := range []string{"corpus_provenance", "embedder_model", "embedder_dim", "chunker",
+		"retriever_top_k", "vector_backend", "judge_model", "bm25_stemming", "fixed_stages",
+		"similarity_model", "corpus_ingest_gap"} {
+		if !slices.Contains(order, f) {
+			order = append(order, f)
+		}
+	}
+	return order
+}
+
+// Compare runs the paired comparisons of pairs: for each comparable pair
+// and each metric, the two arms' per-query scores are paired by query id
+// (queries present and error-free in both, with the metric scored in both)
+// and compared with metrics.ComparePaired; the p-values of all comparisons
+// are then Holm-adjusted as one family. Pairs that are not comparable (see
+// Comparable) or that share no scored query are returned as refusals, never
+// compared. Equal inputs and options give identical results.
+func Compare(pairs []Pair, o CompareOptions) Comparisons {
+	var out Comparisons
+	alpha := 1 - o.level()
+	for _, p := range pairs {
+		if ref := Comparable(p.Arm, p.Baseline); ref != nil {
+			out.Refusals = append(out.Refusals, *ref)
+			continue
+		}
+		ms := o.Metrics
+		if ms == nil {
+			ms = sharedMetrics(p.Arm.Result, p.Baseline.Result)
+		}
+		if len(ms) == 0 {
+			out.Refusals = append(out.Refusals, Refusal{Benchmark: p.Arm.Config.Benchmark, Arm: p.Arm.Label, Baseline: p.Baseline.Label,
+				Reason: "the arms share no per-query metric to compare"})
+			continue
+		}
+		for _, m := range ms {
+			a, b, dropped := pairScores(p.Arm.Result, p.Baseline.Result, m)
+			if len(a) == 0 {
+				out.Refusals = append(out.Refusals, Refusal{Benchmark: p.Arm.Config.Benchmark, Arm: p.Arm.Label, Baseline: p.Baseline.Label,
+					Reason: fmt.Sprintf("no query has a %s score in both arms (%d queries dropped)", m, dropped)})
+				continue
+			}
+			st, err := metrics.ComparePaired(a, b, metrics.PairedOptions{Resamples: o.Resamples, Seed: o.Seed, Level: o.level()})
+			if err != nil {
+				out.Refusals = append(out.Refusals, Refusal{Benchmark: p.Arm.Config.Benchmark, Arm: p.Arm.Label, Baseline: p.Baseline.Label,
+					Reason: fmt.Sprintf("%s: %v", m, err)})
+				continue
+			}
+			out.Comparisons = append(out.Comparisons, Comparison{
+				Benchmark: p.Arm.Config.Benchmark, Arm: p.Arm.Label, Baseline: p.Baseline.Label, Metric: m,
+				Mean: mean(a), BaselineMean: mean(b), Stats: st, Dropped: dropped, Alpha: alpha,
+			})
+		}
+	}
+	ps := make([]float64, len(out.Comparisons))
+	for i, c := range out.Comparisons {
+		ps[i] = c.Stats.P
+	}
+	for i, h := range metrics.Holm(ps) {
+		out.Comparisons[i].HolmP = h
+		out.Comparisons[i].Significant = h < alpha
+	}
+	return out
+}
+
+func mean(xs []float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+// sharedMetrics lists, sorted, the metrics both results score on at least
+// one query.
+func sharedMetrics(a, b Result) []string {
+	names := func(r Result) map[string]bool {
+		m := map[string]bool{}
+		for _, row := range r.PerSampleScores {
+			for k := range row.Scores {
+				m[k] = true
+			}
+		}
+		return m
+	}
+	na, nb := names(a), names(b)
+	var out []string
+	for k := range na {
+		if nb[k] {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// pairScores returns the scores of metric m of a and b paired by query id,
+// in a's row order, and the number of queries of either side left out.
+func pairScores(a, b Result, m string) (xa, xb []float64, dropped int) {
+	score := func(row Sample) (float64, bool) {
+		if row.Error != "" {
+			return 0, false
+		}
+		v, ok := row.Scores[m]
+		return v, ok
+	}
+	inB := map[string]Sample{}
+	for _, row := range b.PerSampleScores {
+		inB[row.QueryID] = row
+	}
+	seen := map[string]bool{}
+	for _, row := range a.PerSampleScores {
+		seen[row.QueryID] = true
+		va, oka := score(row)
+		rb, inb := inB[row.QueryID]
+		vb, okb := score(rb)
+		if oka && inb && okb {
+			xa = append(xa, va)
+			xb = append(xb, vb)
+		} else {
+			dropped++
+		}
+	}
+	for _, row := range b.PerSampleScores {
+		if !seen[row.QueryID] {
+			dropped++
+		}
+	}
+	return xa, xb, dropped
+}
+
+// Verdict returns the one-line reading of c, e.g.
+//
+//	bm25 beats dense by +0.091 ndcg@10 (d_z 0.38, Holm p = 1e-4) on 100 queries
+//	no significant difference: bm25 vs dense on ndcg@10 (+0.004, Holm p = 0.62, 100 queries)
+//
+// A significant negative difference is read the other way round (the
+// baseline beats the arm). Dropped queries and small samples are noted.
+func (c Comparison) Verdict() string {
+	var s string
+	n := c.Stats.N
+	if c.Significant && c.Stats.MeanDiff != 0 {
+		win, lose := c.Arm, c.Baseline
+		if c.Stats.MeanDiff < 0 {
+			win, lose = lose, win
+		}
+		dz := "d_z n/a"
+		if !c.Stats.DzUndefined {
+			dz = "d_z " + FormatNumber(math.Abs(c.Stats.Dz), 2)
+		}
+		s = fmt.Sprintf("%s beats %s by +%s %s (%s, Holm p = %s) on %d %s", win, lose,
+			FormatNumber(math.Abs(c.Stats.MeanDiff), 3), c.Metric, dz, FormatP(c.HolmP), n, plural(n, "query", "queries"))
+	} else {
+		s = fmt.Sprintf("no significant difference: %s vs %s on %s (%s, Holm p = %s, %d %s)", c.Arm, c.Baseline, c.Metric,
+			FormatSigned(c.Stats.MeanDiff, 3), FormatP(c.HolmP), n, plural(n, "query", "queries"))
+	}
+	var notes []string
+	if c.Dropped > 0 {
+		notes = append(notes, fmt.Sprintf("%d %s dropped: missing, failed or unscored in one arm", c.Dropped, plural(c.Dropped, "query", "queries")))
+	}
+	if c.Stats.SmallSample {
+		notes = append(notes, fmt.Sprintf("%s: %d pairs are too few for a reliable interval", lasagna.SmallSample, n))
+	}
+	if len(notes) > 0 {
+		s += "; " + strings.Join(notes, "; ")
+	}
+	return s
+}
+
+// FormatNumber formats x with the given number of decimals, without a
+// negative zero.
+func FormatNumber(x float64, decimals int) string {
+	s := strconv.FormatFloat(x, 'f', decimals, 64)
+	if strings.Trim(s, "-0.") == "" {
+		s = strings.TrimPrefix(s, "-")
+	}
+	return s
+}
+
+// FormatSigned formats x with an explicit sign (+0.004, -0.120).
+func FormatSigned(x float64, decimals int) string {
+	s := FormatNumber(x, decimals)
+	if !strings.HasPrefix(s, "-") {
+		s = "+" + s
+	}
+	return s
+}
+
+// FormatP formats a p-value: two significant digits from 0.001 up
+// ("0.62", "0.012"), else a power of ten ("1e-4", "2.5e-6").
+func FormatP(p float64) string {
+	switch {
+	case p >= 0.001:
+		return strconv.FormatFloat(p, 'g', 2, 64)
+	case p <= 0:
+		return "0"
+	}
+	s := strconv.FormatFloat(p, 'e', 1, 64) // 1.0e-04
+	mant, exp, _ := strings.Cut(s, "e")
+	mant = strings.TrimSuffix(strings.TrimSuffix(mant, "0"), ".")
+	e, _ := strconv.Atoi(exp)
+	return fmt.Sprintf("%se%d", mant, e)
+}

@@ -1,0 +1,211 @@
+package results
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	lasagna "github.com/lasagna-go/lasagna"
+)
+
+// armWith builds an arm whose ndcg@10 on query i is scores[i]; NaN marks a
+// failed query and a missing entry an absent one.
+func armWith(t testing.TB, hf HeldFixed, name string, scores []float64) Arm {
+	var rows []Sample
+	for i, s := range scores {
+		q := fmt.Sprintf("q%d", i)
+		if math.IsNaN(s) {
+			rows = append(rows, Sample{QueryID: q, Error: "boom"})
+			continue
+		}
+		rows = append(rows, Sample{QueryID: q, Scores: map[string]float64{"ndcg@10": s}})
+	}
+	c := retrievalConfig(hf, name, name)
+	return Arm{Label: name, Config: c, Result: Result{BenchmarkName: hf.Benchmark, ConfigName: name, PerSampleScores: rows}}
+}
+
+func testHeldFixed() HeldFixed {
+	return NewHeldFixed(testBenchmark("", lasagna.ProvenanceNative), lasagna.ModeRetrieval, 40, 42, strings.Repeat("ab", 32))
+}
+
+func series(n int, f func(i int) float64) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = f(i)
+	}
+	return out
+}
+
+func TestCompareIdenticalArms(t *testing.T) {
+	hf := testHeldFixed()
+	s := series(40, func(i int) float64 { return float64((i*37)%100) / 100 })
+	got := Compare([]Pair{{armWith(t, hf, "bm25", s), armWith(t, hf, "dense", s)}}, CompareOptions{Seed: 1})
+	if len(got.Refusals) != 0 || len(got.Comparisons) != 1 {
+		t.Fatalf("got %+v", got)
+	}
+	c := got.Comparisons[0]
+	if c.Significant || c.Stats.MeanDiff != 0 || c.HolmP != 1 || c.Stats.N != 40 {
+		t.Errorf("identical arms: %+v", c)
+	}
+	want := "no significant difference: bm25 vs dense on ndcg@10 (+0.000, Holm p = 1, 40 queries)"
+	if v := c.Verdict(); v != want {
+		t.Errorf("verdict %q\nwant    %q", v, want)
+	}
+}
+
+func TestCompareShiftedArm(t *testing.T) {
+	hf := testHeldFixed()
+	base := series(40, func(i int) float64 { return float64((i*37)%90) / 100 })
+	// +0.1 on every query, with a little noise so sd(d) > 0: d is 0.08 … 0.12,
+	// eight times each, so d_z = 0.1 / sqrt(0.008/39) = 6.98, and no random
+	// sign pattern of 10000 reaches the observed sum: p = 1/10001.
+	better := series(40, func(i int) float64 { return base[i] + 0.1 + float64(i%5-2)/100 })
+	for _, c := range []struct {
+		arm, baseline Arm
+		want          string
+	}{
+		{armWith(t, hf, "bm25", better), armWith(t, hf, "dense", base), "bm25 beats dense by +0.100 ndcg@10 (d_z 6.98, Holm p = 1e-4) on 40 queries"},
+		{armWith(t, hf, "dense", base), armWith(t, hf, "bm25", better), "bm25 beats dense by +0.100 ndcg@10 (d_z 6.98, Holm p = 1e-4) on 40 queries"},
+	} {
+		got := Compare([]Pair{{c.arm, c.baseline}}, CompareOptions{Seed: 1})
+		if len(got.Comparisons) != 1 {
+			t.Fatalf("got %+v", got)
+		}
+		cmp := got.Comparisons[0]
+		if !cmp.Significant {
+			t.Errorf("a +0.1 shift on 40 queries is not significant: %+v", cmp)
+		}
+		if (cmp.Stats.MeanDiff > 0) != (c.arm.Label == "bm25") {
+			t.Errorf("wrong sign: %s − %s = %v", c.arm.Label, c.baseline.Label, cmp.Stats.MeanDiff)
+		}
+		if v := cmp.Verdict(); v != c.want {
+			t.Errorf("verdict %q\nwant    %q", v, c.want)
+		}
+	}
+}
+
+func TestCompareHolmOrdering(t *testing.T) {
+	// Against a baseline of zeros, arm "six" is better on 6 of 8 queries,
+	// "five" on 5, "none" on none. The exact sign-flip p-values are 2/2^6,
+	// 2/2^5 and 1; Holm over the family of three multiplies the smallest by
+	// 3 and the next by 2, keeping the order: 0.09375, 0.125, 1.
+	hf := testHeldFixed()
+	zero := make([]float64, 8)
+	six := []float64{.5, .5, .5, .5, .5, .5, 0, 0}
+	five := []float64{.5, .5, .5, .5, .5, 0, 0, 0}
+	arms := []Arm{armWith(t, hf, "base", zero), armWith(t, hf, "none", zero), armWith(t, hf, "five", five), armWith(t, hf, "six", six)}
+	pairs, err := PairWithin(arms, "base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Compare(pairs, CompareOptions{})
+	want := map[string][2]float64{"none": {1, 1}, "five": {2.0 / 32, 0.125}, "six": {2.0 / 64, 0.09375}}
+	if len(got.Comparisons) != 3 {
+		t.Fatalf("got %+v", got)
+	}
+	for _, c := range got.Comparisons {
+		w := want[c.Arm]
+		if math.Abs(c.Stats.P-w[0]) > 1e-12 || math.Abs(c.HolmP-w[1]) > 1e-12 {
+			t.Errorf("%s: p %v, Holm p %v; want %v, %v", c.Arm, c.Stats.P, c.HolmP, w[0], w[1])
+		}
+		if c.Significant {
+			t.Errorf("%s significant at Holm p %v", c.Arm, c.HolmP)
+		}
+		if !c.Stats.SmallSample || !strings.Contains(c.Verdict(), "SMALL_SAMPLE") {
+			t.Errorf("8 pairs not flagged small: %s", c.Verdict())
+		}
+	}
+}
+
+func TestCompareDropsUnpairedQueries(t *testing.T) {
+	hf := testHeldFixed()
+	a := armWith(t, hf, "a", []float64{1, 1, math.NaN(), 1, 1, 1, 1, 1, 1, 1, 1, 1})
+	b := armWith(t, hf, "b", []float64{0, 0, 0, 0, 0, 0, 0, 0, 0, 0})
+	got := Compare([]Pair{{a, b}}, CompareOptions{})
+	c := got.Comparisons[0]
+	// q2 failed in a; q10 and q11 are missing from b.
+	if c.Stats.N != 9 || c.Dropped != 3 {
+		t.Errorf("n %d dropped %d, want 9 and 3", c.Stats.N, c.Dropped)
+	}
+	if !strings.Contains(c.Verdict(), "3 queries dropped") {
+		t.Errorf("verdict does not say how many were dropped: %s", c.Verdict())
+	}
+}
+
+func TestCompareRefusals(t *testing.T) {
+	hf := testHeldFixed()
+	s := series(12, func(i int) float64 { return float64(i) / 12 })
+	other := hf
+	other.SamplingSeed = 7
+	stage := hf
+	stage.Chunker = ptr("fixed-100-words")
+	stages := hf
+	stages.FixedStages = map[string]string{"reranker": "cross-encoder"}
+	undeclared := armWith(t, hf, "x", s)
+	undeclared.Config.VariedDimensions = []string{"retriever", "reranker"}
+	for _, c := range []struct {
+		name     string
+		b        Arm
+		code     lasagna.Code
+		contains string
+	}{
+		{"data field", armWith(t, other, "y", s), "", "held_fixed differs in sampling_seed (x: 42, y: 7)"},
+		{"stage setting", armWith(t, stage, "y", s), lasagna.StageIsolation, `chunker (x: absent, y: "fixed-100-words")`},
+		{"fixed stage", armWith(t, stages, "y", s), lasagna.StageIsolation, `fixed_stages.reranker (x: absent, y: "cross-encoder")`},
+		{"undeclared dimension", undeclared, lasagna.StageIsolation, "declare different varied dimensions"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := armWith(t, hf, "x", s)
+			b := c.b
+			b.Label = "y"
+			if c.name == "undeclared dimension" {
+				a, b = b, armWith(t, hf, "y", s)
+			}
+			got := Compare([]Pair{{a, b}}, CompareOptions{})
+			if len(got.Comparisons) != 0 || len(got.Refusals) != 1 {
+				t.Fatalf("got %+v", got)
+			}
+			r := got.Refusals[0]
+			if r.Code != c.code || !strings.Contains(r.String(), c.contains) {
+				t.Errorf("refusal %q (code %q), want code %q containing %q", r, r.Code, c.code, c.contains)
+			}
+		})
+	}
+}
+
+func TestPairAcross(t *testing.T) {
+	old := Arms(retrievalBundle(t), "old:")
+	cur := Arms(retrievalBundle(t), "new:")
+	pairs, unpaired := PairAcross(cur, old)
+	if len(pairs) != 2 || len(unpaired) != 0 {
+		t.Fatalf("pairs %d unpaired %v", len(pairs), unpaired)
+	}
+	for _, p := range pairs {
+		if p.Arm.Config.Name != p.Baseline.Config.Name {
+			t.Errorf("paired %s with %s", p.Arm.Label, p.Baseline.Label)
+		}
+	}
+	got := Compare(pairs, CompareOptions{Metrics: []string{"ndcg@10"}})
+	for _, c := range got.Comparisons {
+		if c.Significant || c.Stats.MeanDiff != 0 {
+			t.Errorf("a rerun of the same bundle differs: %s", c.Verdict())
+		}
+	}
+	// One arm per side with different names pairs too.
+	pairs, unpaired = PairAcross(cur[:1], old[1:])
+	if len(pairs) != 1 || len(unpaired) != 0 {
+		t.Errorf("single arms: pairs %d unpaired %v", len(pairs), unpaired)
+	}
+	if _, err := PairWithin(cur, "hybrid"); err == nil || !strings.Contains(err.Error(), "arms: new:bm25, new:dense") {
+		t.Errorf("unknown baseline: %v", err)
+	}
+}
+
+func TestFormatP(t *testing.T) {
+	for p, want := range map[float64]string{0.62: "0.62", 1: "1", 0.05: "0.05", 0.0123: "0.012", 1e-4: "1e-4", 0.00025: "2.5e-4", 9.999e-5: "1e-4"} {
+		if got := FormatP(p); got != want {
+			t.Errorf("FormatP(%v) = %q, want %q", p, got, want)
+		}
+	}
+}

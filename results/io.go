@@ -1,0 +1,146 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Write finalizes b (see Finalize) and writes it to w as indented JSON with
+// a trailing newline. The output is deterministic: object members in struct
+// order, map keys sorted, no HTML escaping. Write always writes
+// SchemaVersion, so a bundle read from a later 1.y version is written as 1.0
+// without the fields this release does not know, under a new run_id.
+func Write(w io.Writer, b *Bundle) error {
+	b.SchemaVersion = SchemaVersion
+	if err := Finalize(b); err != nil {
+		return err
+	}
+	data, err := Marshal(b)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(data)
+	return err
+}
+
+// Marshal returns the indented JSON Write writes, without finalizing b.
+func Marshal(b *Bundle) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(b); err != nil {
+		return nil, fmt.Errorf("bundle: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// WriteFile writes b to the named file (see Write).
+func WriteFile(name string, b *Bundle) error {
+	var buf bytes.Buffer
+	if err := Write(&buf, b); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return os.WriteFile(name, buf.Bytes(), 0o644)
+}
+
+// Read parses a bundle. It checks only that the input is one JSON object
+// whose fields have the types of schema 1.x; fields it does not know (from
+// a later 1.y) are accepted and dropped. Use Validate to check a bundle.
+// Errors give the line and column of the problem.
+func Read(r io.Reader) (*Bundle, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	return Unmarshal(data)
+}
+
+// Unmarshal parses a bundle from data (see Read).
+func Unmarshal(data []byte) (*Bundle, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var b Bundle
+	if err := dec.Decode(&b); err != nil {
+		return nil, jsonError(data, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		off := dec.InputOffset()
+		line, col := lineCol(data, off-1)
+		return nil, fmt.Errorf("line %d, column %d: unexpected data after the bundle object (a bundle file holds one json object)", line, col)
+	}
+	return &b, nil
+}
+
+// ReadFile reads and parses the named bundle; errors name the file.
+func ReadFile(name string) (*Bundle, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	b, err := Unmarshal(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return b, nil
+}
+
+// jsonError adds the line and column to a json decoding error.
+func jsonError(data []byte, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		line, col := lineCol(data, se.Offset-1)
+		return fmt.Errorf("line %d, column %d: invalid json: %v", line, col, se)
+	case errors.As(err, &te):
+		line, col := lineCol(data, te.Offset-1)
+		field := te.Field
+		if field == "" {
+			field = "(the bundle)"
+		}
+		return fmt.Errorf("line %d, column %d: field %s: got a json %s, want %s", line, col, field, te.Value, jsonKind(te.Type.Kind().String()))
+	case errors.Is(err, io.EOF):
+		return errors.New("empty input: a bundle is one json object")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return errors.New("unexpected end of input: the bundle json is truncated")
+	}
+	return err
+}
+
+func jsonKind(k string) string {
+	switch k {
+	case "map", "struct":
+		return "an object"
+	case "slice", "array":
+		return "an array"
+	case "float64", "float32":
+		return "a number"
+	case "int", "int64", "int32", "uint64":
+		return "an integer"
+	case "bool":
+		return "true or false"
+	case "string":
+		return "a string"
+	case "ptr":
+		return "a value"
+	}
+	return k
+}
+
+// lineCol converts a byte offset into 1-based line and column numbers.
+func lineCol(data []byte, off int64) (line, col int) {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	if off < 0 {
+		off = 0
+	}
+	prefix := data[:off]
+	line = bytes.Count(prefix, []byte("\n")) + 1
+	col = int(off) - (bytes.LastIndexByte(prefix, '\n') + 1) + 1
+	return line, col
+}

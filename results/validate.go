@@ -1,0 +1,464 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	santhosh "github.com/santhosh-tekuri/jsonschema/v6"
+
+	lasagna "github.com/lasagna-go/lasagna"
+)
+
+// InvalidBundle is the code of a bundle that breaks the schema or the
+// structural rules of schema 1.x (a result naming no config, a failed query
+// with scores, ranks that are not 1..n). It is a validation code of this
+// package, kept beside lasagna.Catalogue (see ValidationCodes).
+const InvalidBundle lasagna.Code = "INVALID_BUNDLE"
+
+// ValidationCodes holds the catalogue rows of the codes only bundle
+// validation raises and lasagna.Catalogue does not list.
+var ValidationCodes = []lasagna.CodeInfo{
+	{Code: InvalidBundle, Level: lasagna.LevelBlocking,
+		Meaning: "the bundle breaks the results schema or a structural rule of schema 1.x",
+		Fix:     "regenerate the bundle with lasagna; never edit a bundle by hand"},
+}
+
+// codeInfo looks c up in lasagna.Catalogue, then in ValidationCodes.
+func codeInfo(c lasagna.Code) (lasagna.CodeInfo, bool) {
+	if info, ok := c.Info(); ok {
+		return info, true
+	}
+	for _, info := range ValidationCodes {
+		if info.Code == c {
+			return info, true
+		}
+	}
+	return lasagna.CodeInfo{}, false
+}
+
+// Problem is one finding of Validate: an integrity code, its level, where
+// in the bundle (benchmark/arm/query ids or a field path) and what.
+type Problem struct {
+	Code   lasagna.Code
+	Level  lasagna.Level
+	Where  string
+	Detail string
+}
+
+// String formats p as "CODE at where: detail (fix: …)", like
+// lasagna.Finding.String.
+func (p Problem) String() string {
+	s := lasagna.Finding{Code: p.Code, Where: p.Where, Detail: p.Detail}.String()
+	if _, ok := p.Code.Info(); !ok {
+		if info, ok := codeInfo(p.Code); ok {
+			s += " (fix: " + info.Fix + ")"
+		}
+	}
+	return s
+}
+
+// Blocking reports whether p blocks.
+func (p Problem) Blocking() bool { return p.Level == lasagna.LevelBlocking }
+
+// Report is the outcome of Validate: every problem found, in a stable
+// order (version, schema, hashes, structure, listed integrity codes).
+type Report struct {
+	Problems []Problem
+}
+
+// Blocking returns the number of blocking problems.
+func (r Report) Blocking() int {
+	n := 0
+	for _, p := range r.Problems {
+		if p.Blocking() {
+			n++
+		}
+	}
+	return n
+}
+
+// Warnings returns the number of warnings.
+func (r Report) Warnings() int { return len(r.Problems) - r.Blocking() }
+
+// OK reports whether the bundle passes: no blocking problem, and with
+// strict no warning either.
+func (r Report) OK(strict bool) bool {
+	if strict {
+		return len(r.Problems) == 0
+	}
+	return r.Blocking() == 0
+}
+
+// Has reports whether the report holds a problem with code c.
+func (r Report) Has(c lasagna.Code) bool {
+	return slices.ContainsFunc(r.Problems, func(p Problem) bool { return p.Code == c })
+}
+
+func (r *Report) add(c lasagna.Code, where, format string, args ...any) {
+	level := lasagna.LevelBlocking
+	if info, ok := codeInfo(c); ok {
+		level = info.Level
+	}
+	r.Problems = append(r.Problems, Problem{Code: c, Level: level, Where: where, Detail: fmt.Sprintf(format, args...)})
+}
+
+var versionRE = regexp.MustCompile(schemaVersionPattern)
+
+// Validate checks the bundle raw (the bytes of a bundle file):
+//
+//   - schema_version is present and 1.0 ≤ v < 2.0 (else SCHEMA_VERSION, and
+//     nothing more is checked);
+//   - the bundle satisfies the JSON Schema of Schema (INVALID_BUNDLE);
+//   - run_id is the hash of the bundle as written, unknown fields included
+//     (RUN_ID_MISMATCH), and each comparability_key the hash of its
+//     held_fixed (COMPARABILITY_KEY_MISMATCH);
+//   - the checks a bundle alone allows: DUPLICATE_RETRIEVED_ID in a ranked
+//     list, ranks 1..n, failed queries without scores, every config with a
+//     result (MISSING_RESULTS) and every result with a config, failed
+//     pipeline and judge calls listed in integrity.blocking
+//     (PIPELINE_ERRORS, JUDGE_ERRORS), corpus_ingest_gap > 0 listed as
+//     PARTIAL_CORPUS, a pooled_gold corpus listed as POOLED_GOLD_CORPUS;
+//   - every code listed in integrity is reported at its level.
+//
+// Validate never panics on any input.
+func Validate(raw []byte) Report {
+	var r Report
+	doc, err := santhosh.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		r.add(InvalidBundle, "bundle", "%v", jsonError(raw, syntaxErr(raw, err)))
+		return r
+	}
+	top, ok := doc.(map[string]any)
+	if !ok {
+		r.add(InvalidBundle, "bundle", "a bundle is a json object, got %s", describe(doc))
+		return r
+	}
+	v, present := top["schema_version"]
+	vs, isString := v.(string)
+	switch {
+	case !present:
+		r.add(lasagna.SchemaVersion, "schema_version", "missing; this reader accepts 1.0 <= v < 2.0")
+		return r
+	case !isString:
+		r.add(lasagna.SchemaVersion, "schema_version", "got %s, want a string such as %q", describe(v), SchemaVersion)
+		return r
+	case !versionRE.MatchString(vs):
+		r.add(lasagna.SchemaVersion, "schema_version", "%q is not accepted; this reader accepts 1.0 <= v < 2.0", vs)
+		return r
+	}
+
+	sch, err := compiledSchema()
+	if err != nil {
+		r.add(InvalidBundle, "schema", "%v", err)
+		return r
+	}
+	if err := sch.Validate(doc); err != nil {
+		var ve *santhosh.ValidationError
+		if errors.As(err, &ve) {
+			for _, leaf := range leaves(ve) {
+				r.add(InvalidBundle, pointerPath(leaf.InstanceLocation), "%s", leafMessage(leaf))
+			}
+		} else {
+			r.add(InvalidBundle, "bundle", "%v", err)
+		}
+	}
+
+	if id, err := RunIDOf(raw); err != nil {
+		r.add(lasagna.RunIDMismatch, "run_id", "cannot hash the bundle: %v", err)
+	} else if got, _ := top["run_id"].(string); got != id {
+		r.add(lasagna.RunIDMismatch, "run_id", "run_id is %q but the bundle hashes to %q: the bundle was edited after it was written", got, id)
+	}
+	checkKeys(&r, raw)
+
+	b, err := Unmarshal(raw)
+	if err != nil {
+		// The schema check has reported the cause already.
+		return r
+	}
+	checkStructure(&r, b)
+	checkListed(&r, b)
+	return r
+}
+
+// leafMessage returns the English message of a leaf validation error.
+func leafMessage(leaf *santhosh.ValidationError) string {
+	if u := leaf.BasicOutput(); u != nil && u.Error != nil {
+		return u.Error.String()
+	}
+	return fmt.Sprintf("fails the schema keyword %s", strings.Join(leaf.ErrorKind.KeywordPath(), "/"))
+}
+
+// syntaxErr re-decodes raw with encoding/json to get an error with an
+// offset.
+func syntaxErr(raw []byte, fallback error) error {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return err
+	}
+	return fallback
+}
+
+func describe(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case string:
+		return "a string"
+	case json.Number, float64:
+		return "a number"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// leaves returns the innermost errors of a schema validation error tree.
+func leaves(ve *santhosh.ValidationError) []*santhosh.ValidationError {
+	if len(ve.Causes) == 0 {
+		return []*santhosh.ValidationError{ve}
+	}
+	var out []*santhosh.ValidationError
+	for _, c := range ve.Causes {
+		out = append(out, leaves(c)...)
+	}
+	return out
+}
+
+// pointerPath formats an instance location as a field path such as
+// results[0].per_sample_scores[3].scores.
+func pointerPath(tokens []string) string {
+	if len(tokens) == 0 {
+		return "bundle"
+	}
+	var b strings.Builder
+	for _, t := range tokens {
+		if _, err := strconv.Atoi(t); err == nil {
+			fmt.Fprintf(&b, "[%s]", t)
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(t)
+	}
+	return b.String()
+}
+
+// checkKeys recomputes every comparability_key from the raw held_fixed.
+func checkKeys(r *Report, raw []byte) {
+	var top struct {
+		Configs []json.RawMessage `json:"configs"`
+	}
+	if json.Unmarshal(raw, &top) != nil {
+		return
+	}
+	for i, c := range top.Configs {
+		var cfg struct {
+			Name             any             `json:"name"`
+			Benchmark        any             `json:"benchmark"`
+			ComparabilityKey any             `json:"comparability_key"`
+			HeldFixed        json.RawMessage `json:"held_fixed"`
+		}
+		if json.Unmarshal(c, &cfg) != nil || cfg.HeldFixed == nil {
+			continue
+		}
+		where := fmt.Sprintf("configs[%d]", i)
+		if n, ok := cfg.Name.(string); ok {
+			if bm, ok := cfg.Benchmark.(string); ok {
+				where = bm + "/" + n
+			}
+		}
+		key, err := hashJSON(cfg.HeldFixed)
+		if err != nil {
+			r.add(lasagna.ComparabilityKeyMismatch, where, "cannot hash held_fixed: %v", err)
+			continue
+		}
+		if got, _ := cfg.ComparabilityKey.(string); got != key {
+			r.add(lasagna.ComparabilityKeyMismatch, where, "comparability_key is %q but held_fixed hashes to %q: held_fixed was edited", got, key)
+		}
+	}
+}
+
+// checkStructure applies the structural rules a bundle alone can be checked
+// against.
+func checkStructure(r *Report, b *Bundle) {
+	type armKey struct{ bench, name string }
+	configs := map[armKey]*Config{}
+	for i := range b.Configs {
+		c := &b.Configs[i]
+		k := armKey{c.Benchmark, c.Name}
+		where := c.Benchmark + "/" + c.Name
+		if _, dup := configs[k]; dup {
+			r.add(InvalidBundle, where, "configs list benchmark %q arm %q twice", c.Benchmark, c.Name)
+			continue
+		}
+		configs[k] = c
+		if c.HeldFixed.Benchmark != c.Benchmark {
+			r.add(InvalidBundle, where, "held_fixed.benchmark is %q but the config's benchmark is %q", c.HeldFixed.Benchmark, c.Benchmark)
+		}
+		if c.HeldFixed.MetricsVersion != b.MetricsVersion {
+			r.add(InvalidBundle, where, "held_fixed.metrics_version is %q but the bundle's metrics_version is %q", c.HeldFixed.MetricsVersion, b.MetricsVersion)
+		}
+		for _, d := range c.VariedDimensions {
+			if _, ok := c.VariedLevels[d]; !ok {
+				r.add(InvalidBundle, where, "varied dimension %q has no entry in varied_levels", d)
+			}
+		}
+	}
+	seen := map[armKey]bool{}
+	for i := range b.Results {
+		res := &b.Results[i]
+		k := armKey{res.BenchmarkName, res.ConfigName}
+		where := res.BenchmarkName + "/" + res.ConfigName
+		if _, ok := configs[k]; !ok {
+			r.add(InvalidBundle, where, "result names benchmark %q arm %q, which no entry of configs describes", res.BenchmarkName, res.ConfigName)
+		}
+		if seen[k] {
+			r.add(InvalidBundle, where, "results list benchmark %q arm %q twice", res.BenchmarkName, res.ConfigName)
+		}
+		seen[k] = true
+		checkRows(r, b, res, where)
+	}
+	for i := range b.Configs {
+		c := &b.Configs[i]
+		if !seen[armKey{c.Benchmark, c.Name}] {
+			r.add(lasagna.MissingResults, c.Benchmark+"/"+c.Name, "the config has no entry in results")
+		}
+	}
+}
+
+func checkRows(r *Report, b *Bundle, res *Result, where string) {
+	ids := map[string]bool{}
+	var failed, judgeFailed []string
+	for i, row := range res.PerSampleScores {
+		w := where + "/" + row.QueryID
+		if row.QueryID == "" {
+			w = fmt.Sprintf("%s/per_sample_scores[%d]", where, i)
+		}
+		if ids[row.QueryID] {
+			r.add(InvalidBundle, w, "query %q has two rows", row.QueryID)
+		}
+		ids[row.QueryID] = true
+		if row.Error != "" {
+			failed = append(failed, row.QueryID)
+			if len(row.Scores) > 0 {
+				r.add(InvalidBundle, w, "a failed query carries scores; it must carry its error and no scores (never 0)")
+			}
+		}
+		if row.JudgeError != "" {
+			judgeFailed = append(judgeFailed, row.QueryID)
+		}
+		if d := firstDuplicate(row.RetrievedIDs); d != "" {
+			r.add(lasagna.DuplicateRetrievedID, w, "_retrieved_ids holds %q more than once", d)
+		}
+		if row.Retrieved != nil {
+			hitIDs := make([]string, len(row.Retrieved))
+			for j, h := range row.Retrieved {
+				hitIDs[j] = h.ID
+				if h.Rank != j+1 {
+					r.add(InvalidBundle, w, "_retrieved[%d] (id %q) has rank %d, want %d: ranks are 1..n in list order", j, h.ID, h.Rank, j+1)
+					break
+				}
+			}
+			if d := firstDuplicate(hitIDs); d != "" && d != firstDuplicate(row.RetrievedIDs) {
+				r.add(lasagna.DuplicateRetrievedID, w, "_retrieved holds %q more than once", d)
+			}
+			if row.RetrievedIDs != nil && !slices.Equal(hitIDs, row.RetrievedIDs) {
+				r.add(InvalidBundle, w, "_retrieved_ids and the ids of _retrieved differ; both are the same ranked list")
+			}
+		}
+	}
+	if len(failed) > 0 && !listed(b.Integrity.Blocking, lasagna.PipelineErrors, where) {
+		r.add(lasagna.PipelineErrors, where, "%d failed quer%s (%s) not listed in integrity.blocking", len(failed), plural(len(failed), "y", "ies"), firstFew(failed))
+	}
+	if len(judgeFailed) > 0 && !listed(b.Integrity.Blocking, lasagna.JudgeErrors, where) {
+		r.add(lasagna.JudgeErrors, where, "%d failed judge call%s (%s) not listed in integrity.blocking", len(judgeFailed), plural(len(judgeFailed), "", "s"), firstFew(judgeFailed))
+	}
+}
+
+// listed reports whether lines hold a finding of code c whose where is
+// arm (benchmark/arm), a prefix of it, a query below it, or empty.
+func listed(lines []string, c lasagna.Code, arm string) bool {
+	for _, l := range lines {
+		f, ok := ParseFinding(l)
+		if !ok || f.Code != c {
+			continue
+		}
+		if f.Where == "" || f.Where == arm || strings.HasPrefix(arm, f.Where+"/") || strings.HasPrefix(f.Where, arm+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// checkListed reports the codes the bundle lists in integrity, and the
+// ones its held_fixed implies but it does not list.
+func checkListed(r *Report, b *Bundle) {
+	for i := range b.Configs {
+		c := &b.Configs[i]
+		where := c.Benchmark + "/" + c.Name
+		if g := c.HeldFixed.CorpusIngestGap; g != nil && *g > 0 && !listed(b.Integrity.Blocking, lasagna.PartialCorpus, where) {
+			r.add(lasagna.PartialCorpus, where, "corpus_ingest_gap is %d but integrity.blocking does not list PARTIAL_CORPUS", *g)
+		}
+		if c.HeldFixed.CorpusProvenance == lasagna.ProvenancePooledGold && !listed(b.Integrity.Warnings, lasagna.PooledGoldCorpus, where) {
+			r.add(lasagna.PooledGoldCorpus, where, "corpus_provenance is pooled_gold but integrity.warnings does not list POOLED_GOLD_CORPUS")
+		}
+	}
+	for _, list := range []struct {
+		name  string
+		lines []string
+		level lasagna.Level
+	}{{"integrity.blocking", b.Integrity.Blocking, lasagna.LevelBlocking}, {"integrity.warnings", b.Integrity.Warnings, lasagna.LevelWarning}} {
+		for i, line := range list.lines {
+			f, ok := ParseFinding(line)
+			if !ok {
+				r.Problems = append(r.Problems, Problem{Code: InvalidBundle, Level: list.level,
+					Where:  fmt.Sprintf("%s[%d]", list.name, i),
+					Detail: fmt.Sprintf("%q does not start with an integrity code", line)})
+				continue
+			}
+			level := list.level
+			if info, ok := codeInfo(f.Code); ok {
+				level = info.Level
+			}
+			detail, _, _ := strings.Cut(f.Detail, " (fix: ")
+			r.Problems = append(r.Problems, Problem{Code: f.Code, Level: level, Where: f.Where, Detail: detail + " (listed in " + list.name + ")"})
+		}
+	}
+}
+
+func firstDuplicate(ids []string) string {
+	seen := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		if seen[id] {
+			return id
+		}
+		seen[id] = true
+	}
+	return ""
+}
+
+func firstFew(ids []string) string {
+	const n = 5
+	if len(ids) <= n {
+		return strings.Join(ids, ", ")
+	}
+	return strings.Join(ids[:n], ", ") + fmt.Sprintf(", … %d more", len(ids)-n)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,53 @@
+// Package bm25 is the built-in lexical retriever: an in-memory inverted index
+// scored with Okapi BM25, the `speed` profile's retriever (SPEC §5–§6).
+//
+// # Scoring
+//
+// The score of document d for query q is
+//
+//	score(q, d) = Σ_{t ∈ q} qtf(t) · idf(t) · tf(t,d)·(k1+1) / (tf(t,d) + k1·(1 − b + b·dl(d)/avgdl))
+//	idf(t)      = ln(1 + (N − df(t) + 0.5) / (df(t) + 0.5))
+//
+// with Lucene's idf, which is never negative. tf(t,d) is the number of times
+// the term occurs in d, dl(d) the number of indexed terms of d (stopwords
+// removed), avgdl their mean over the N documents of the index, df(t) the
+// number of documents holding t, and qtf(t) the number of times t occurs in
+// the query (a repeated query word counts again, as repeated clauses of a
+// Lucene boolean query do). The (k1+1) factor of the classic formula is kept;
+// Lucene 8 and later drop it, which scales every score of a term by the same
+// constant and so leaves rankings unchanged.
+//
+// The defaults are k1 = 0.9 and b = 0.4, Anserini's and Pyserini's, because the
+// published BEIR and TREC BM25 baselines that users compare with were computed
+// with them (Lucene and Elasticsearch default to k1 = 1.2, b = 0.75; set
+// Options.K1 and Options.B for those).
+//
+// # Tokenisation
+//
+// A text (a document's Title + " " + Text, or a query) is cut into tokens at
+// every character that is not a Unicode letter, digit or combining mark, so
+// "state-of-the-art" gives "state", "of", "the", "art" and "don't" gives
+// "don", "t". Each token is lower-cased rune by rune (unicode.ToLower).
+// Tokens in Lucene's English stopword set (the 33 words of EnglishAnalyzer:
+// a an and are as at be but by for if in into is it no not of on or such that
+// the their then there these they this to was will with) are dropped unless
+// Options.KeepStopwords is set. With Options.Stemming each remaining token is
+// replaced by its Snowball English ("Porter2") stem, computed by
+// github.com/blevesearch/snowballstem; "running" and "runs" both become
+// "run".
+//
+// # Ranking and ties
+//
+// Search returns the k best documents by score, best first; documents that
+// share no term with the query are never returned, so fewer than k hits come
+// back when fewer documents match. Equal scores are ordered by document id
+// (byte-wise ascending), so a ranking does not depend on the order in which
+// documents were given to Build. Scores are accumulated in float32.
+//
+// # Concurrency and memory
+//
+// An Index is immutable once built: Search and Retrieve are safe for
+// concurrent use. Postings hold, per term, the ascending integer ids of the
+// documents with the term and each posting's precomputed BM25 contribution
+// (float32), 8 bytes a posting; per-query scratch space is pooled.
+package bm25

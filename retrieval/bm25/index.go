@@ -1,0 +1,380 @@
+package bm25
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/lasagna-go/lasagna"
+)
+
+// The default BM25 parameters (Anserini's; see the package documentation).
+const (
+	DefaultK1 = 0.9
+	DefaultB  = 0.4
+)
+
+// Options configures an index. The zero Options is BM25 with the default k1
+// and b, stopwords dropped and no stemming; DefaultOptions adds stemming,
+// which is what the `speed` profile runs.
+type Options struct {
+	// K1 is BM25's term-frequency saturation, ≥ 0; 0 means DefaultK1 (0.9).
+	K1 float64
+	// B is BM25's length normalisation, in [0, 1]; 0 means DefaultB (0.4).
+	// No length normalisation at all is a tiny positive B such as 1e-9.
+	B float64
+	// Stemming replaces each term by its Snowball English stem.
+	Stemming bool
+	// KeepStopwords indexes and searches the English stopwords too.
+	KeepStopwords bool
+}
+
+// DefaultOptions returns k1 0.9, b 0.4, English stopwords dropped and
+// Snowball English stemming on.
+func DefaultOptions() Options {
+	return Options{K1: DefaultK1, B: DefaultB, Stemming: true}
+}
+
+// resolved returns o with defaults filled in, or an error naming the field.
+func (o Options) resolved() (Options, error) {
+	if o.K1 == 0 {
+		o.K1 = DefaultK1
+	}
+	if o.B == 0 {
+		o.B = DefaultB
+	}
+	if math.IsNaN(o.K1) || math.IsInf(o.K1, 0) || o.K1 < 0 {
+		return o, fmt.Errorf("bm25: K1 = %v; k1 must be a finite number ≥ 0 (0 selects the default %v)", o.K1, DefaultK1)
+	}
+	if math.IsNaN(o.B) || o.B < 0 || o.B > 1 {
+		return o, fmt.Errorf("bm25: B = %v; b must be in [0, 1] (0 selects the default %v)", o.B, DefaultB)
+	}
+	return o, nil
+}
+
+// Index is an immutable BM25 index over a corpus. Build makes one; the zero
+// Index is an empty index that matches nothing. It is safe for concurrent use.
+type Index struct {
+	opts    Options
+	ids     []string // doc number → document id
+	idRank  []uint32 // doc number → rank of its id in byte-wise order (ties)
+	terms   map[string]uint32
+	offsets []int // term t's postings are docs[offsets[t]:offsets[t+1]]
+	docs    []uint32
+	impacts []float32 // BM25 contribution of each posting, qtf = 1
+	avgdl   float64
+	pool    sync.Pool // *scratch
+}
+
+var _ lasagna.Retriever = (*Index)(nil)
+
+// scratch is one search's working space: an accumulator per document (0 =
+// untouched, since every contribution is > 0), the touched documents and the
+// heap.
+type scratch struct {
+	acc     []float32
+	touched []uint32
+	heap    []item
+	terms   []qterm
+	buf     []byte
+}
+
+type item struct {
+	score float32
+	doc   uint32
+}
+
+type qterm struct {
+	term string
+	qtf  int
+}
+
+// Build indexes docs, each as its Title + " " + Text, with opts. It fails on
+// invalid options, a document with an empty id (naming its position) or an id
+// given twice (naming it and both positions). A document whose text holds no
+// term is indexed (it counts in N and avgdl) but never matches.
+func Build(docs []lasagna.Document, opts Options) (*Index, error) {
+	opts, err := opts.resolved()
+	if err != nil {
+		return nil, err
+	}
+	if len(docs) >= math.MaxUint32 {
+		return nil, fmt.Errorf("bm25: %d documents; an index holds at most %d", len(docs), math.MaxUint32-1)
+	}
+	ix := &Index{opts: opts, ids: make([]string, len(docs)), terms: make(map[string]uint32)}
+	seen := make(map[string]int, len(docs))
+	for i, d := range docs {
+		if d.ID == "" {
+			return nil, fmt.Errorf("bm25: document %d (0-based) has an empty id; give every document a unique id", i)
+		}
+		if j, dup := seen[d.ID]; dup {
+			return nil, fmt.Errorf("bm25: document id %q appears twice (documents %d and %d, 0-based); ids must be unique", d.ID, j, i)
+		}
+		seen[d.ID] = i
+		ix.ids[i] = d.ID
+	}
+	seen = nil
+
+	// Pass 1: analyse each document into (term, tf) pairs, doc-major.
+	const stop = math.MaxUint32
+	cache := make(map[string]uint32) // lower-cased token → term id, or stop
+	textBytes := 0
+	for _, d := range docs {
+		textBytes += len(d.Title) + len(d.Text)
+	}
+	var (
+		docStart = make([]int, len(docs)+1)
+		pTerms   = make([]uint32, 0, textBytes/8) // about one posting a word
+		pTFs     = make([]uint32, 0, textBytes/8)
+		dls      = make([]uint32, len(docs))
+		lastDoc  []int32 // term id → last doc number seen + 1
+		slot     []int   // term id → its index in pTerms for the current doc
+		buf      []byte
+		total    uint64
+		d        int
+	)
+	add := func(tok []byte) {
+		t, ok := cache[string(tok)]
+		if !ok {
+			s := string(tok)
+			if term, keep := opts.term(s); !keep {
+				t = stop
+			} else if id, known := ix.terms[term]; known {
+				t = id
+			} else {
+				t = uint32(len(ix.terms))
+				ix.terms[term] = t
+				lastDoc = append(lastDoc, 0)
+				slot = append(slot, 0)
+			}
+			cache[s] = t
+		}
+		if t == stop {
+			return
+		}
+		dls[d]++
+		if lastDoc[t] != int32(d+1) {
+			lastDoc[t] = int32(d + 1)
+			slot[t] = len(pTerms)
+			pTerms = append(pTerms, t)
+			pTFs = append(pTFs, 1)
+		} else {
+			pTFs[slot[t]]++
+		}
+	}
+	for i := range docs {
+		d = i
+		docStart[i] = len(pTerms)
+		buf = scan(docs[i].Title, buf, add)
+		buf = scan(" ", buf, add)
+		buf = scan(docs[i].Text, buf, add)
+		total += uint64(dls[i])
+	}
+	docStart[len(docs)] = len(pTerms)
+	cache, lastDoc, slot = nil, nil, nil
+
+	// Pass 2: counting sort into term-major postings with impacts.
+	nt := len(ix.terms)
+	ix.offsets = make([]int, nt+1)
+	for _, t := range pTerms {
+		ix.offsets[t+1]++
+	}
+	for t := range nt {
+		ix.offsets[t+1] += ix.offsets[t]
+	}
+	n := float64(len(docs))
+	if len(docs) > 0 {
+		ix.avgdl = float64(total) / n
+	}
+	idf := make([]float64, nt)
+	for t := range nt {
+		df := float64(ix.offsets[t+1] - ix.offsets[t])
+		idf[t] = math.Log(1 + (n-df+0.5)/(df+0.5))
+	}
+	ix.docs = make([]uint32, len(pTerms))
+	ix.impacts = make([]float32, len(pTerms))
+	next := slices.Clone(ix.offsets[:nt])
+	k1, b := opts.K1, opts.B
+	for doc := range docs {
+		norm := k1 * (1 - b + b*float64(dls[doc])/ix.avgdl)
+		for p := docStart[doc]; p < docStart[doc+1]; p++ {
+			t := pTerms[p]
+			tf := float64(pTFs[p])
+			q := next[t]
+			next[t]++
+			ix.docs[q] = uint32(doc)
+			ix.impacts[q] = float32(idf[t] * tf * (k1 + 1) / (tf + norm))
+		}
+	}
+
+	// Tie order: rank of each id in byte-wise order.
+	order := make([]uint32, len(docs))
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	slices.SortFunc(order, func(a, b uint32) int { return strings.Compare(ix.ids[a], ix.ids[b]) })
+	ix.idRank = make([]uint32, len(docs))
+	for r, doc := range order {
+		ix.idRank[doc] = uint32(r)
+	}
+	return ix, nil
+}
+
+// Options returns the options the index was built with, defaults filled in.
+func (ix *Index) Options() Options { return ix.opts }
+
+// Len returns the number of documents in the index.
+func (ix *Index) Len() int { return len(ix.ids) }
+
+// Terms returns the number of distinct terms in the index.
+func (ix *Index) Terms() int { return len(ix.terms) }
+
+// Postings returns the number of (term, document) pairs in the index.
+func (ix *Index) Postings() int { return len(ix.docs) }
+
+// AvgDocLen returns avgdl, the mean number of indexed terms per document.
+func (ix *Index) AvgDocLen() float64 { return ix.avgdl }
+
+// DocFreq returns df(term), the number of documents holding term, where term
+// is an index term (as Tokens returns it: lower-cased, stemmed if the index
+// stems).
+func (ix *Index) DocFreq(term string) int {
+	t, ok := ix.terms[term]
+	if !ok {
+		return 0
+	}
+	return ix.offsets[t+1] - ix.offsets[t]
+}
+
+// Retrieve returns Search(q.Text, k); it fails only when ctx is done.
+func (ix *Index) Retrieve(ctx context.Context, q lasagna.Query, k int) ([]lasagna.Hit, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return ix.Search(q.Text, k), nil
+}
+
+// Search returns the k documents with the highest BM25 score for query, best
+// first, ties by ascending id. It returns no hit (nil) when k ≤ 0, when the
+// query has no term (empty, only stopwords or punctuation) or when no
+// document holds a query term, and fewer than k hits when fewer documents
+// match.
+func (ix *Index) Search(query string, k int) []lasagna.Hit {
+	if k <= 0 || len(ix.ids) == 0 {
+		return nil
+	}
+	s, _ := ix.pool.Get().(*scratch)
+	if s == nil {
+		s = &scratch{acc: make([]float32, len(ix.ids))}
+	}
+	defer ix.pool.Put(s)
+
+	// Query terms, each once with its count, in byte-wise order so that the
+	// float32 sums do not depend on the corpus order.
+	s.terms = s.terms[:0]
+	s.buf = scan(query, s.buf, func(tok []byte) {
+		term, ok := ix.opts.term(string(tok))
+		if !ok {
+			return
+		}
+		if _, known := ix.terms[term]; !known {
+			return
+		}
+		for i := range s.terms {
+			if s.terms[i].term == term {
+				s.terms[i].qtf++
+				return
+			}
+		}
+		s.terms = append(s.terms, qterm{term, 1})
+	})
+	if len(s.terms) == 0 {
+		return nil
+	}
+	slices.SortFunc(s.terms, func(a, b qterm) int { return strings.Compare(a.term, b.term) })
+
+	acc, touched := s.acc, s.touched[:0]
+	for _, qt := range s.terms {
+		t := ix.terms[qt.term]
+		lo, hi := ix.offsets[t], ix.offsets[t+1]
+		docs, imps := ix.docs[lo:hi], ix.impacts[lo:hi:hi]
+		imps = imps[:len(docs)]
+		if qt.qtf == 1 {
+			for i, d := range docs {
+				if acc[d] == 0 {
+					touched = append(touched, d)
+				}
+				acc[d] += imps[i]
+			}
+		} else {
+			w := float32(qt.qtf)
+			for i, d := range docs {
+				if acc[d] == 0 {
+					touched = append(touched, d)
+				}
+				acc[d] += w * imps[i]
+			}
+		}
+	}
+
+	// Bounded min-heap of the k best; h[0] is the worst kept.
+	rank := ix.idRank
+	better := func(a, b item) bool {
+		return a.score > b.score || (a.score == b.score && rank[a.doc] < rank[b.doc])
+	}
+	h := s.heap[:0]
+	for _, d := range touched {
+		it := item{acc[d], d}
+		acc[d] = 0
+		if len(h) < k {
+			h = append(h, it)
+			// sift up
+			for j := len(h) - 1; j > 0; {
+				p := (j - 1) / 2
+				if !better(h[p], h[j]) {
+					break
+				}
+				h[p], h[j] = h[j], h[p]
+				j = p
+			}
+			continue
+		}
+		if !better(it, h[0]) {
+			continue
+		}
+		h[0] = it
+		for j := 0; ; {
+			l := 2*j + 1
+			if l >= len(h) {
+				break
+			}
+			m := l
+			if r := l + 1; r < len(h) && better(h[l], h[r]) {
+				m = r
+			}
+			if !better(h[j], h[m]) {
+				break
+			}
+			h[j], h[m] = h[m], h[j]
+			j = m
+		}
+	}
+	slices.SortFunc(h, func(a, b item) int {
+		if better(a, b) {
+			return -1
+		}
+		if better(b, a) {
+			return 1
+		}
+		return 0
+	})
+	hits := make([]lasagna.Hit, len(h))
+	for i, it := range h {
+		hits[i] = lasagna.Hit{ID: ix.ids[it.doc], Score: float64(it.score)}
+	}
+	s.touched, s.heap = touched, h
+	return hits
+}

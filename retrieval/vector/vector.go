@@ -1,0 +1,257 @@
+package vector
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/lasagna-go/lasagna"
+)
+
+// Metric is how a query vector is compared with the stored vectors.
+type Metric string
+
+const (
+	// Cosine is the cosine similarity (vectors normalised to unit length).
+	Cosine Metric = "cosine"
+	// Dot is the raw dot product.
+	Dot Metric = "dot"
+)
+
+// ParseMetric returns the metric named s ("cosine" or "dot").
+func ParseMetric(s string) (Metric, error) {
+	switch m := Metric(strings.ToLower(strings.TrimSpace(s))); m {
+	case Cosine, Dot:
+		return m, nil
+	}
+	return "", fmt.Errorf("vector: unknown metric %q; use %q or %q", s, Cosine, Dot)
+}
+
+// Index is an exact in-memory vector index. The zero Index uses Cosine; New
+// chooses the metric. The dimension is set by the first vector added. An
+// Index must not be copied after first use.
+type Index struct {
+	metric Metric
+	mu     sync.RWMutex
+	dim    int
+	ids    []string
+	pos    map[string]int
+	data   []float32 // len(ids)·dim values, row-major
+}
+
+var _ lasagna.VectorBackend = (*Index)(nil)
+
+// New returns an empty index with the given metric; "" means Cosine. It
+// fails on any other metric.
+func New(metric Metric) (*Index, error) {
+	if metric == "" {
+		metric = Cosine
+	}
+	if metric != Cosine && metric != Dot {
+		return nil, fmt.Errorf("vector: unknown metric %q; use %q or %q", metric, Cosine, Dot)
+	}
+	return &Index{metric: metric}, nil
+}
+
+// Metric returns the index's metric.
+func (ix *Index) Metric() Metric {
+	if ix.metric == "" {
+		return Cosine
+	}
+	return ix.metric
+}
+
+// Len returns the number of vectors stored.
+func (ix *Index) Len() int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return len(ix.ids)
+}
+
+// Dim returns the dimension of the stored vectors, 0 while the index is empty.
+func (ix *Index) Dim() int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.dim
+}
+
+// check returns an error naming what (the vector's id) when v cannot be
+// stored or searched.
+func (ix *Index) check(what string, v []float32, dim int) error {
+	if len(v) == 0 {
+		return fmt.Errorf("vector: %s is empty; embed the text before adding it", what)
+	}
+	if dim != 0 && len(v) != dim {
+		return fmt.Errorf("vector: %s has %d dimensions, want %d (the index's dimension, set by its first vector); embed every text with the same model", what, len(v), dim)
+	}
+	var norm float64
+	for i, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return fmt.Errorf("vector: %s has %v at position %d; vectors must be finite", what, x, i)
+		}
+		norm += float64(x) * float64(x)
+	}
+	if ix.Metric() == Cosine && norm == 0 {
+		return fmt.Errorf("vector: %s is all zeros and has no direction for cosine similarity", what)
+	}
+	return nil
+}
+
+// Add stores vectors[i] under ids[i]. It checks the whole batch first and
+// stores nothing when any check fails: ids and vectors of different lengths,
+// an empty id, an id already stored or given twice, a vector of another
+// dimension than the index's (the error names the id), a NaN or infinite
+// value, or (Cosine) an all-zero vector. The vectors are copied. Add fails
+// only with ctx's error when ctx is done.
+func (ix *Index) Add(ctx context.Context, ids []string, vectors [][]float32) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if len(ids) != len(vectors) {
+		return fmt.Errorf("vector: %d ids but %d vectors; give one vector per id", len(ids), len(vectors))
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	dim := ix.dim
+	batch := make(map[string]bool, len(ids))
+	for i, id := range ids {
+		if id == "" {
+			return fmt.Errorf("vector: id %d of the batch (0-based) is empty; give every vector an id", i)
+		}
+		if _, dup := ix.pos[id]; dup || batch[id] {
+			return fmt.Errorf("vector: id %q is already in the index; ids must be unique", id)
+		}
+		batch[id] = true
+		if err := ix.check(fmt.Sprintf("vector %q", id), vectors[i], dim); err != nil {
+			return err
+		}
+		dim = len(vectors[i])
+	}
+	if ix.pos == nil {
+		ix.pos = make(map[string]int)
+	}
+	ix.dim = dim
+	ix.data = slices.Grow(ix.data, len(ids)*dim)
+	for i, id := range ids {
+		ix.pos[id] = len(ix.ids)
+		ix.ids = append(ix.ids, id)
+		start := len(ix.data)
+		ix.data = append(ix.data, vectors[i]...)
+		if ix.Metric() == Cosine {
+			normalize(ix.data[start:])
+		}
+	}
+	return nil
+}
+
+func normalize(v []float32) {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	inv := float32(1 / math.Sqrt(s))
+	for i := range v {
+		v[i] *= inv
+	}
+}
+
+func dot(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+type item struct {
+	score float32
+	i     int
+}
+
+// Search returns the k stored ids most similar to vector, best first, ties
+// by ascending id; all of them when k exceeds Len, none when k ≤ 0 or the
+// index is empty. It fails when vector does not fit the index (its dimension,
+// a NaN or infinite value, an all-zero vector under Cosine) and when ctx is
+// done.
+func (ix *Index) Search(ctx context.Context, vector []float32, k int) ([]lasagna.Hit, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if k <= 0 || len(ix.ids) == 0 {
+		return nil, nil
+	}
+	if err := ix.check("the query vector", vector, ix.dim); err != nil {
+		return nil, err
+	}
+	q := vector
+	if ix.Metric() == Cosine {
+		q = slices.Clone(vector)
+		normalize(q)
+	}
+	better := func(a, b item) bool {
+		return a.score > b.score || (a.score == b.score && ix.ids[a.i] < ix.ids[b.i])
+	}
+	k = min(k, len(ix.ids))
+	h := make([]item, 0, k) // min-heap: h[0] is the worst kept
+	for i := range ix.ids {
+		it := item{dot(q, ix.data[i*ix.dim:(i+1)*ix.dim]), i}
+		if len(h) < k {
+			h = append(h, it)
+			for j := len(h) - 1; j > 0; {
+				p := (j - 1) / 2
+				if !better(h[p], h[j]) {
+					break
+				}
+				h[p], h[j] = h[j], h[p]
+				j = p
+			}
+			continue
+		}
+		if !better(it, h[0]) {
+			continue
+		}
+		h[0] = it
+		for j := 0; ; {
+			l := 2*j + 1
+			if l >= len(h) {
+				break
+			}
+			m := l
+			if r := l + 1; r < len(h) && better(h[l], h[r]) {
+				m = r
+			}
+			if !better(h[j], h[m]) {
+				break
+			}
+			h[j], h[m] = h[m], h[j]
+			j = m
+		}
+	}
+	slices.SortFunc(h, func(a, b item) int {
+		if better(a, b) {
+			return -1
+		}
+		if better(b, a) {
+			return 1
+		}
+		return 0
+	})
+	hits := make([]lasagna.Hit, len(h))
+	for r, it := range h {
+		hits[r] = lasagna.Hit{ID: ix.ids[it.i], Score: float64(it.score)}
+	}
+	return hits, nil
+}

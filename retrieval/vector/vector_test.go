@@ -1,0 +1,247 @@
+package vector
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/lasagna-go/lasagna"
+)
+
+var ctx = context.Background()
+
+func mustNew(t *testing.T, m Metric, ids []string, vs [][]float32) *Index {
+	t.Helper()
+	ix, err := New(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Add(ctx, ids, vs); err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
+func check(t *testing.T, what string, got []lasagna.Hit, err error, want []lasagna.Hit) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%s: %v, want %v", what, got, want)
+	}
+	for i := range want {
+		if got[i].ID != want[i].ID || math.Abs(got[i].Score-want[i].Score) > 1e-6 {
+			t.Errorf("%s: rank %d = %v, want %v", what, i+1, got[i], want[i])
+		}
+	}
+}
+
+var (
+	ids = []string{"d", "c", "b", "a"}
+	vs  = [][]float32{{3, 0}, {0, -1}, {1, 1}, {1, 0}}
+)
+
+func TestCosine(t *testing.T) {
+	ix := mustNew(t, Cosine, ids, vs)
+	// Query [2 0] normalised is [1 0]: a and d (same direction) score 1 and
+	// tie, ordered by id; b = [1 1]/√2 scores 1/√2 = 0.7071068; c scores 0.
+	got, err := ix.Search(ctx, []float32{2, 0}, 10)
+	check(t, "cosine", got, err, []lasagna.Hit{{ID: "a", Score: 1}, {ID: "d", Score: 1}, {ID: "b", Score: 0.70710678}, {ID: "c", Score: 0}})
+	got, err = ix.Search(ctx, []float32{0, 5}, 2)
+	check(t, "cosine top 2", got, err, []lasagna.Hit{{ID: "b", Score: 0.70710678}, {ID: "a", Score: 0}})
+	if (&Index{}).Metric() != Cosine {
+		t.Error("zero Index metric is not cosine")
+	}
+}
+
+func TestDot(t *testing.T) {
+	ix := mustNew(t, Dot, ids, vs)
+	// Query [1 2]: a 1, b 1+2 = 3, c −2, d 3; b and d tie, b first by id.
+	got, err := ix.Search(ctx, []float32{1, 2}, 3)
+	check(t, "dot", got, err, []lasagna.Hit{{ID: "b", Score: 3}, {ID: "d", Score: 3}, {ID: "a", Score: 1}})
+	// Zero vectors are fine for dot.
+	if err := ix.Add(ctx, []string{"z"}, [][]float32{{0, 0}}); err != nil {
+		t.Errorf("dot: adding a zero vector: %v", err)
+	}
+}
+
+func TestEmptyAndK(t *testing.T) {
+	var zero Index
+	if got, err := zero.Search(ctx, []float32{1}, 3); got != nil || err != nil {
+		t.Errorf("empty index Search = %v, %v; want nothing", got, err)
+	}
+	ix := mustNew(t, Cosine, ids, vs)
+	if got, err := ix.Search(ctx, []float32{1, 0}, 0); got != nil || err != nil {
+		t.Errorf("k = 0: %v, %v; want nothing", got, err)
+	}
+	if got, _ := ix.Search(ctx, []float32{1, 0}, 100); len(got) != 4 {
+		t.Errorf("k > Len: %d hits, want 4", len(got))
+	}
+	if ix.Len() != 4 || ix.Dim() != 2 {
+		t.Errorf("Len %d Dim %d, want 4 2", ix.Len(), ix.Dim())
+	}
+}
+
+func TestErrors(t *testing.T) {
+	if _, err := New("euclid"); err == nil || !strings.Contains(err.Error(), `"euclid"`) {
+		t.Errorf("New(euclid) error = %v", err)
+	}
+	if m, err := ParseMetric(" Dot "); m != Dot || err != nil {
+		t.Errorf("ParseMetric(Dot) = %q, %v", m, err)
+	}
+	if _, err := ParseMetric("l2"); err == nil {
+		t.Error("ParseMetric(l2) succeeded")
+	}
+	ix := mustNew(t, Cosine, ids, vs)
+	for _, c := range []struct {
+		ids  []string
+		vs   [][]float32
+		want string
+	}{
+		{[]string{"e", "f"}, [][]float32{{1, 2}}, "2 ids but 1 vectors"},
+		{[]string{"e", "f"}, [][]float32{{1, 2}, {1, 2, 3}}, `vector "f" has 3 dimensions, want 2`},
+		{[]string{"a"}, [][]float32{{1, 2}}, `id "a" is already in the index`},
+		{[]string{"e", "e"}, [][]float32{{1, 2}, {1, 2}}, `id "e" is already`},
+		{[]string{""}, [][]float32{{1, 2}}, "id 0 of the batch (0-based) is empty"},
+		{[]string{"e"}, [][]float32{{0, 0}}, `vector "e" is all zeros`},
+		{[]string{"e"}, [][]float32{{float32(math.NaN()), 1}}, `vector "e" has NaN at position 0`},
+		{[]string{"e"}, [][]float32{{}}, `vector "e" is empty`},
+	} {
+		err := ix.Add(ctx, c.ids, c.vs)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Add(%v, %v) error = %v, want one containing %q", c.ids, c.vs, err, c.want)
+		}
+	}
+	if ix.Len() != 4 {
+		t.Errorf("after failed adds Len = %d, want 4 (a failed batch stores nothing)", ix.Len())
+	}
+	if _, err := ix.Search(ctx, []float32{1, 2, 3}, 1); err == nil || !strings.Contains(err.Error(), "the query vector has 3 dimensions, want 2") {
+		t.Errorf("query of the wrong dimension: err = %v", err)
+	}
+	if _, err := ix.Search(ctx, []float32{0, 0}, 1); err == nil {
+		t.Error("zero query vector under cosine: no error")
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := ix.Search(cctx, []float32{1, 0}, 1); err != context.Canceled {
+		t.Errorf("Search on a cancelled context: %v", err)
+	}
+	if err := ix.Add(cctx, []string{"x"}, [][]float32{{1, 0}}); err != context.Canceled {
+		t.Errorf("Add on a cancelled context: %v", err)
+	}
+}
+
+// TestAgainstBruteForce compares with a float64 brute-force ranking.
+func TestAgainstBruteForce(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, m := range []Metric{Cosine, Dot} {
+		const n, dim = 300, 13
+		ix, _ := New(m)
+		var ids []string
+		var vs [][]float32
+		for i := range n {
+			v := make([]float32, dim)
+			for j := range v {
+				v[j] = float32(r.NormFloat64())
+			}
+			ids = append(ids, fmt.Sprintf("v%03d", i))
+			vs = append(vs, v)
+		}
+		if err := ix.Add(ctx, ids[:100], vs[:100]); err != nil {
+			t.Fatal(err)
+		}
+		if err := ix.Add(ctx, ids[100:], vs[100:]); err != nil {
+			t.Fatal(err)
+		}
+		norm := func(v []float32) float64 {
+			s := 0.0
+			for _, x := range v {
+				s += float64(x) * float64(x)
+			}
+			return math.Sqrt(s)
+		}
+		for range 20 {
+			q := vs[r.IntN(n)]
+			type sc struct {
+				id string
+				s  float64
+			}
+			var want []sc
+			for i, v := range vs {
+				s := 0.0
+				for j := range v {
+					s += float64(v[j]) * float64(q[j])
+				}
+				if m == Cosine {
+					s /= norm(v) * norm(q)
+				}
+				want = append(want, sc{ids[i], s})
+			}
+			sort.Slice(want, func(i, j int) bool { return want[i].s > want[j].s })
+			got, err := ix.Search(ctx, q, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range got {
+				if got[i].ID != want[i].id || math.Abs(got[i].Score-want[i].s) > 1e-4*math.Max(1, math.Abs(want[i].s)) {
+					t.Errorf("%s rank %d: %v, want %s %v", m, i+1, got[i], want[i].id, want[i].s)
+				}
+			}
+		}
+	}
+}
+
+func TestConcurrent(t *testing.T) {
+	ix, _ := New(Dot)
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 50 {
+				if err := ix.Add(ctx, []string{fmt.Sprintf("%d-%d", g, i)}, [][]float32{{float32(i), 1}}); err != nil {
+					t.Error(err)
+					return
+				}
+				if _, err := ix.Search(ctx, []float32{1, 1}, 5); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if ix.Len() != 200 {
+		t.Errorf("Len = %d, want 200", ix.Len())
+	}
+}
+
+func BenchmarkSearch(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 1))
+	const n, dim = 10_000, 384
+	ix, _ := New(Cosine)
+	ids := make([]string, n)
+	vs := make([][]float32, n)
+	for i := range vs {
+		ids[i] = fmt.Sprint(i)
+		vs[i] = make([]float32, dim)
+		for j := range vs[i] {
+			vs[i][j] = float32(r.NormFloat64())
+		}
+	}
+	if err := ix.Add(ctx, ids, vs); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if _, err := ix.Search(ctx, vs[i%n], 100); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
