@@ -17,7 +17,6 @@ const maxListed = 5
 // DUPLICATE_RETRIEVED_ID, SINGLE_RUN and SMALL_SAMPLE, in plan order.
 func findings(rep *Report) []lasagna.Finding {
 	var out []lasagna.Finding
-	corpusIDs := map[*lasagna.Benchmark]map[string]struct{}{}
 	seenBench := map[*lasagna.Benchmark]bool{}
 	for _, c := range rep.Cells {
 		b := c.Bench.Benchmark
@@ -48,25 +47,11 @@ func findings(rep *Report) []lasagna.Finding {
 				}
 				continue
 			}
-			if len(r.Output.Hits) == 0 {
-				continue
+			if r.Duplicate != "" {
+				dup = append(dup, fmt.Sprintf("%s (%s)", r.Query.ID, r.Duplicate))
 			}
-			if d, ok := duplicateID(r.Output.Hits); ok {
-				dup = append(dup, fmt.Sprintf("%s (%s)", r.Query.ID, d))
-			}
-			ids, ok := corpusIDs[b]
-			if !ok {
-				ids = make(map[string]struct{}, len(b.Corpus))
-				for _, d := range b.Corpus {
-					ids[d.ID] = struct{}{}
-				}
-				corpusIDs[b] = ids
-			}
-			for _, h := range r.Output.Hits {
-				if _, ok := ids[h.ID]; !ok {
-					unknown = append(unknown, fmt.Sprintf("%s (%q)", r.Query.ID, h.ID))
-					break
-				}
+			if r.Unknown != "" {
+				unknown = append(unknown, fmt.Sprintf("%s (%q)", r.Query.ID, r.Unknown))
 			}
 		}
 		if len(failed) > 0 {
@@ -111,18 +96,6 @@ func scoredQueries(c *Cell) int {
 		}
 	}
 	return n
-}
-
-// duplicateID returns the first id that appears twice in hits.
-func duplicateID(hits []lasagna.Hit) (string, bool) {
-	seen := make(map[string]struct{}, len(hits))
-	for _, h := range hits {
-		if _, ok := seen[h.ID]; ok {
-			return h.ID, true
-		}
-		seen[h.ID] = struct{}{}
-	}
-	return "", false
 }
 
 // list names up to maxListed items and counts the rest.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -88,6 +87,9 @@ type QueryResult struct {
 	Err error
 	// Resumed marks a result restored from the journal.
 	Resumed bool
+	// Duplicate is the first id the ranked list holds twice (the list is
+	// then not scored); Unknown the first id missing from the corpus.
+	Duplicate, Unknown string
 }
 
 // Where returns "benchmark/arm" for c.
@@ -110,16 +112,17 @@ func Run(ctx context.Context, benches []*BenchmarkRun, arms []Arm, opts Options)
 	total := 0
 	shardQueries := make([][]*lasagna.Query, len(benches))
 	for i, br := range benches {
-		shardQueries[i] = opts.Shard.queries(br.Benchmark)
+		shardQueries[i] = opts.Shard.Select(br.Benchmark)
 		total += len(shardQueries[i]) * len(arms)
 	}
 	var done atomic.Int64
 	for bi, br := range benches {
+		ids := corpusIDs(br.Benchmark)
 		for ai := range arms {
 			arm := &arms[ai]
 			cell := &Cell{Bench: br, Arm: arm}
 			rep.Cells = append(rep.Cells, cell)
-			if err := runCell(ctx, cell, shardQueries[bi], opts, func() {
+			if err := runCell(ctx, cell, shardQueries[bi], ids, opts, func() {
 				n := done.Add(1)
 				if opts.Progress != nil {
 					opts.Progress(int(n), total)
@@ -132,8 +135,7 @@ func Run(ctx context.Context, benches []*BenchmarkRun, arms []Arm, opts Options)
 			}
 		}
 	}
-	rep.Findings = findings(rep)
-	return rep, nil
+	return NewReport(rep.Cells, rep.Shard), nil
 }
 
 func checkPlan(benches []*BenchmarkRun, arms []Arm) error {
@@ -164,10 +166,10 @@ func checkPlan(benches []*BenchmarkRun, arms []Arm) error {
 	return errors.Join(errs...)
 }
 
-// queries returns the benchmark's queries in this shard, in benchmark
+// Select returns the benchmark's queries in this shard, in benchmark
 // order. Membership depends only on the query id's position among the
 // sorted ids, so shards partition the queries on any machine.
-func (s Shard) queries(b *lasagna.Benchmark) []*lasagna.Query {
+func (s Shard) Select(b *lasagna.Benchmark) []*lasagna.Query {
 	out := make([]*lasagna.Query, 0, len(b.Queries))
 	if s.Count <= 1 {
 		for i := range b.Queries {
@@ -188,99 +190,45 @@ func (s Shard) queries(b *lasagna.Benchmark) []*lasagna.Query {
 	return out
 }
 
-func runCell(ctx context.Context, cell *Cell, queries []*lasagna.Query, opts Options, tick func()) error {
-	b := cell.Bench.Benchmark
-	arm := cell.Arm
-	cell.Queries = make([]QueryResult, len(queries))
-	for i, q := range queries {
-		cell.Queries[i].Query = q
+// corpusIDs returns the set of b's document ids.
+func corpusIDs(b *lasagna.Benchmark) map[string]struct{} {
+	ids := make(map[string]struct{}, len(b.Corpus))
+	for _, d := range b.Corpus {
+		ids[d.ID] = struct{}{}
 	}
-	var journal *Journal
-	if opts.JournalDir != "" {
-		var err error
-		journal, err = OpenJournal(filepath.Clean(opts.JournalDir), JournalKey{
-			Benchmark: b.Name, Revision: b.Revision, Arm: arm.Name, ArmConfig: arm.Fingerprint(),
-		}, opts.Resume)
-		if err != nil {
-			return err
-		}
-		defer journal.Close()
-	}
-	// Restore finished queries first: a fully resumed cell builds nothing.
-	pending := make([]int, 0, len(queries))
-	for i, q := range queries {
-		if journal != nil {
-			if e, ok := journal.Done(q.ID); ok {
-				cell.Queries[i].Output = lasagna.Output{Hits: e.Hits, Answer: e.Answer, Answered: e.Answered, Abstained: e.Abstain}
-				cell.Queries[i].Resumed = true
-				cell.Resumed++
-				tick()
-				continue
-			}
-		}
-		pending = append(pending, i)
-	}
-	var pipe lasagna.Pipeline
-	if len(pending) > 0 {
-		var err error
-		pipe, err = arm.Build(ctx, b)
-		if err != nil {
-			cell.BuildErr = err
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			for range pending {
-				tick()
-			}
-		}
+	return ids
+}
+
+func runCell(ctx context.Context, cell *Cell, queries []*lasagna.Query, ids map[string]struct{}, opts Options, tick func()) error {
+	cr, err := startCell(ctx, cell, queries, ids, opts)
+	if err != nil {
+		return err
 	}
 	conc := opts.Concurrency
 	if conc <= 0 {
 		conc = runtime.GOMAXPROCS(0)
 	}
 	var (
-		next     atomic.Int64
-		wg       sync.WaitGroup
-		jerrOnce sync.Once
-		jerr     error
+		next atomic.Int64
+		wg   sync.WaitGroup
 	)
-	if pipe != nil {
-		for range min(conc, len(pending)) {
-			wg.Go(func() {
-				for {
-					n := int(next.Add(1)) - 1
-					if n >= len(pending) || ctx.Err() != nil {
-						return
-					}
-					r := &cell.Queries[pending[n]]
-					out, err := callPipeline(ctx, pipe, *r.Query)
-					if err != nil {
-						r.Err = err
-					} else {
-						r.Output = out
-						if journal != nil {
-							if err := journal.Record(JournalEntry{Query: r.Query.ID, Hits: out.Hits, Answer: out.Answer, Answered: out.Answered, Abstain: out.Abstained}); err != nil {
-								jerrOnce.Do(func() { jerr = err })
-							}
-						}
-					}
-					tick()
+	for range max(1, min(conc, len(queries))) {
+		wg.Go(func() {
+			for {
+				n := int(next.Add(1)) - 1
+				if n >= len(queries) || ctx.Err() != nil {
+					return
 				}
-			})
-		}
-		wg.Wait()
+				cr.run(ctx, n)
+				tick()
+			}
+		})
 	}
-	if jerr != nil {
-		return jerr
-	}
-	if err := ctx.Err(); err != nil {
+	wg.Wait()
+	if err := cr.Close(); err != nil {
 		return err
 	}
-	cutoffs := append(append([]int(nil), orDefault(opts.Cutoffs, DefaultCutoffs)...), arm.topK())
-	for i := range cell.Queries {
-		score(&cell.Queries[i], b, arm, cutoffs)
-	}
-	return nil
+	return ctx.Err()
 }
 
 // callPipeline runs one query, turning a panic in the user's pipeline into
@@ -301,26 +249,45 @@ func orDefault[T any](s, def []T) []T {
 	return s
 }
 
-// score fills r.Scores. Ranked lists are cut to the arm's depth first.
-// Retrieval metrics are computed for queries with judgements (the set
-// trec_eval averages over); a list holding an id twice is not scored (it is
-// a DUPLICATE_RETRIEVED_ID finding). Answer metrics are computed when the
-// arm answered and the query has references or is unanswerable.
-func score(r *QueryResult, b *lasagna.Benchmark, arm *Arm, cutoffs []int) {
+// scorer scores the queries of one cell.
+type scorer struct {
+	b       *lasagna.Benchmark
+	arm     *Arm
+	ids     map[string]struct{}
+	cutoffs []int
+}
+
+// score fills r.Scores, Duplicate and Unknown; seen is scratch space.
+// Ranked lists are cut to the arm's depth first. Retrieval metrics are
+// computed for queries with judgements (the set trec_eval averages over); a
+// list holding an id twice is not scored (DUPLICATE_RETRIEVED_ID). Answer
+// metrics are computed when the arm answered and the query has references
+// or is unanswerable.
+func (s *scorer) score(r *QueryResult, seen map[string]struct{}) {
 	if r.Err != nil {
 		return
 	}
-	if k := arm.topK(); len(r.Output.Hits) > k {
+	if k := s.arm.topK(); len(r.Output.Hits) > k {
 		r.Output.Hits = r.Output.Hits[:k]
 	}
+	clear(seen)
+	for _, h := range r.Output.Hits {
+		if _, dup := seen[h.ID]; dup && r.Duplicate == "" {
+			r.Duplicate = h.ID
+		}
+		seen[h.ID] = struct{}{}
+		if _, ok := s.ids[h.ID]; !ok && r.Unknown == "" {
+			r.Unknown = h.ID
+		}
+	}
 	scores := map[string]float64{}
-	if arm.Retrieves {
-		if judged, ok := b.Qrels[r.Query.ID]; ok {
+	if s.arm.Retrieves && r.Duplicate == "" {
+		if judged, ok := s.b.Qrels[r.Query.ID]; ok {
 			ids := make([]string, len(r.Output.Hits))
 			for i, h := range r.Output.Hits {
 				ids[i] = h.ID
 			}
-			if m, err := metrics.Retrieval(ids, judged, cutoffs); err == nil {
+			if m, err := metrics.Retrieval(ids, judged, s.cutoffs); err == nil {
 				for k, v := range m {
 					scores[k] = v
 				}

@@ -1,0 +1,40 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/lasagna-go/lasagna"
+)
+
+// BenchmarkEngineInstant measures the engine's own overhead: 10,000 queries
+// through an instant in-process pipeline that returns 100 hits each,
+// scored on every retrieval metric. It reports queries scored per second.
+func BenchmarkEngineInstant(b *testing.B) {
+	const n = 10000
+	var sb strings.Builder
+	for i := range n {
+		fmt.Fprintf(&sb, `{"id": "q%d", "question": "question %d", "answer": "a", "contexts": ["passage %d"], "expected_docs": ["d%d"]}`+"\n", i, i, i, i)
+	}
+	runs, err := LoadBenchmarks(fstest.MapFS{"big.jsonl": {Data: []byte(sb.String())}}, &Sweep{Benchmarks: []BenchmarkEntry{{Path: "big.jsonl"}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	hits := make([]lasagna.Hit, 100)
+	for i := range hits {
+		hits[i] = lasagna.Hit{ID: fmt.Sprintf("d%d", i*37), Score: float64(100 - i)}
+	}
+	arm := RetrieverArm("instant", 100, func(context.Context, *lasagna.Benchmark) (lasagna.Retriever, error) {
+		return lasagna.RetrieverFunc(func(context.Context, lasagna.Query, int) ([]lasagna.Hit, error) { return hits, nil }), nil
+	})
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Run(context.Background(), runs, []Arm{arm}, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "queries/s")
+}

@@ -1,0 +1,164 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+
+	"github.com/lasagna-go/lasagna"
+)
+
+// CellRun runs the queries of one cell (an arm on a benchmark) one at a
+// time, for callers that drive the loop themselves, such as evaltest's
+// query subtests. Run uses it too. Query is safe for concurrent use.
+type CellRun struct {
+	cell    *Cell
+	pipe    lasagna.Pipeline
+	journal *Journal
+	sc      scorer
+	index   map[string]int
+	once    []sync.Once
+	mu      sync.Mutex
+	jerr    error
+}
+
+// StartCell prepares arm on br for the given queries (nil means all of the
+// benchmark's queries): it opens the resume journal when opts.JournalDir is
+// set, restores finished queries when opts.Resume is set, and builds the
+// arm's pipeline unless every query was restored. A pipeline that fails to
+// build is not an error here: it is recorded in the cell (Cell.BuildErr,
+// MISSING_RESULTS) and every query then reports it. The caller must Close
+// the CellRun.
+func StartCell(ctx context.Context, br *BenchmarkRun, arm *Arm, queries []*lasagna.Query, opts Options) (*CellRun, error) {
+	if queries == nil {
+		queries = Shard{}.Select(br.Benchmark)
+	}
+	if err := checkPlan([]*BenchmarkRun{br}, []Arm{*arm}); err != nil {
+		return nil, err
+	}
+	return startCell(ctx, &Cell{Bench: br, Arm: arm}, queries, corpusIDs(br.Benchmark), opts)
+}
+
+func startCell(ctx context.Context, cell *Cell, queries []*lasagna.Query, ids map[string]struct{}, opts Options) (*CellRun, error) {
+	b := cell.Bench.Benchmark
+	arm := cell.Arm
+	cr := &CellRun{
+		cell:  cell,
+		sc:    scorer{b: b, arm: arm, ids: ids, cutoffs: append(append([]int(nil), orDefault(opts.Cutoffs, DefaultCutoffs)...), arm.topK())},
+		index: make(map[string]int, len(queries)),
+		once:  make([]sync.Once, len(queries)),
+	}
+	cell.Queries = make([]QueryResult, len(queries))
+	for i, q := range queries {
+		cell.Queries[i].Query = q
+		cr.index[q.ID] = i
+	}
+	if opts.JournalDir != "" {
+		j, err := OpenJournal(filepath.Clean(opts.JournalDir), JournalKey{
+			Benchmark: b.Name, Revision: b.Revision, Arm: arm.Name, ArmConfig: arm.Fingerprint(),
+		}, opts.Resume)
+		if err != nil {
+			return nil, err
+		}
+		cr.journal = j
+	}
+	pending := 0
+	for i, q := range queries {
+		if cr.journal != nil {
+			if e, ok := cr.journal.Done(q.ID); ok {
+				cell.Queries[i].Output = lasagna.Output{Hits: e.Hits, Answer: e.Answer, Answered: e.Answered, Abstained: e.Abstain}
+				cell.Queries[i].Resumed = true
+				cell.Resumed++
+				continue
+			}
+		}
+		pending++
+	}
+	if pending > 0 {
+		pipe, err := arm.Build(ctx, b)
+		if err != nil {
+			if ctx.Err() != nil {
+				cr.Close()
+				return nil, ctx.Err()
+			}
+			cell.BuildErr = err
+		}
+		cr.pipe = pipe
+	}
+	return cr, nil
+}
+
+// Cell returns the cell being run; its Queries are complete after Close.
+func (cr *CellRun) Cell() *Cell { return cr.cell }
+
+// Query runs (or restores) the query with the given id and returns its
+// scored result. Calling it again for the same id returns the same result
+// without running the pipeline again. An id not in the cell is an error.
+func (cr *CellRun) Query(ctx context.Context, id string) (*QueryResult, error) {
+	n, ok := cr.index[id]
+	if !ok {
+		return nil, fmt.Errorf("query %q is not in %s", id, cr.cell.Where())
+	}
+	cr.run(ctx, n)
+	return &cr.cell.Queries[n], nil
+}
+
+var seenPool = sync.Pool{New: func() any { return map[string]struct{}{} }}
+
+// run runs query n once.
+func (cr *CellRun) run(ctx context.Context, n int) {
+	cr.once[n].Do(func() {
+		r := &cr.cell.Queries[n]
+		if !r.Resumed {
+			if cr.pipe == nil {
+				r.Err = fmt.Errorf("not run: the arm could not be built: %w", cr.cell.BuildErr)
+				return
+			}
+			out, err := callPipeline(ctx, cr.pipe, *r.Query)
+			if err != nil {
+				r.Err = err
+				return
+			}
+			r.Output = out
+			if cr.journal != nil {
+				if err := cr.journal.Record(JournalEntry{Query: r.Query.ID, Hits: out.Hits, Answer: out.Answer, Answered: out.Answered, Abstain: out.Abstained}); err != nil {
+					cr.mu.Lock()
+					if cr.jerr == nil {
+						cr.jerr = err
+					}
+					cr.mu.Unlock()
+				}
+			}
+		}
+		// Restored queries are scored like fresh ones, so a resumed cell
+		// equals an uninterrupted one.
+		seen := seenPool.Get().(map[string]struct{})
+		cr.sc.score(r, seen)
+		seenPool.Put(seen)
+	})
+}
+
+// Close closes the journal and returns the first journal write error.
+// Queries never run keep an empty result (no scores, no error); Run runs
+// them all.
+func (cr *CellRun) Close() error {
+	var err error
+	if cr.journal != nil {
+		err = cr.journal.Close()
+	}
+	cr.mu.Lock()
+	defer cr.mu.Unlock()
+	if cr.jerr != nil {
+		return cr.jerr
+	}
+	return err
+}
+
+// NewReport assembles finished cells into a report and raises the
+// integrity findings they show.
+func NewReport(cells []*Cell, shard Shard) *Report {
+	rep := &Report{Cells: cells, Shard: shard}
+	rep.Findings = findings(rep)
+	return rep
+}

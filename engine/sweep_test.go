@@ -1,0 +1,120 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+func TestParseSweep(t *testing.T) {
+	src := `# a sweep
+benchmarks:
+  - {path: data/faq.jsonl, n_samples: 5}
+  - {path: ../beir/scifact, name: scifact, split: dev, filters: {question_type: multihop}}
+seed: 7
+arms:
+  - name: bm25
+    retriever: bm25
+    bm25: {k1: 1.2, b: 0.75}
+  - name: bm25-nostem
+    retriever: bm25
+    bm25: {stemming: false}
+    varied: [bm25_stemming]
+    top_k: 10
+`
+	s, err := ParseSweep([]byte(src), "sweeps/main.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Benchmarks[0].Path; got != "sweeps/data/faq.jsonl" {
+		t.Errorf("relative path resolved to %q, want sweeps/data/faq.jsonl", got)
+	}
+	if got := s.Benchmarks[1].Path; got != "beir/scifact" {
+		t.Errorf("relative path resolved to %q, want beir/scifact", got)
+	}
+	if s.Benchmarks[1].Pos.String() != "sweeps/main.yaml:4" || s.Arms[1].Pos.String() != "sweeps/main.yaml:10" {
+		t.Errorf("positions = %v, %v", s.Benchmarks[1].Pos, s.Arms[1].Pos)
+	}
+	if s.Benchmarks[1].Filters["question_type"] != "multihop" || s.Benchmarks[1].Split != "dev" || s.Benchmarks[1].Name != "scifact" {
+		t.Errorf("entry = %+v", s.Benchmarks[1])
+	}
+	if s.EntrySeed(s.Benchmarks[0]) != 7 || s.ArmTopK(s.Arms[0]) != 100 || s.ArmTopK(s.Arms[1]) != 10 {
+		t.Errorf("defaults: seed %d, top_k %d/%d", s.EntrySeed(s.Benchmarks[0]), s.ArmTopK(s.Arms[0]), s.ArmTopK(s.Arms[1]))
+	}
+	if s.Arms[0].BM25.K1 != 1.2 || !s.Arms[0].BM25.StemmingOn() || s.Arms[1].BM25.StemmingOn() {
+		t.Errorf("bm25 settings = %+v / %+v", s.Arms[0].BM25, s.Arms[1].BM25)
+	}
+}
+
+func TestParseSweepErrors(t *testing.T) {
+	for _, c := range []struct {
+		name, src string
+		want      []string
+	}{
+		{"unknown top-level key", "benchmarks: [{path: a.jsonl}]\narms: [{name: a, retriever: bm25}]\nsed: 3\n",
+			[]string{`s.yaml:3: unknown key "sed" in the sweep (did you mean "seed"?)`}},
+		{"unknown entry key", "benchmarks:\n  - {path: a.jsonl, n_sample: 3}\narms: [{name: a, retriever: bm25}]\n",
+			[]string{`s.yaml:2: unknown key "n_sample" in a benchmark entry (did you mean "n_samples"?)`}},
+		{"unknown nested key", "benchmarks: [{path: a.jsonl}]\narms:\n  - name: a\n    retriever: bm25\n    bm25: {k: 1}\n",
+			[]string{`s.yaml:5: unknown key "k" in bm25`}},
+		{"bad retriever", "benchmarks: [{path: a.jsonl}]\narms:\n  - {name: a, retriever: bm52}\n",
+			[]string{`s.yaml:3: arm "a": retriever "bm52" is not one of bm25, dense, hybrid (did you mean "bm25"?)`}},
+		{"duplicate arm", "benchmarks: [{path: a.jsonl}]\narms:\n  - {name: a, retriever: bm25}\n  - {name: a, retriever: bm25}\n",
+			[]string{`s.yaml:4: arm name "a" is used twice`}},
+		{"no arms", "benchmarks: [{path: a.jsonl}]\n", []string{"the sweep lists no arms"}},
+		{"entry without path", "benchmarks: [{n_samples: 3}]\narms: [{name: a, retriever: bm25}]\n",
+			[]string{"s.yaml:1: a benchmark entry needs path:"}},
+		{"wrong type", "benchmarks: [{path: a.jsonl, n_samples: many}]\narms: [{name: a, retriever: bm25}]\n",
+			[]string{"s.yaml: line 1: cannot unmarshal !!str `many` into int"}},
+		{"dense without model", "benchmarks: [{path: a.jsonl}]\narms: [{name: d, retriever: dense}]\n",
+			[]string{`arm "d": retriever dense needs embedder: {model: …}`}},
+		{"syntax", "benchmarks: [\n", []string{"s.yaml: "}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParseSweep([]byte(c.src), "s.yaml")
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q\nlacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestReadSweepFromFS(t *testing.T) {
+	fsys := fstest.MapFS{
+		"exp/sweep.yml":     {Data: []byte("benchmarks: [{path: tiny.jsonl}]\narms: [{name: bm25, retriever: bm25}]\n")},
+		"exp/tiny.jsonl":    {Data: []byte(tinyJSONL)},
+		"exp/notes/x.jsonl": {Data: []byte("{}\n")},
+	}
+	s, err := ReadSweep(fsys, "exp/sweep.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := LoadBenchmarks(fsys, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(runs[0].Benchmark.Name, "local/tiny@") {
+		t.Errorf("name = %q", runs[0].Benchmark.Name)
+	}
+	if _, err := ReadSweep(fsys, "exp/missing.yml"); err == nil {
+		t.Error("missing sweep file: no error")
+	}
+}
+
+func TestLookupProfile(t *testing.T) {
+	p, err := LookupProfile("speed")
+	if err != nil || p.NeedsEmbeddings || p.Arms("")[0].Retriever != RetrieverBM25 {
+		t.Errorf("speed = %+v, %v", p, err)
+	}
+	if _, err := LookupProfile("sped"); err == nil || !strings.Contains(err.Error(), `did you mean "speed"?`) {
+		t.Errorf("sped: %v", err)
+	}
+	if _, err := LookupProfile("full"); err == nil || !strings.Contains(err.Error(), "no generation track yet") {
+		t.Errorf("full: %v", err)
+	}
+}
