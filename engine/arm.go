@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/lasagna-go/lasagna"
@@ -127,10 +128,12 @@ func BuiltinArm(spec ArmSpec, topK int) (Arm, error) {
 			}
 			return idx, nil
 		})
-		arm.Stages = map[lasagna.Stage]string{
-			lasagna.StageRetriever: fmt.Sprintf("bm25 k1=%s b=%s stemming=%t stopwords=english",
-				strconv.FormatFloat(opts.K1, 'g', -1, 64), strconv.FormatFloat(opts.B, 'g', -1, 64), opts.Stemming),
+		desc := fmt.Sprintf("bm25 k1=%s b=%s", strconv.FormatFloat(opts.K1, 'g', -1, 64), strconv.FormatFloat(opts.B, 'g', -1, 64))
+		if !slices.Contains(spec.Varied, "bm25_stemming") {
+			// A varied setting is a level, not part of the fixed stage.
+			desc += fmt.Sprintf(" stemming=%t", opts.Stemming)
 		}
+		arm.Stages = map[lasagna.Stage]string{lasagna.StageRetriever: desc + " stopwords=english"}
 		arm.Settings = map[string]any{"bm25_stemming": opts.Stemming}
 		arm.Varied = spec.Varied
 		return arm, nil

@@ -51,11 +51,15 @@ func (rep *Report) Bundle(o BundleOptions) (*results.Bundle, error) {
 		Results:   []results.Result{},
 		Integrity: results.Integrity{Warnings: []string{}, Blocking: []string{}},
 	}
+	varied := map[*lasagna.Benchmark][]string{}
+	for _, c := range rep.Cells {
+		varied[c.Bench.Benchmark] = append(varied[c.Bench.Benchmark], c.Arm.Varied...)
+	}
 	for _, c := range rep.Cells {
 		if c.Arm.Samples {
 			b.Experiment.NothingSamples = false
 		}
-		b.Configs = append(b.Configs, cellConfig(c))
+		b.Configs = append(b.Configs, cellConfig(c, varied[c.Bench.Benchmark]))
 		b.Results = append(b.Results, cellResult(c, seed))
 	}
 	for _, f := range rep.Findings {
@@ -67,11 +71,13 @@ func (rep *Report) Bundle(o BundleOptions) (*results.Bundle, error) {
 	return b, nil
 }
 
-func cellConfig(c *Cell) results.Config {
+// cellConfig describes cell c; varied holds the dimensions any arm on the
+// same benchmark varies, which every arm there leaves out of held_fixed.
+func cellConfig(c *Cell, varied []string) results.Config {
 	br := c.Bench
 	arm := c.Arm
 	hf := results.NewHeldFixed(br.Benchmark, arm.Mode(), br.NSamples, int64(br.Sample.Seed), br.Sample.Digest)
-	varied := slices.Sorted(slices.Values(arm.Varied))
+	varied = slices.Compact(slices.Sorted(slices.Values(varied)))
 	isVaried := func(name string) bool { return slices.Contains(varied, name) }
 	levels := map[string]string{}
 	if arm.Retrieves && !isVaried("retriever_top_k") {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 
 	"github.com/lasagna-go/lasagna/datasets"
 )
@@ -37,13 +38,23 @@ func LoadBenchmarks(fsys fs.FS, s *Sweep) ([]*BenchmarkRun, error) {
 	return out, nil
 }
 
-// BuiltinArms returns the arms of s's arm specs.
+// BuiltinArms returns the arms of s's arm specs. The dimensions any arm
+// declares as varied are varied for all of them (the cells of one
+// factorial), so arms that differ only in declared dimensions share a
+// comparability key.
 func BuiltinArms(s *Sweep) ([]Arm, error) {
 	var (
-		arms []Arm
-		errs []error
+		arms   []Arm
+		errs   []error
+		varied []string
 	)
 	for _, spec := range s.Arms {
+		varied = append(varied, spec.Varied...)
+	}
+	slices.Sort(varied)
+	varied = slices.Compact(varied)
+	for _, spec := range s.Arms {
+		spec.Varied = varied
 		a, err := BuiltinArm(spec, s.ArmTopK(spec))
 		if err != nil {
 			errs = append(errs, err)

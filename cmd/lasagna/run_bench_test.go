@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lasagna-go/lasagna/datasets"
+	"github.com/lasagna-go/lasagna/results"
+)
+
+func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(t.Context(), args, &out, &errb)
+	code = exitCode(err, &errb)
+	return out.String(), errb.String(), code
+}
+
+func TestBenchmarkRunSpeedProfile(t *testing.T) {
+	t.Setenv("LASAGNA_CACHE_DIR", t.TempDir())
+	dir := t.TempDir()
+	bundle := filepath.Join(dir, "b.json")
+	runFile := filepath.Join(dir, "run.trec")
+	out, errOut, code := runCLI(t, "benchmark", "run", "../../examples/data/faq.jsonl", "--profile", "speed", "-o", bundle, "--run-out", runFile)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"local/faq@", "bm25", "ndcg@10", "95% CI", "bundle: " + bundle, "run file: " + runFile, "warning: POOLED_GOLD_CORPUS"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	raw, err := os.ReadFile(bundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := results.Validate(raw); r.Blocking() > 0 {
+		t.Errorf("the written bundle does not validate: %v", r.Problems)
+	}
+	b, err := results.Unmarshal(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := datasets.ReadRun(os.DirFS(dir), "run.trec")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The run file holds the bundle's ranked lists, at depth top_k.
+	for _, row := range b.Results[0].PerSampleScores {
+		if got := len(run.Hits[row.QueryID]); got != len(row.RetrievedIDs) || got == 0 || got > 100 {
+			t.Errorf("%s: run file has %d hits, bundle %d", row.QueryID, got, len(row.RetrievedIDs))
+		}
+	}
+
+	// The same command again, resumed: every query is restored.
+	out, _, code = runCLI(t, "benchmark", "run", "../../examples/data/faq.jsonl", "-o", bundle+"2", "--resume")
+	if code != 0 || !strings.Contains(out, "resumed") {
+		t.Fatalf("resume: exit %d\n%s", code, out)
+	}
+	raw2, _ := os.ReadFile(bundle + "2")
+	if !bytes.Equal(raw, raw2) {
+		t.Error("a fully resumed run wrote a different bundle")
+	}
+}
+
+func TestBenchmarkRunSweepAndErrors(t *testing.T) {
+	t.Setenv("LASAGNA_CACHE_DIR", t.TempDir())
+	dir := t.TempDir()
+	data, err := os.ReadFile("../../examples/data/faq.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(dir, "data"), 0o755)
+	os.WriteFile(filepath.Join(dir, "data", "faq.jsonl"), data, 0o644)
+	sweep := filepath.Join(dir, "sweep.yaml")
+	os.WriteFile(sweep, []byte(`benchmarks:
+  - {path: data/faq.jsonl, n_samples: 10}
+arms:
+  - {name: stem, retriever: bm25}
+  - {name: nostem, retriever: bm25, bm25: {stemming: false}, varied: [bm25_stemming]}
+`), 0o644)
+	bundle := filepath.Join(dir, "b.json")
+	out, errOut, code := runCLI(t, "benchmark", "run", sweep, "-o", bundle, "--top-k", "10")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	b, err := results.ReadFile(bundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Configs) != 2 || b.Configs[0].ComparabilityKey != b.Configs[1].ComparabilityKey {
+		t.Errorf("arms differing only in a declared dimension must share a comparability key: %+v", b.Configs)
+	}
+	if n := len(b.Results[0].PerSampleScores); n != 10 {
+		t.Errorf("n_samples 10 ran %d queries", n)
+	}
+
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"benchmark", "run"}, 2, "want 1 argument"},
+		{[]string{"benchmark", "run", "../../examples/data/faq.jsonl", "--profile", "sped"}, 2, `did you mean "speed"?`},
+		{[]string{"benchmark", "run", "../../examples/data/faq.jsonl", "--profile", "dense"}, 2, "needs an embedding model"},
+		{[]string{"benchmark", "run", "../../examples/data/faq.jsonl", "--shard", "3/2"}, 2, "not i/n"},
+		{[]string{"benchmark", "run", filepath.Join(dir, "missing.jsonl")}, 1, "missing.jsonl"},
+		{[]string{"benchmark", "run", sweep, "--profile", "speed"}, 2, "apply to a dataset path"},
+	} {
+		out, errOut, code := runCLI(t, c.args...)
+		if code != c.code || !strings.Contains(out+errOut, c.want) {
+			t.Errorf("%v: exit %d, want %d with %q\n%s%s", c.args, code, c.code, c.want, out, errOut)
+		}
+	}
+}
