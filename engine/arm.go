@@ -11,6 +11,9 @@ import (
 
 	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/retrieval/bm25"
+	"github.com/lasagna-go/lasagna/retrieval/dense"
+	"github.com/lasagna-go/lasagna/retrieval/fusion"
+	"github.com/lasagna-go/lasagna/retrieval/vector"
 )
 
 // Arm is one arm of a run: a name, a way to build its pipeline for a
@@ -99,49 +102,157 @@ func RetrieverArm(name string, topK int, build func(ctx context.Context, b *lasa
 		if err != nil {
 			return nil, err
 		}
-		return lasagna.PipelineFunc(func(ctx context.Context, q lasagna.Query) (lasagna.Output, error) {
+		p := lasagna.PipelineFunc(func(ctx context.Context, q lasagna.Query) (lasagna.Output, error) {
 			hits, err := r.Retrieve(ctx, q, k)
 			return lasagna.Output{Hits: hits}, err
-		}), nil
+		})
+		if fr, ok := r.(FactReporter); ok {
+			return pipelineFacts{p, fr.Facts()}, nil
+		}
+		return p, nil
 	}
 	return arm
 }
 
-// BuiltinArm returns the arm a sweep's ArmSpec describes, with depth topK.
-// Only BM25 needs nothing outside the process; dense and hybrid arms need an
-// embedder, which this release's engine does not wire yet.
-func BuiltinArm(spec ArmSpec, topK int) (Arm, error) {
+// Deps are what built-in arms need from outside the process. The zero
+// Deps builds BM25 arms only.
+type Deps struct {
+	// Embedder returns the embedder of a model, for dense and hybrid arms.
+	Embedder func(model string) (lasagna.Embedder, error)
+}
+
+type pipelineFacts struct {
+	lasagna.Pipeline
+	facts map[string]any
+}
+
+func (p pipelineFacts) Facts() map[string]any { return p.facts }
+
+// BuiltinArm returns the arm spec describes, with depth topK, using the
+// zero Deps: BM25 arms only.
+func BuiltinArm(spec ArmSpec, topK int) (Arm, error) { return Deps{}.Arm(spec, topK) }
+
+// Arm returns the arm a sweep's ArmSpec describes, with depth topK. A
+// dense or hybrid arm needs d.Embedder.
+func (d Deps) Arm(spec ArmSpec, topK int) (Arm, error) {
+	varied := func(name string) bool { return slices.Contains(spec.Varied, name) }
+	opts := bm25.DefaultOptions()
+	if spec.BM25.K1 > 0 {
+		opts.K1 = spec.BM25.K1
+	}
+	if spec.BM25.B > 0 {
+		opts.B = spec.BM25.B
+	}
+	opts.Stemming = spec.BM25.StemmingOn()
+	bm25Desc := fmt.Sprintf("bm25 k1=%s b=%s", strconv.FormatFloat(opts.K1, 'g', -1, 64), strconv.FormatFloat(opts.B, 'g', -1, 64))
+	if !varied("bm25_stemming") {
+		// A varied setting is a level, not part of the fixed stage.
+		bm25Desc += fmt.Sprintf(" stemming=%t", opts.Stemming)
+	}
+	bm25Desc += " stopwords=english"
+	buildBM25 := func(b *lasagna.Benchmark) (lasagna.Retriever, error) { return bm25.Build(b.Corpus, opts) }
+
+	var (
+		emb     lasagna.Embedder
+		rrfK    = spec.RRFK
+		modelID = spec.Embedder.Model
+	)
+	if rrfK == 0 {
+		rrfK = fusion.DefaultK
+	}
+	if spec.Retriever == RetrieverDense || spec.Retriever == RetrieverHybrid {
+		if d.Embedder == nil {
+			return Arm{}, fmt.Errorf("%sarm %q: retriever %s needs an embedding endpoint; configure one (see `lasagna help benchmark run`) or use retriever: bm25",
+				posPrefix(spec.Pos), spec.Name, spec.Retriever)
+		}
+		var err error
+		if emb, err = d.Embedder(modelID); err != nil {
+			return Arm{}, fmt.Errorf("%sarm %q: %w", posPrefix(spec.Pos), spec.Name, err)
+		}
+	}
+	buildDense := func(ctx context.Context, b *lasagna.Benchmark) (*dense.Retriever, error) {
+		backend, err := vector.New(vector.Cosine)
+		if err != nil {
+			return nil, err
+		}
+		return dense.Build(ctx, b.Corpus, emb, backend, dense.Options{})
+	}
+
+	var arm Arm
 	switch spec.Retriever {
 	case RetrieverBM25:
-		opts := bm25.DefaultOptions()
-		if spec.BM25.K1 > 0 {
-			opts.K1 = spec.BM25.K1
-		}
-		if spec.BM25.B > 0 {
-			opts.B = spec.BM25.B
-		}
-		opts.Stemming = spec.BM25.StemmingOn()
-		arm := RetrieverArm(spec.Name, topK, func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Retriever, error) {
-			idx, err := bm25.Build(b.Corpus, opts)
+		arm = RetrieverArm(spec.Name, topK, func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Retriever, error) {
+			return buildBM25(b)
+		})
+		arm.Stages = map[lasagna.Stage]string{lasagna.StageRetriever: bm25Desc}
+		arm.Settings = map[string]any{"bm25_stemming": opts.Stemming}
+	case RetrieverDense:
+		arm = RetrieverArm(spec.Name, topK, func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Retriever, error) {
+			r, err := buildDense(ctx, b)
 			if err != nil {
 				return nil, err
 			}
-			return idx, nil
+			return withFacts{r, denseFacts(emb, r)}, nil
 		})
-		desc := fmt.Sprintf("bm25 k1=%s b=%s", strconv.FormatFloat(opts.K1, 'g', -1, 64), strconv.FormatFloat(opts.B, 'g', -1, 64))
-		if !slices.Contains(spec.Varied, "bm25_stemming") {
-			// A varied setting is a level, not part of the fixed stage.
-			desc += fmt.Sprintf(" stemming=%t", opts.Stemming)
+		arm.Stages = map[lasagna.Stage]string{
+			lasagna.StageEmbedder:      "openai-compatible " + modelID,
+			lasagna.StageVectorBackend: "exact cosine",
+			lasagna.StageRetriever:     "dense",
 		}
-		arm.Stages = map[lasagna.Stage]string{lasagna.StageRetriever: desc + " stopwords=english"}
-		arm.Settings = map[string]any{"bm25_stemming": opts.Stemming}
-		arm.Varied = spec.Varied
-		return arm, nil
+		arm.Settings = map[string]any{"embedder_model": modelID, "vector_backend": "exact", "similarity_model": "cosine"}
+	case RetrieverHybrid:
+		arm = RetrieverArm(spec.Name, topK, func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Retriever, error) {
+			lex, err := buildBM25(b)
+			if err != nil {
+				return nil, err
+			}
+			r, err := buildDense(ctx, b)
+			if err != nil {
+				return nil, err
+			}
+			return withFacts{fusion.RRF(rrfK, lex, r), denseFacts(emb, r)}, nil
+		})
+		arm.Stages = map[lasagna.Stage]string{
+			lasagna.StageEmbedder:      "openai-compatible " + modelID,
+			lasagna.StageVectorBackend: "exact cosine",
+			lasagna.StageRetriever:     fmt.Sprintf("rrf k=%d of %s and dense", rrfK, bm25Desc),
+		}
+		arm.Settings = map[string]any{"bm25_stemming": opts.Stemming, "embedder_model": modelID, "vector_backend": "exact", "similarity_model": "cosine"}
 	default:
-		return Arm{}, fmt.Errorf("%sarm %q: retriever %q needs an embedding model, which `benchmark run` does not wire yet; use retriever: bm25",
-			posPrefix(spec.Pos), spec.Name, spec.Retriever)
+		return Arm{}, fmt.Errorf("%sarm %q: unknown retriever %q; use bm25, dense or hybrid", posPrefix(spec.Pos), spec.Name, spec.Retriever)
 	}
+	arm.Varied = spec.Varied
+	return arm, nil
 }
+
+// denseFacts returns the held_fixed facts a dense index learns while
+// building: the embedding dimension and the documents that failed to embed.
+func denseFacts(emb lasagna.Embedder, r *dense.Retriever) map[string]any {
+	facts := map[string]any{"corpus_ingest_gap": r.IngestGap()}
+	if d, ok := emb.(interface{ Dim() int }); ok && d.Dim() > 0 {
+		facts["embedder_dim"] = d.Dim()
+	}
+	if r.IngestGap() > 0 {
+		facts["corpus_ingest_errors"] = r.IngestErrors()
+	}
+	return facts
+}
+
+// FactReporter is implemented by pipelines and retrievers that learn
+// held_fixed facts while they build — the embedding dimension
+// (embedder_dim), the documents that failed to index (corpus_ingest_gap) —
+// so the bundle states them truthfully.
+type FactReporter interface {
+	Facts() map[string]any
+}
+
+// withFacts attaches facts to a retriever.
+type withFacts struct {
+	lasagna.Retriever
+	facts map[string]any
+}
+
+func (w withFacts) Facts() map[string]any { return w.facts }
 
 func posPrefix(p lasagna.Pos) string {
 	if s := p.String(); s != "" {

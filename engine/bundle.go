@@ -84,7 +84,12 @@ func cellConfig(c *Cell, varied []string) results.Config {
 		k := arm.topK()
 		hf.RetrieverTopK = &k
 	}
-	for name, v := range arm.Settings {
+	settings := maps.Clone(arm.Settings)
+	if settings == nil {
+		settings = map[string]any{}
+	}
+	maps.Copy(settings, c.Facts)
+	for name, v := range settings {
 		if isVaried(name) {
 			levels[name] = fmt.Sprint(v)
 			continue

@@ -85,6 +85,17 @@ func startCell(ctx context.Context, cell *Cell, queries []*lasagna.Query, ids ma
 			cell.BuildErr = err
 		}
 		cr.pipe = pipe
+		if fr, ok := pipe.(FactReporter); ok {
+			cell.Facts = fr.Facts()
+			if cr.journal != nil {
+				if err := cr.journal.Record(JournalEntry{Facts: cell.Facts}); err != nil {
+					cr.Close()
+					return nil, err
+				}
+			}
+		}
+	} else if cr.journal != nil {
+		cell.Facts = cr.journal.Facts()
 	}
 	return cr, nil
 }

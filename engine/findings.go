@@ -36,6 +36,13 @@ func findings(rep *Report) []lasagna.Finding {
 				Detail: fmt.Sprintf("the arm could not be built: %v", c.BuildErr)})
 			continue
 		}
+		if gap, ok := c.Facts["corpus_ingest_gap"].(int); ok && gap > 0 {
+			detail := fmt.Sprintf("%d of %d corpus documents failed to index", gap, len(b.Corpus))
+			if why, ok := c.Facts["corpus_ingest_errors"].(string); ok {
+				detail += ": " + why
+			}
+			out = append(out, lasagna.Finding{Code: lasagna.PartialCorpus, Where: c.Where(), Detail: detail})
+		}
 		var failed, dup, unknown []string
 		var firstErr error
 		for i := range c.Queries {

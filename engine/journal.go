@@ -38,11 +38,15 @@ func (k JournalKey) file() string {
 // JournalEntry is one finished query: what the pipeline returned. Failed
 // queries are never journalled, so a resumed run retries them.
 type JournalEntry struct {
-	Query    string        `json:"q"`
+	Query    string        `json:"q,omitempty"`
 	Hits     []lasagna.Hit `json:"hits,omitempty"`
 	Answer   string        `json:"answer,omitempty"`
 	Answered bool          `json:"answered,omitempty"`
 	Abstain  bool          `json:"abstained,omitempty"`
+	// Facts, on an entry without Query, records the pipeline's held_fixed
+	// facts (FactReporter), so a resumed cell that builds nothing still
+	// states them.
+	Facts map[string]any `json:"facts,omitempty"`
 }
 
 // Journal is an append-only record of finished queries, one JSON line each,
@@ -51,9 +55,10 @@ type JournalEntry struct {
 // torn last line, which the next open discards. Safe for concurrent use by
 // one process; two processes must not share a journal.
 type Journal struct {
-	mu   sync.Mutex
-	f    *os.File
-	done map[string]JournalEntry
+	mu    sync.Mutex
+	f     *os.File
+	done  map[string]JournalEntry
+	facts map[string]any
 }
 
 type journalHeader struct {
@@ -127,7 +132,11 @@ func (j *Journal) load(f *os.File, key JournalKey) (int64, error) {
 					// A torn line can only be the last; stop here.
 					return off, nil
 				}
-				j.done[e.Query] = e
+				if e.Query == "" {
+					j.facts = intFacts(e.Facts)
+				} else {
+					j.done[e.Query] = e
+				}
 			}
 			off += int64(len(line))
 		}
@@ -172,8 +181,30 @@ func (j *Journal) Record(e JournalEntry) error {
 	if _, err := j.f.Write(append(line, '\n')); err != nil {
 		return fmt.Errorf("write journal: %w", err)
 	}
-	j.done[e.Query] = e
+	if e.Query == "" {
+		j.facts = e.Facts
+	} else {
+		j.done[e.Query] = e
+	}
 	return nil
+}
+
+// Facts returns the facts last recorded, or nil.
+func (j *Journal) Facts() map[string]any {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.facts
+}
+
+// intFacts turns the whole numbers JSON decoding made float64 back into
+// ints, as FactReporters report them.
+func intFacts(m map[string]any) map[string]any {
+	for k, v := range m {
+		if f, ok := v.(float64); ok && f == float64(int(f)) {
+			m[k] = int(f)
+		}
+	}
+	return m
 }
 
 // Close closes the journal file.

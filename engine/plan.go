@@ -38,11 +38,15 @@ func LoadBenchmarks(fsys fs.FS, s *Sweep) ([]*BenchmarkRun, error) {
 	return out, nil
 }
 
-// BuiltinArms returns the arms of s's arm specs. The dimensions any arm
+// BuiltinArms returns the arms of s's arm specs with the zero Deps (BM25
+// only); see Deps.Arms.
+func BuiltinArms(s *Sweep) ([]Arm, error) { return Deps{}.Arms(s) }
+
+// Arms returns the arms of s's arm specs. The dimensions any arm
 // declares as varied are varied for all of them (the cells of one
 // factorial), so arms that differ only in declared dimensions share a
 // comparability key.
-func BuiltinArms(s *Sweep) ([]Arm, error) {
+func (d Deps) Arms(s *Sweep) ([]Arm, error) {
 	var (
 		arms   []Arm
 		errs   []error
@@ -55,7 +59,7 @@ func BuiltinArms(s *Sweep) ([]Arm, error) {
 	varied = slices.Compact(varied)
 	for _, spec := range s.Arms {
 		spec.Varied = varied
-		a, err := BuiltinArm(spec, s.ArmTopK(spec))
+		a, err := d.Arm(spec, s.ArmTopK(spec))
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -74,6 +74,10 @@ type Cell struct {
 	BuildErr error
 	// Resumed counts queries restored from the journal.
 	Resumed int
+	// Facts are the held_fixed facts the pipeline reported after building
+	// (see FactReporter); nil when every query was resumed or the
+	// pipeline reports none.
+	Facts map[string]any
 }
 
 // QueryResult is the outcome of one query.

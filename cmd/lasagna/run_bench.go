@@ -18,7 +18,9 @@ import (
 	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/datasets"
 	"github.com/lasagna-go/lasagna/engine"
+	"github.com/lasagna-go/lasagna/llm"
 	"github.com/lasagna-go/lasagna/results"
+	"github.com/lasagna-go/lasagna/retrieval/embed"
 )
 
 type runFlags struct {
@@ -33,6 +35,8 @@ type runFlags struct {
 	name        string
 	shard       string
 	topK        int
+
+	embeddingModel string
 }
 
 func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -45,6 +49,12 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 PATH is a dataset (a .jsonl or .csv file, or a BEIR folder) run with a
 profile's arms (--profile, default speed), or a sweep file (.yaml/.yml)
 listing benchmarks and arms. Profiles: ` + profileList() + `
+
+The dense and hybrid profiles (and sweep arms with retriever dense or
+hybrid) call an OpenAI-compatible embeddings endpoint: set OPENAI_API_KEY,
+and OPENAI_BASE_URL for any server other than OpenAI's (vLLM, Ollama,
+LiteLLM, …). Responses are cached under LASAGNA_CACHE_DIR (default: the
+user cache directory), so a rerun costs nothing.
 
 Finished queries are journalled as they complete; after an interruption,
 run the same command with --resume to keep them and run only the rest.`,
@@ -65,6 +75,7 @@ run the same command with --resume to keep them and run only the rest.`,
 	fl.StringVar(&f.name, "name", "", "register the dataset as <name>@<hash> instead of local/<stem>@<hash>")
 	fl.StringVar(&f.shard, "shard", "", "run only shard i of n of every benchmark's queries, as i/n")
 	fl.IntVar(&f.topK, "top-k", 0, "depth of ranked lists (default 100, or the sweep's)")
+	fl.StringVar(&f.embeddingModel, "embedding-model", engine.DefaultEmbeddingModel, "embedding model of the dense and hybrid profiles")
 	return cmd
 }
 
@@ -118,12 +129,9 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 		if err != nil {
 			return usageError("%v", err)
 		}
-		if prof.NeedsEmbeddings {
-			return usageError("profile %s needs an embedding model, which `benchmark run` does not wire yet; use --profile speed", prof.Name)
-		}
 		sweep = &engine.Sweep{
 			Benchmarks: []engine.BenchmarkEntry{{Path: p, Name: f.name, Split: f.split}},
-			Arms:       prof.Arms(engine.DefaultEmbeddingModel),
+			Arms:       prof.Arms(f.embeddingModel),
 		}
 	}
 	if f.nSamples > 0 {
@@ -151,7 +159,11 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 	if err != nil {
 		return problems(err)
 	}
-	arms, err := engine.BuiltinArms(sweep)
+	deps, err := embedderDeps(sweep)
+	if err != nil {
+		return err
+	}
+	arms, err := deps.Arms(sweep)
 	if err != nil {
 		return problems(err)
 	}
@@ -357,4 +369,31 @@ func progressLine(w io.Writer) func(done, total int) {
 		last = pct
 		fmt.Fprintf(w, "\r\033[Krunning: %d/%d queries (%d%%)", done, total, pct)
 	}
+}
+
+// embedderDeps returns the Deps of the sweep's arms: an OpenAI-compatible
+// embedder (configured from the environment) when an arm embeds, else none.
+// A missing key is an error listing every variable read.
+func embedderDeps(s *engine.Sweep) (engine.Deps, error) {
+	needs := false
+	for _, a := range s.Arms {
+		needs = needs || a.Retriever == engine.RetrieverDense || a.Retriever == engine.RetrieverHybrid
+	}
+	if !needs {
+		return engine.Deps{}, nil
+	}
+	cfg, err := llm.ConfigFromEnv(os.Getenv)
+	if err != nil {
+		return engine.Deps{}, usageError("dense retrieval needs an embedding endpoint: %v", err)
+	}
+	if cfg.CacheDir, err = cacheDir("llm"); err != nil {
+		return engine.Deps{}, err
+	}
+	client, err := llm.New(cfg)
+	if err != nil {
+		return engine.Deps{}, usageError("%v", err)
+	}
+	return engine.Deps{Embedder: func(model string) (lasagna.Embedder, error) {
+		return embed.NewOpenAI(client, embed.Config{Model: model})
+	}}, nil
 }

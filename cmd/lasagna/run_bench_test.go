@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/lasagna-go/lasagna/datasets"
+	"github.com/lasagna-go/lasagna/fixtures"
 	"github.com/lasagna-go/lasagna/results"
 )
 
@@ -66,8 +67,41 @@ func TestBenchmarkRunSpeedProfile(t *testing.T) {
 	}
 }
 
+func TestBenchmarkRunHybridProfileOnFakeServer(t *testing.T) {
+	t.Setenv("LASAGNA_CACHE_DIR", t.TempDir())
+	srv := fixtures.NewFakeOpenAI(fixtures.FakeOpenAIOptions{APIKey: "test-key"})
+	defer srv.Close()
+	t.Setenv("OPENAI_BASE_URL", srv.URL)
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	bundle := filepath.Join(t.TempDir(), "b.json")
+	out, errOut, code := runCLI(t, "benchmark", "run", "../../examples/data/faq.jsonl", "--profile", "hybrid", "--embedding-model", "toy-embed", "-o", bundle)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	b, err := results.ReadFile(bundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hf := b.Configs[0].HeldFixed
+	if hf.EmbedderModel == nil || *hf.EmbedderModel != "toy-embed" || hf.EmbedderDim == nil || *hf.EmbedderDim != fixtures.DefaultEmbeddingDim {
+		t.Errorf("held_fixed embedder = %v / %v", hf.EmbedderModel, hf.EmbedderDim)
+	}
+	if b.Results[0].Metrics["ndcg@10"] < 0.5 {
+		t.Errorf("hybrid ndcg@10 = %v on an easy pooled corpus", b.Results[0].Metrics["ndcg@10"])
+	}
+	calls := srv.Count("embeddings")
+	// A rerun is answered from the response cache: no request at all.
+	if _, _, code := runCLI(t, "benchmark", "run", "../../examples/data/faq.jsonl", "--profile", "hybrid", "--embedding-model", "toy-embed", "-o", bundle+"2"); code != 0 {
+		t.Fatal("rerun failed")
+	}
+	if got := srv.Count("embeddings"); got != calls {
+		t.Errorf("the rerun made %d new embedding requests, want 0", got-calls)
+	}
+}
+
 func TestBenchmarkRunSweepAndErrors(t *testing.T) {
 	t.Setenv("LASAGNA_CACHE_DIR", t.TempDir())
+	t.Setenv("OPENAI_API_KEY", "")
 	dir := t.TempDir()
 	data, err := os.ReadFile("../../examples/data/faq.jsonl")
 	if err != nil {
@@ -105,7 +139,7 @@ arms:
 	}{
 		{[]string{"benchmark", "run"}, 2, "want 1 argument"},
 		{[]string{"benchmark", "run", "../../examples/data/faq.jsonl", "--profile", "sped"}, 2, `did you mean "speed"?`},
-		{[]string{"benchmark", "run", "../../examples/data/faq.jsonl", "--profile", "dense"}, 2, "needs an embedding model"},
+		{[]string{"benchmark", "run", "../../examples/data/faq.jsonl", "--profile", "dense"}, 2, "variables read: OPENAI_BASE_URL, OPENAI_API_KEY, MODEL_NAME"},
 		{[]string{"benchmark", "run", "../../examples/data/faq.jsonl", "--shard", "3/2"}, 2, "not i/n"},
 		{[]string{"benchmark", "run", filepath.Join(dir, "missing.jsonl")}, 1, "missing.jsonl"},
 		{[]string{"benchmark", "run", sweep, "--profile", "speed"}, 2, "apply to a dataset path"},
