@@ -17,7 +17,7 @@ const module = "github.com/lasagna-go/lasagna"
 // ARCHITECTURE.md's.
 var forbidden = map[string][]string{
 	"":            {module + "/...", "testing"},
-	"metrics":     {module + "/...", "testing", "os", "net/http"},
+	"metrics":     {module + "/...", "testing", "net/http", "os/exec"},
 	"datasets":    {module + "/metrics", module + "/results", module + "/engine", module + "/evaltest", "testing"},
 	"results":     {module + "/engine", module + "/evaltest", module + "/llm", module + "/datasets", "testing"},
 	"retrieval":   {module + "/engine", module + "/evaltest", module + "/metrics", module + "/results", "testing"},

@@ -20,8 +20,9 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// Message is one chat message. Role is "user" or "assistant" (the system
-// prompt goes in ChatRequest.System).
+// Message is one chat message. Role is "user" ("" means "user"),
+// "assistant" or "system"; the system prompt usually goes in
+// ChatRequest.System. Any other role is an ErrInvalid error.
 type Message struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
@@ -130,6 +131,13 @@ func New(cfg Config) (*Client, error) {
 	return c, nil
 }
 
+// Model returns the default chat model (Config.Model).
+func (c *Client) Model() string { return c.cfg.Model }
+
+// EmbeddingModel returns the default embedding model
+// (Config.EmbeddingModel).
+func (c *Client) EmbeddingModel() string { return c.cfg.EmbeddingModel }
+
 // Usage returns the client's usage tracker (Config.Tracker when given).
 func (c *Client) Usage() *Tracker { return c.cfg.Tracker }
 
@@ -175,6 +183,14 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 	}
 	if len(req.Messages) == 0 {
 		return fail(&Error{Kind: ErrInvalid, Op: "chat", Model: model, Detail: "no messages"}, 0)
+	}
+	for i, m := range req.Messages {
+		switch m.Role {
+		case "", "user", "assistant", "system":
+		default:
+			return fail(&Error{Kind: ErrInvalid, Op: "chat", Model: model,
+				Detail: fmt.Sprintf("message %d has role %q; want user, assistant or system", i, m.Role)}, 0)
+		}
 	}
 	key := ""
 	if c.cache != nil {

@@ -374,6 +374,9 @@ func TestEmbed(t *testing.T) {
 	f := fixtures.NewFakeOpenAI(fixtures.FakeOpenAIOptions{EmbeddingDim: 16})
 	defer f.Close()
 	c := newClient(t, fast(f))
+	if c.Model() != "gpt-4o" || c.EmbeddingModel() != "text-embedding-3-small" {
+		t.Errorf("models %q %q", c.Model(), c.EmbeddingModel())
+	}
 	texts := []string{"alpha beta", "gamma", "delta epsilon zeta"}
 	vecs, u, err := c.Embed(t.Context(), texts, "")
 	if err != nil {
@@ -431,6 +434,12 @@ func TestInvalidCalls(t *testing.T) {
 	}
 	if _, err := c.Chat(t.Context(), llm.ChatRequest{Model: "m"}); !errors.Is(err, llm.ErrInvalid) {
 		t.Errorf("no messages: %v", err)
+	}
+	bad := ask("q")
+	bad.Model = "m"
+	bad.Messages[0].Role = "tool"
+	if _, err := c.Chat(t.Context(), bad); !errors.Is(err, llm.ErrInvalid) || !strings.Contains(err.Error(), `role "tool"`) {
+		t.Errorf("bad role: %v", err)
 	}
 	if _, err := llm.New(llm.Config{BaseURL: "localhost:8000"}); err == nil {
 		t.Error("a base URL without scheme was accepted")

@@ -86,8 +86,9 @@ type Config struct {
 	// Prices overrides the built-in price table (see DefaultPrices) when
 	// non-nil.
 	Prices map[string]Price
-	// HTTPClient is the HTTP client used; nil means a new client on
-	// http.DefaultTransport.
+	// HTTPClient is the HTTP client used; nil means a new client on a
+	// clone of http.DefaultTransport keeping up to max(64, MaxConcurrency)
+	// idle connections per host.
 	HTTPClient *http.Client
 }
 
@@ -151,7 +152,11 @@ func (c Config) withDefaults() Config {
 		c.Prices = DefaultPrices()
 	}
 	if c.HTTPClient == nil {
-		c.HTTPClient = &http.Client{Transport: http.DefaultTransport}
+		// http.DefaultTransport keeps only 2 idle connections per host,
+		// which makes concurrent calls re-dial; keep enough for the cap.
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConnsPerHost = max(64, c.MaxConcurrency)
+		c.HTTPClient = &http.Client{Transport: t}
 	}
 	return c
 }

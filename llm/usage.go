@@ -86,7 +86,7 @@ type StageUsage struct {
 }
 
 // Tracker accumulates usage and estimated cost per stage. It is safe for
-// concurrent use; the zero value is not usable, call NewTracker.
+// concurrent use; the zero value is an empty tracker.
 type Tracker struct {
 	mu     sync.Mutex
 	stages map[Stage]*StageUsage
@@ -96,6 +96,9 @@ type Tracker struct {
 func NewTracker() *Tracker { return &Tracker{stages: map[Stage]*StageUsage{}} }
 
 func (t *Tracker) stage(s Stage) *StageUsage {
+	if t.stages == nil {
+		t.stages = map[Stage]*StageUsage{}
+	}
 	su := t.stages[s]
 	if su == nil {
 		su = &StageUsage{Stage: s}

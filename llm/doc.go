@@ -1,0 +1,31 @@
+// Package llm is lasagna's one client layer for LLM calls: chat completions
+// and embeddings against any OpenAI-compatible server (OpenAI, Azure, vLLM,
+// Ollama, LiteLLM …), built on github.com/openai/openai-go/v3.
+//
+// Every generator, judge, synthesis and embedding call goes through a
+// Client, which
+//
+//   - asks for temperature 0; when a model rejects temperature (HTTP 400
+//     naming it), the call is retried once at once without it and the model
+//     is remembered by the client, so later calls send none
+//     (ChatResponse.TemperatureSent tells which happened);
+//   - retries 429, 5xx, 408/409, per-attempt timeouts, connection errors and
+//     malformed 200 bodies with exponential backoff and jitter, honouring
+//     Retry-After and retry-after-ms (openai-go's own retries are switched
+//     off, so the two never multiply);
+//   - limits requests and estimated tokens per minute and the requests in
+//     flight;
+//   - keeps a persistent content-addressed response cache (Cache) keyed by
+//     endpoint, model, the full request and the repeat index, written
+//     atomically so concurrent processes can share it; errors are never
+//     cached;
+//   - accounts token usage and estimated cost per Stage in a Tracker, with
+//     cost only for models in the price table (never guessed).
+//
+// A failed call returns an *Error whose Kind (ErrRateLimited, ErrServer,
+// ErrTimeout, ErrMalformed, …) is matched with errors.Is and whose Code is a
+// stable string; a failure is never an empty success.
+//
+// The package reads no environment variable by itself: programs call
+// ConfigFromEnv(os.Getenv) at their edge. Tests use fixtures.NewFakeOpenAI.
+package llm
