@@ -13,7 +13,19 @@ import (
 // official evaluate-v2.0.py) generated testdata/squad_golden.json once; the
 // test reads only the JSON.
 func TestSQuADGolden(t *testing.T) {
-	data, err := os.ReadFile("testdata/squad_golden.json")
+	testSQuADGolden(t, "testdata/squad_golden.json", 40)
+}
+
+// TestSQuADRandomGolden does the same for 400 seeded random strings over an
+// alphabet of articles, accents, combining marks, ASCII and Unicode
+// punctuation, Python whitespace and special-cased letters
+// (testdata/squad_golden.py random).
+func TestSQuADRandomGolden(t *testing.T) {
+	testSQuADGolden(t, "testdata/squad_random_golden.json", 400)
+}
+
+func testSQuADGolden(t *testing.T, file string, min int) {
+	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,8 +40,8 @@ func TestSQuADGolden(t *testing.T) {
 	if err := json.Unmarshal(data, &cases); err != nil {
 		t.Fatal(err)
 	}
-	if len(cases) < 40 {
-		t.Fatalf("golden table has %d cases, want at least 40", len(cases))
+	if len(cases) < min {
+		t.Fatalf("%s has %d cases, want at least %d", file, len(cases), min)
 	}
 	for _, c := range cases {
 		if got := NormalizeAnswer(c.Prediction); got != c.Normalized {

@@ -56,8 +56,12 @@ type Summary struct {
 // interval: Resamples samples of len(xs) values drawn with replacement
 // (math/rand/v2 PCG seeded with o.Seed), the mean of each, and the
 // (1−Level)/2 and (1+Level)/2 quantiles of those means with linear
-// interpolation between order statistics (R's type 7, NumPy's default). The
-// values must be finite: leave unscored items out rather than passing NaN.
+// interpolation between order statistics (R's type 7, NumPy's default). A
+// sample of at least 1,000 values with at most one distinct value per 200
+// (0/1 scores, hit@k, precision@k…) is resampled through its multinomial
+// counts, which gives the same distribution of means at O(k·log n) instead
+// of O(n) per resample. The values must be finite: leave unscored items out
+// rather than passing NaN.
 func Summarize(xs []float64, o BootstrapOptions) Summary {
 	s := Summary{N: len(xs), SmallSample: len(xs) < SmallSampleN}
 	if len(xs) == 0 {
@@ -92,15 +96,135 @@ func bootstrapCI(xs []float64, resamples int, level float64, seed uint64) (lo, h
 	level = levelOrDefault(level)
 	r := rand.New(rand.NewPCG(seed, streamBootstrap))
 	means := make([]float64, resamples)
-	for i := range means {
-		sum := 0.0
-		for range n {
-			sum += xs[r.IntN(n)]
+	if vals, counts, ok := fewDistinct(xs); ok {
+		multinomialMeans(r, vals, counts, n, means)
+	} else {
+		for i := range means {
+			sum := 0.0
+			for range n {
+				sum += xs[r.IntN(n)]
+			}
+			means[i] = sum / float64(n)
 		}
-		means[i] = sum / float64(n)
 	}
 	slices.Sort(means)
 	return quantile(means, (1-level)/2), quantile(means, (1+level)/2)
+}
+
+// Samples of at least multinomialMinN values with at most one distinct
+// value per multinomialPerValue values are bootstrapped through their
+// multinomial counts (see multinomialMeans) instead of value by value.
+const (
+	multinomialMinN     = 1000
+	multinomialPerValue = 200
+)
+
+// fewDistinct returns the distinct values of xs (ascending) and how often
+// each occurs, when xs is large and has few distinct values.
+func fewDistinct(xs []float64) (vals []float64, counts []int, ok bool) {
+	if len(xs) < multinomialMinN {
+		return nil, nil, false
+	}
+	limit := len(xs) / multinomialPerValue
+	m := make(map[float64]int)
+	for _, x := range xs {
+		m[x]++
+		if len(m) > limit {
+			return nil, nil, false
+		}
+	}
+	vals = make([]float64, 0, len(m))
+	for v := range m {
+		vals = append(vals, v)
+	}
+	slices.Sort(vals)
+	counts = make([]int, len(vals))
+	for i, v := range vals {
+		counts[i] = m[v]
+	}
+	return vals, counts, true
+}
+
+// multinomialMeans fills means with bootstrap means of a sample of n values
+// made of counts[j] copies of vals[j]. A resample of n values drawn with
+// replacement holds each value a Multinomial(n, counts/n) number of times;
+// the counts are drawn exactly as conditional binomials, which costs
+// O(k·log n) random numbers per resample instead of n. The distribution of
+// the means is the same as resampling value by value.
+func multinomialMeans(r *rand.Rand, vals []float64, counts []int, n int, means []float64) {
+	for i := range means {
+		left, rest := n, n // values still to place; sample mass not yet visited
+		sum := 0.0
+		for j, v := range vals {
+			if left == 0 {
+				break
+			}
+			var c int
+			if j == len(vals)-1 || counts[j] == rest {
+				c = left
+			} else {
+				c = binomial(r, left, float64(counts[j])/float64(rest))
+			}
+			sum += v * float64(c)
+			left -= c
+			rest -= counts[j]
+		}
+		means[i] = sum / float64(n)
+	}
+}
+
+// binomial draws from Binomial(n, p) exactly, by Knuth's order-statistic
+// splitting (TAOCP vol. 2, 3.4.1): the a-th smallest of n uniforms is
+// Beta(a, n+1−a); the uniforms below p are counted on one side of it
+// recursively, and by direct Bernoulli trials once n is small.
+func binomial(r *rand.Rand, n int, p float64) int {
+	if p <= 0 {
+		return 0
+	}
+	if p >= 1 {
+		return n
+	}
+	acc := 0
+	for n > 32 {
+		a := 1 + n/2
+		b := n + 1 - a
+		ga, gb := gamma(r, float64(a)), gamma(r, float64(b))
+		x := ga / (ga + gb)
+		if x >= p {
+			n, p = a-1, p/x
+		} else {
+			acc += a
+			n, p = b-1, (p-x)/(1-x)
+		}
+	}
+	for range n {
+		if r.Float64() < p {
+			acc++
+		}
+	}
+	return acc
+}
+
+// gamma draws from Gamma(shape, 1) for shape ≥ 1 (Marsaglia and Tsang
+// 2000).
+func gamma(r *rand.Rand, shape float64) float64 {
+	d := shape - 1.0/3
+	c := 1 / math.Sqrt(9*d)
+	for {
+		var x, v float64
+		for {
+			x = r.NormFloat64()
+			v = 1 + c*x
+			if v > 0 {
+				break
+			}
+		}
+		v = v * v * v
+		u := r.Float64()
+		if u < 1-0.0331*x*x*x*x || math.Log(u) < 0.5*x*x+d*(1-v+math.Log(v)) {
+			return d * v
+		}
+	}
 }
 
 // quantile is the type 7 quantile of sorted xs.
@@ -147,7 +271,9 @@ type PairedOptions struct {
 //     differences. For m ≤ [ExactSignFlipMax] all 2^m patterns are
 //     enumerated and ExactP is true; otherwise Resamples random patterns are
 //     drawn and P = (count+1)/(Resamples+1). With no non-zero difference P
-//     is 1.
+//     is 1. (For large samples with few distinct differences, the number of
+//     "+" signs per distinct value is drawn as one binomial, which has the
+//     same distribution as flipping each sign.)
 //   - PT is the two-sided paired Student t-test p-value, t = mean/(sd/√n)
 //     with n−1 degrees of freedom. PT is 1 when N < 2 or when every
 //     difference is 0, and 0 when sd is 0 with a non-zero mean.
@@ -258,6 +384,20 @@ func signFlip(d []float64, resamples int, seed uint64) (p float64, exact bool) {
 	resamples = resamplesOrDefault(resamples)
 	r := rand.New(rand.NewPCG(seed, streamSignFlip))
 	count := 0
+	if vals, counts, ok := fewDistinct(nz); ok {
+		// Each distinct value v occurring c times contributes
+		// v·(2B − c) with B ~ Binomial(c, ½) positive signs.
+		for range resamples {
+			s := 0.0
+			for j, v := range vals {
+				s += v * float64(2*binomial(r, counts[j], 0.5)-counts[j])
+			}
+			if math.Abs(s) >= thresh {
+				count++
+			}
+		}
+		return float64(count+1) / float64(resamples+1), false
+	}
 	for range resamples {
 		s := 0.0
 		var bits uint64

@@ -2,6 +2,8 @@ package metrics
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -81,14 +83,16 @@ func TestSummarize(t *testing.T) {
 	if s.Mean != 99.5 || !near(s.Lo, 99.5-half, 0.06*half) || !near(s.Hi, 99.5+half, 0.06*half) || s.SmallSample {
 		t.Errorf("Summarize(0..199) = %+v, want CI ≈ 99.5 ± %.3f", s, half)
 	}
-	if s2 := Summarize(xs, BootstrapOptions{Seed: 42}); s2 != s {
-		t.Errorf("same seed, different result: %+v vs %+v", s2, s)
+	small := BootstrapOptions{Seed: 42, Resamples: 2000}
+	s1 := Summarize(xs, small)
+	if s2 := Summarize(xs, small); s2 != s1 {
+		t.Errorf("same seed, different result: %+v vs %+v", s2, s1)
 	}
-	if s3 := Summarize(xs, BootstrapOptions{Seed: 43}); s3 == s {
+	if s3 := Summarize(xs, BootstrapOptions{Seed: 43, Resamples: 2000}); s3 == s1 {
 		t.Errorf("different seeds gave the identical interval %+v", s3)
 	}
 	// A 50% interval is narrower than the 95% one.
-	if s4 := Summarize(xs, BootstrapOptions{Seed: 42, Level: 0.5}); !(s4.Lo > s.Lo && s4.Hi < s.Hi) {
+	if s4 := Summarize(xs, BootstrapOptions{Seed: 42, Resamples: 2000, Level: 0.5}); !(s4.Lo > s.Lo && s4.Hi < s.Hi) {
 		t.Errorf("50%% CI %+v not inside 95%% CI %+v", s4, s)
 	}
 }
@@ -229,5 +233,141 @@ func BenchmarkComparePaired(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		ComparePaired(x, y, PairedOptions{Seed: 1})
+	}
+}
+
+// TestComparePairedSleep uses Student's sleep data (Cushny & Peebles 1905),
+// the classic paired t-test example: R's t.test(extra ~ group, data = sleep,
+// paired = TRUE) reports t = 4.0621 (sign aside), df = 9, p = 0.002833, mean
+// difference 1.58. The sign-flip p was enumerated independently in Python
+// (itertools.product over the 2^9 sign patterns of the 9 non-zero
+// differences): 2/512; d_z = 1.58/1.2299955 = 1.2845576.
+func TestComparePairedSleep(t *testing.T) {
+	drug2 := []float64{1.9, 0.8, 1.1, 0.1, -0.1, 4.4, 5.5, 1.6, 4.6, 3.4}
+	drug1 := []float64{0.7, -1.6, -0.2, -1.2, -0.1, 3.4, 3.7, 0.8, 0.0, 2.0}
+	p, err := ComparePaired(drug2, drug1, PairedOptions{Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !near(p.MeanDiff, 1.58, 1e-12) || !near(p.PT, 0.002833, 5e-7) || !near(p.Dz, 1.2845576, 1e-7) {
+		t.Errorf("sleep: %+v, want mean 1.58, p_t 0.002833, d_z 1.2845576", p)
+	}
+	if p.P != 2.0/512 || !p.ExactP || p.SmallSample {
+		t.Errorf("sleep: sign-flip p %v exact %v small %v, want exact 2/512 and n 10 not small", p.P, p.ExactP, p.SmallSample)
+	}
+	if !(p.Lo > 0.7 && p.Lo < 1.58 && p.Hi > 1.58 && p.Hi < 2.6) {
+		t.Errorf("sleep: bootstrap CI [%v, %v] implausible around 1.58 (t interval [0.70, 2.46])", p.Lo, p.Hi)
+	}
+}
+
+func TestBinomial(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, c := range []struct {
+		n int
+		p float64
+	}{{10000, 0.3}, {5000, 0.001}, {100, 0.5}, {33, 0.9}, {1000000, 0.42}, {70000, 0.99995}} {
+		const draws = 4000
+		sum, sumSq := 0.0, 0.0
+		for range draws {
+			k := binomial(r, c.n, c.p)
+			if k < 0 || k > c.n {
+				t.Fatalf("binomial(%d, %v) = %d", c.n, c.p, k)
+			}
+			sum += float64(k)
+			sumSq += float64(k) * float64(k)
+		}
+		mean := sum / draws
+		variance := sumSq/draws - mean*mean
+		wantMean := float64(c.n) * c.p
+		wantVar := wantMean * (1 - c.p)
+		// the sample mean is within 5 standard errors; the variance within 15%
+		if math.Abs(mean-wantMean) > 5*math.Sqrt(wantVar/draws) || math.Abs(variance/wantVar-1) > 0.15 {
+			t.Errorf("binomial(%d, %v): mean %.2f var %.2f, want %.2f and %.2f", c.n, c.p, mean, variance, wantMean, wantVar)
+		}
+	}
+	if binomial(r, 10, 0) != 0 || binomial(r, 10, 1) != 10 {
+		t.Error("binomial at p 0 or 1")
+	}
+}
+
+// TestSummarizeMultinomial checks the multinomial shortcut against plain
+// value-by-value resampling (written out here) on a large sample with few
+// distinct values: the interval ends agree to within Monte Carlo error.
+func TestSummarizeMultinomial(t *testing.T) {
+	xs := make([]float64, 1000)
+	for i := range xs {
+		xs[i] = float64(i*7919%5) / 4 // 5 distinct values
+	}
+	if _, _, ok := fewDistinct(xs); !ok {
+		t.Fatal("the multinomial path is not taken")
+	}
+	s := Summarize(xs, BootstrapOptions{Seed: 9})
+	r := rand.New(rand.NewPCG(77, 78))
+	means := make([]float64, 4000)
+	for i := range means {
+		sum := 0.0
+		for range len(xs) {
+			sum += xs[r.IntN(len(xs))]
+		}
+		means[i] = sum / float64(len(xs))
+	}
+	slices.Sort(means)
+	lo, hi := quantile(means, 0.025), quantile(means, 0.975)
+	half := (hi - lo) / 2
+	if !near(s.Lo, lo, 0.06*half) || !near(s.Hi, hi, 0.06*half) {
+		t.Errorf("multinomial CI [%v, %v], plain resampling [%v, %v]", s.Lo, s.Hi, lo, hi)
+	}
+	if s2 := Summarize(xs, BootstrapOptions{Seed: 9}); s2 != s {
+		t.Errorf("same seed, different result")
+	}
+}
+
+func BenchmarkSummarizeBinary5000(b *testing.B) {
+	xs := make([]float64, 5000)
+	for i := range xs {
+		xs[i] = float64(i % 3 / 2) // exact-match-like 0/1 scores
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		Summarize(xs, BootstrapOptions{Seed: 1})
+	}
+}
+
+// TestSignFlipGrouped checks the Monte Carlo sign-flip test on a large
+// sample of few distinct differences (drawn through binomials) against the
+// normal approximation of the sign-flip distribution, whose variance is
+// exactly Σd²: p ≈ erfc(|Σd| / √(2Σd²)).
+func TestSignFlipGrouped(t *testing.T) {
+	d := make([]float64, 3000)
+	ones := 0
+	for i := range d {
+		switch i % 20 {
+		case 0, 1, 2, 3, 10, 11, 12, 13:
+			d[i] = 1
+		case 4, 5, 6, 7, 14, 15, 16, 17:
+			d[i] = -1
+		case 8:
+			d[i] = 0.5
+		case 18:
+			d[i] = -0.5
+		case 9, 19:
+			if ones < 52 {
+				d[i], ones = 1, ones+1
+			}
+		}
+	}
+	// Σd = 52, Σd² = 2400 + 75 + 52 = 2527: z ≈ 1.03, p ≈ 0.30.
+	if _, _, ok := fewDistinct(d); !ok {
+		t.Fatal("the grouped path is not taken")
+	}
+	sum, sq := 0.0, 0.0
+	for _, x := range d {
+		sum += x
+		sq += x * x
+	}
+	want := math.Erfc(math.Abs(sum) / math.Sqrt(2*sq))
+	p, exact := signFlip(d, 10000, 3)
+	if exact || !near(p, want, 0.02) {
+		t.Errorf("grouped sign-flip p = %v (exact %v), normal approximation %v", p, exact, want)
 	}
 }

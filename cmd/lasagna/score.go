@@ -8,9 +8,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -191,32 +193,27 @@ func runScore(stdout io.Writer, dataPath, predPath string, cfg scoreConfig) erro
 	}
 	fmt.Fprintf(w, "predictions  %s (%s, %d queries)\n\n", predPath, kind, predLines)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "metric\tn\tmean\t95% CI\t")
+	fmt.Fprintln(tw, "metric\tn\tmean\t95% CI")
 	small := false
-	for _, c := range cols {
-		xs := make([]float64, 0, len(c.vals))
-		for _, q := range b.Queries { // dataset order: the bootstrap is reproducible
-			if v, ok := c.vals[q.ID]; ok {
-				xs = append(xs, v)
-			}
-		}
-		s := metrics.Summarize(xs, cfg.boot)
+	sums := scoreSummaries(b, cols, cfg.boot)
+	for i, c := range cols {
+		s := sums[i]
 		flag := ""
 		if s.SmallSample {
 			flag, small = "*", true
 		}
 		if s.N == 0 {
-			fmt.Fprintf(tw, "%s\t0\t-\t-\t\n", c.name)
+			fmt.Fprintf(tw, "%s\t0\t-\t-\n", c.name)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.4f\t[%.4f, %.4f]%s\t\n", c.name, s.N, s.Mean, s.Lo, s.Hi, flag)
+		fmt.Fprintf(tw, "%s\t%d\t%.4f\t[%.4f, %.4f]%s\n", c.name, s.N, s.Mean, s.Lo, s.Hi, flag)
 	}
 	tw.Flush()
 	if small {
 		fmt.Fprintf(w, "* n < %d: the confidence interval is indicative only\n", metrics.SmallSampleN)
 	}
 	if len(missing) > 0 {
-		fmt.Fprintf(w, "\n%d dataset quer%s no prediction (scored 0): %s\n", len(missing), scorePlural(len(missing), "y has", "ies have"), scoreList(missing))
+		fmt.Fprintf(w, "\n%d dataset quer%s no prediction (scored 0 in each average that includes it): %s\n", len(missing), scorePlural(len(missing), "y has", "ies have"), scoreList(missing))
 	}
 	if len(unknown) > 0 {
 		fmt.Fprintf(w, "\n%d prediction id%s not in the dataset (ignored): %s\n", len(unknown), scorePlural(len(unknown), " is", "s are"), scoreList(unknown))
@@ -233,6 +230,29 @@ func runScore(stdout io.Writer, dataPath, predPath string, cfg scoreConfig) erro
 		}
 	}
 	return nil
+}
+
+// scoreSummaries summarises each column over its values in dataset order
+// (so the bootstrap is reproducible), one column per CPU at a time.
+func scoreSummaries(b *lasagna.Benchmark, cols []*scoreColumn, o metrics.BootstrapOptions) []metrics.Summary {
+	out := make([]metrics.Summary, len(cols))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, c := range cols {
+		xs := make([]float64, 0, len(c.vals))
+		for _, q := range b.Queries {
+			if v, ok := c.vals[q.ID]; ok {
+				xs = append(xs, v)
+			}
+		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			out[i] = metrics.Summarize(xs, o)
+		})
+	}
+	wg.Wait()
+	return out
 }
 
 // scoreRetrieval adds the retrieval (and Vecta chunk-level) columns.
@@ -255,7 +275,6 @@ func scoreRetrieval(b *lasagna.Benchmark, preds map[string]datasets.Prediction, 
 		chunkCols = [3]*scoreColumn{col("chunk_precision"), col("chunk_recall"), col("chunk_f1")}
 	}
 	noRel := 0
-	var vScores []metrics.VectaScore
 	for _, q := range b.Queries {
 		p := preds[q.ID]
 		ranked := make([]string, len(p.Hits))
@@ -282,7 +301,6 @@ func scoreRetrieval(b *lasagna.Benchmark, preds map[string]datasets.Prediction, 
 		if vecta {
 			gold := metrics.VectaRefs{ChunkIDs: scoreMetaStrings(q.Metadata["chunk_ids"])}
 			s := metrics.ScoreVecta(metrics.VectaRefs{ChunkIDs: ranked}, gold)
-			vScores = append(vScores, s)
 			if s.Chunk.OK {
 				chunkCols[0].vals[q.ID] = s.Chunk.Precision
 				chunkCols[1].vals[q.ID] = s.Chunk.Recall

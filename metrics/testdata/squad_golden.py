@@ -1,6 +1,8 @@
 """Generates squad_golden.json: expected SQuAD v2.0 normalisation and scores.
 
-Run once by hand (python3 squad_golden.py > squad_golden.json); the Go tests
+Run once by hand (python3 squad_golden.py > squad_golden.json, or with the
+argument "random" > squad_random_golden.json for 400 seeded random strings
+over a tricky alphabet); the Go tests
 read the JSON and never call Python. normalize_answer, get_tokens,
 compute_exact and compute_f1 are copied verbatim from the official SQuAD v2.0
 evaluation script (evaluate-v2.0.py); the gold filtering in score() is the
@@ -107,6 +109,24 @@ CASES = [
   ("\u2160 \u2170", ["\u2170 \u2170"], "Roman numerals (Nl) lower"),
 ]
 
+import random
+import sys
+
+if len(sys.argv) > 1 and sys.argv[1] == "random":
+  rng = random.Random(20261130)
+  pieces = ["a", "an", "the", "A", "An", "THE", "The", "x", "cat", "\u00e9", "\u00c9", "\u0301",
+            "_", "'", "-", ".", ",", "!", "\u2014", "\u2019", "\u201c", " ", "  ", "\t", "\n",
+            "\x1c", "\x1d", "\x1e", "\x1f", "\x85", "\xa0", "\u2009", "\u3000", "\u2028",
+            "\u200b", "\u0130", "\u03a3", "\u039f", "\u03c3", "1", "\u0663", "\u00bd", "\u01c5",
+            "\u212a", "\u00df", "\u0627\u0644", "\u4e2d"]
+  CASES = []
+  for i in range(400):
+    pred = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+    refs = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 8))) for _ in range(rng.randint(1, 3))]
+    if rng.random() < 0.3:
+      refs.append(pred.upper() if rng.random() < 0.5 else pred)
+    CASES.append((pred, refs, "random %d" % i))
+
 out = []
 for pred, refs, note in CASES:
   em, f1 = score(pred, refs)
@@ -118,4 +138,4 @@ for pred, refs, note in CASES:
     "exact_match": em,
     "token_f1": f1,
   })
-print(json.dumps(out, ensure_ascii=True, indent=1))
+print(json.dumps(out, ensure_ascii=len(sys.argv) == 1, indent=None if len(sys.argv) > 1 else 1).replace("}, {", "},\n{"))
