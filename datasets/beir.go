@@ -3,7 +3,6 @@ package datasets
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -146,16 +145,12 @@ func missingSplit(fsys fs.FS, dir, split, qrelsPath string, err error) error {
 	if len(splits) == 0 {
 		return fmt.Errorf("%s: no split %q (the qrels folder has no .tsv file)", qrelsPath, split)
 	}
-	return fmt.Errorf("%s: no split %q; splits here: %s (choose one with split)", qrelsPath, split, strings.Join(splits, ", "))
+	return fmt.Errorf("%s: no split %q; splits here: %s (choose one with split: in a sweep, --split on the command line)", qrelsPath, split, strings.Join(splits, ", "))
 }
-
-var (
-	beirCorpusFields  = []string{"_id", "title", "text"}
-	beirQueriesFields = []string{"_id", "text"}
-)
 
 func parseBEIRCorpus(r interface{ Read([]byte) (int, error) }, file string, ids map[string]int, c *collector) []lasagna.Document {
 	lr := newLineReader(r)
+	l := &jlex{}
 	var docs []lasagna.Document
 	var lines []int32 // line of each document, for messages
 	for {
@@ -169,7 +164,7 @@ func parseBEIRCorpus(r interface{ Read([]byte) (int, error) }, file string, ids 
 		pos := lasagna.Pos{File: file, Line: lr.line}
 		var d lasagna.Document
 		var hasID, hasText bool
-		l := &jlex{b: line}
+		l.reset(line)
 		lineOK := true
 		err := l.object(func(key string) error {
 			switch key {
@@ -259,22 +254,14 @@ func parseBEIRCorpus(r interface{ Read([]byte) (int, error) }, file string, ids 
 	return docs
 }
 
-// rawValue decodes any JSON value with encoding/json.
+// rawValue decodes any JSON value as encoding/json would into an any.
 func rawValue(l *jlex) (any, error) {
-	start := l.i
-	raw, err := l.raw()
-	if err != nil {
-		return nil, err
-	}
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return nil, &syntaxError{off: start, msg: trimJSONErr(err)}
-	}
-	return v, nil
+	return l.value(0)
 }
 
 func parseBEIRQueries(r interface{ Read([]byte) (int, error) }, file string, c *collector) []lasagna.Query {
 	lr := newLineReader(r)
+	l := &jlex{}
 	var qs []lasagna.Query
 	seen := make(map[string]int)
 	for {
@@ -289,7 +276,7 @@ func parseBEIRQueries(r interface{ Read([]byte) (int, error) }, file string, c *
 		q := lasagna.Query{Pos: pos}
 		var hasID, hasText bool
 		var extra map[string]any
-		l := &jlex{b: line}
+		l.reset(line)
 		lineOK := true
 		err := l.object(func(key string) error {
 			switch key {

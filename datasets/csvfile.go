@@ -91,7 +91,8 @@ func csvError(path string, err error) Problem {
 
 // csvHeader reads the header row and maps known column names to indexes.
 // It returns nil after recording problems.
-func csvHeader(cr *csv.Reader, path string, known, required []string, c *collector) map[string]int {
+// vectaHint adds, for Vecta-only columns, a pointer to LoadVectaCSV.
+func csvHeader(cr *csv.Reader, path string, known, required []string, vectaHint bool, c *collector) map[string]int {
 	rec, err := cr.Read()
 	if err == io.EOF {
 		c.add(lasagna.Pos{File: path, Line: 1}, "", "empty file; want a header row naming the columns (%s)", strings.Join(known, ","))
@@ -114,7 +115,11 @@ func csvHeader(cr *csv.Reader, path string, known, required []string, c *collect
 		}
 		switch {
 		case !isKnown:
-			c.add(pos, name, "%s", unknownMsg("column", name, known, ""))
+			tail := ""
+			if vectaHint && (name == "chunk_ids" || name == "page_nums" || name == "source_paths") {
+				tail = "; this looks like a Vecta benchmark CSV: read it with LoadVectaCSV (validate-data --format vecta)"
+			}
+			c.add(pos, name, "%s", unknownMsg("column", name, known, tail))
 			ok = false
 		case hasCol(cols, name):
 			c.add(pos, name, "column %q appears twice in the header", name)
@@ -142,7 +147,7 @@ func hasCol(cols map[string]int, name string) bool {
 
 func parseCSVRows(r io.Reader, path string, c *collector) []Row {
 	cr := csvReader(r)
-	cols := csvHeader(cr, path, csvColumns, []string{"question"}, c)
+	cols := csvHeader(cr, path, csvColumns, []string{"question"}, true, c)
 	if cols == nil {
 		return nil
 	}

@@ -66,6 +66,7 @@ func readJSONL(fsys fs.FS, path string) ([]Row, string, error) {
 
 func parseJSONLRows(r io.Reader, path string, c *collector) []Row {
 	lr := newLineReader(r)
+	l := &jlex{}
 	var rows []Row
 	seen := make(map[string]int) // id → line
 	for {
@@ -77,7 +78,7 @@ func parseJSONLRows(r io.Reader, path string, c *collector) []Row {
 			continue
 		}
 		pos := lasagna.Pos{File: path, Line: lr.line}
-		row, ok := parseRow(line, pos, c)
+		row, ok := parseRow(l, line, pos, c)
 		if !ok {
 			if c.full {
 				return nil
@@ -100,14 +101,14 @@ func parseJSONLRows(r io.Reader, path string, c *collector) []Row {
 }
 
 // parseRow parses one JSONL line; problems go to c and ok is false.
-func parseRow(line []byte, pos lasagna.Pos, c *collector) (Row, bool) {
+func parseRow(l *jlex, line []byte, pos lasagna.Pos, c *collector) (Row, bool) {
 	row := Row{Pos: pos}
 	ok := true
 	bad := func(field, format string, args ...any) {
 		ok = false
 		c.add(pos, field, format, args...)
 	}
-	l := &jlex{b: line}
+	l.reset(line)
 	seen := 0 // bit set of seen fields
 	var questionIsString bool
 	var answerGiven, answersGiven, contextGiven, contextsGiven, unanswerable bool
@@ -199,21 +200,20 @@ func parseRow(line []byte, pos lasagna.Pos, c *collector) (Row, bool) {
 			}
 		case "metadata":
 			k := l.kind()
-			raw, err := l.raw()
+			if k != '{' {
+				if _, err := l.raw(); err != nil {
+					return err
+				}
+				if k != 'n' {
+					bad(key, "field \"metadata\" must be an object, got %s", kindName(k))
+				}
+				return nil
+			}
+			v, err := l.value(0)
 			if err != nil {
 				return err
 			}
-			if k == 'n' {
-				return nil
-			}
-			if k != '{' {
-				bad(key, "field \"metadata\" must be an object, got %s", kindName(k))
-				return nil
-			}
-			var m map[string]any
-			if err := json.Unmarshal(raw, &m); err != nil {
-				return &syntaxError{off: l.i - len(raw), msg: trimJSONErr(err)}
-			}
+			m := v.(map[string]any)
 			if v, has := m["unanswerable"]; has {
 				b, isBool := v.(bool)
 				if !isBool {

@@ -181,7 +181,9 @@ func TestJSONLProblems(t *testing.T) {
 		{"control char", "{\"question\": \"a\tb\"}",
 			[]string{`d.jsonl:1: invalid JSON at column 16: control character in string`}},
 		{"bad escape", `{"question": "a\qb"}`,
-			[]string{`d.jsonl:1: invalid JSON at column 14: bad string`}},
+			[]string{`d.jsonl:1: invalid JSON at column 16: bad string: invalid escape`}},
+		{"NUL after the object", "{\"question\": \"a\"}\x00",
+			[]string{`d.jsonl:1: invalid JSON at column 18: unexpected text after the object`}},
 		{"trailing text", `{"question": "a"} x`,
 			[]string{`d.jsonl:1: invalid JSON at column 19: unexpected text after the object`}},
 	}

@@ -1,8 +1,12 @@
 package datasets
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -11,8 +15,9 @@ import (
 // encoding/json, and hands nested values and escaped strings to
 // encoding/json, so that what it accepts is exactly valid JSON.
 type jlex struct {
-	b []byte
-	i int
+	b       []byte
+	i       int
+	scratch []byte // for unquoting
 }
 
 // syntaxError is malformed JSON at a byte offset of the line.
@@ -23,6 +28,11 @@ type syntaxError struct {
 
 func (e *syntaxError) Error() string {
 	return fmt.Sprintf("invalid JSON at column %d: %s", e.off+1, e.msg)
+}
+
+// reset starts reading line, keeping the scratch buffer.
+func (l *jlex) reset(line []byte) {
+	l.b, l.i = line, 0
 }
 
 func (l *jlex) fail(format string, args ...any) error {
@@ -115,10 +125,26 @@ func (l *jlex) object(member func(key string) error) error {
 
 // end checks that only white space follows.
 func (l *jlex) end() error {
-	if l.kind() != 0 {
+	if l.ws(); l.i < len(l.b) {
 		return l.fail("unexpected text after the object")
 	}
 	return nil
+}
+
+// SWAR constants: one bit per byte.
+const (
+	swarLo = 0x0101010101010101
+	swarHi = 0x8080808080808080
+)
+
+// special reports whether any byte of w (8 bytes of a string) may be a
+// quote, a backslash, a control character or non-ASCII. False positives
+// only send the word to the byte loop.
+func special(w uint64) bool {
+	q := w ^ (swarLo * '"')
+	bs := w ^ (swarLo * '\\')
+	m := ((q - swarLo) &^ q) | ((bs - swarLo) &^ bs) | (w - swarLo*0x20) | w
+	return m&swarHi != 0
 }
 
 // str reads a string value (the lexer is at its opening quote).
@@ -129,9 +155,17 @@ func (l *jlex) str() (string, error) {
 	start := l.i + 1
 	plain, ascii := true, true
 	b := l.b
-	for j := start; j < len(b); j++ {
+	j := start
+	for {
+		for j+8 <= len(b) && !special(binary.LittleEndian.Uint64(b[j:])) {
+			j += 8
+		}
+		if j >= len(b) {
+			break
+		}
 		c := b[j]
 		if c >= 0x20 && c != '"' && c != '\\' && c < 0x80 {
+			j++
 			continue
 		}
 		switch {
@@ -141,18 +175,19 @@ func (l *jlex) str() (string, error) {
 			if plain && (ascii || utf8.Valid(seg)) {
 				return string(seg), nil
 			}
-			var s string
-			if err := json.Unmarshal(b[start-1:j+1], &s); err != nil {
-				return "", &syntaxError{off: start - 1, msg: "bad string: " + trimJSONErr(err)}
+			s, bad := l.unquote(seg)
+			if bad >= 0 {
+				return "", &syntaxError{off: start + bad, msg: "bad string: invalid escape (want \\\", \\\\, \\/, \\b, \\f, \\n, \\r, \\t or \\u and 4 hex digits)"}
 			}
 			return s, nil
 		case c == '\\':
 			plain = false
-			j++
+			j += 2
 		case c < 0x20:
 			return "", &syntaxError{off: j, msg: "control character in string (write it as an escape such as \\n)"}
 		default:
 			ascii = false
+			j++
 		}
 	}
 	return "", &syntaxError{off: start - 1, msg: "unterminated string"}
@@ -281,4 +316,243 @@ func (l *jlex) scalarText() (text string, kind byte, err error) {
 		_, err = l.raw()
 		return "", kind, err
 	}
+}
+
+// unquote decodes the content of a JSON string with escapes or non-ASCII
+// bytes exactly as encoding/json does (an invalid UTF-8 byte or a lone
+// surrogate becomes U+FFFD). bad is the offset of an invalid escape in seg,
+// or -1.
+func (l *jlex) unquote(seg []byte) (s string, bad int) {
+	out := l.scratch[:0]
+	if cap(out) < len(seg) {
+		out = make([]byte, 0, len(seg)+len(seg)/4)
+	}
+	for i := 0; i < len(seg); {
+		k := bytes.IndexByte(seg[i:], '\\')
+		run := seg[i:]
+		if k >= 0 {
+			run = seg[i : i+k]
+		}
+		if utf8.Valid(run) {
+			out = append(out, run...)
+		} else {
+			for r := 0; r < len(run); {
+				c, size := utf8.DecodeRune(run[r:])
+				if c == utf8.RuneError && size == 1 {
+					out = utf8.AppendRune(out, utf8.RuneError)
+				} else {
+					out = append(out, run[r:r+size]...)
+				}
+				r += size
+			}
+		}
+		if k < 0 {
+			break
+		}
+		i += k
+		if i+1 >= len(seg) {
+			return "", i
+		}
+		switch seg[i+1] {
+		case '"', '\\', '/':
+			out = append(out, seg[i+1])
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := hex4(seg[i+2:])
+			if !ok {
+				return "", i
+			}
+			i += 6
+			if utf16.IsSurrogate(r) {
+				r2 := rune(-1)
+				if i+1 < len(seg) && seg[i] == '\\' && seg[i+1] == 'u' {
+					r2, ok = hex4(seg[i+2:])
+					if !ok {
+						return "", i
+					}
+				}
+				if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+					i += 6
+					out = utf8.AppendRune(out, dec)
+					continue
+				}
+				r = utf8.RuneError
+			}
+			out = utf8.AppendRune(out, r)
+			continue
+		default:
+			return "", i
+		}
+		i += 2
+	}
+	l.scratch = out
+	return string(out), -1
+}
+
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r*16 + rune(c)
+	}
+	return r, true
+}
+
+// maxDepth is the deepest nesting value accepts (encoding/json's limit).
+const maxDepth = 10000
+
+// value decodes any JSON value as encoding/json decodes into an any:
+// objects as map[string]any (a repeated key keeps the last value), lists as
+// []any, numbers as float64, and strings, booleans and null.
+func (l *jlex) value(depth int) (any, error) {
+	if depth > maxDepth {
+		return nil, l.fail("nested too deeply")
+	}
+	switch k := l.kind(); k {
+	case '"':
+		return l.str()
+	case '{':
+		l.i++
+		m := make(map[string]any)
+		if l.kind() == '}' {
+			l.i++
+			return m, nil
+		}
+		for {
+			if l.kind() != '"' {
+				return nil, l.fail("want a quoted field name")
+			}
+			key, err := l.str()
+			if err != nil {
+				return nil, err
+			}
+			if l.kind() != ':' {
+				return nil, l.fail("want ':' after field name %q", key)
+			}
+			l.i++
+			v, err := l.value(depth + 1)
+			if err != nil {
+				return nil, err
+			}
+			m[key] = v
+			switch l.kind() {
+			case ',':
+				l.i++
+			case '}':
+				l.i++
+				return m, nil
+			default:
+				return nil, l.fail("want ',' or '}' in an object")
+			}
+		}
+	case '[':
+		l.i++
+		list := make([]any, 0)
+		if l.kind() == ']' {
+			l.i++
+			return list, nil
+		}
+		for {
+			v, err := l.value(depth + 1)
+			if err != nil {
+				return nil, err
+			}
+			list = append(list, v)
+			switch l.kind() {
+			case ',':
+				l.i++
+			case ']':
+				l.i++
+				return list, nil
+			default:
+				return nil, l.fail("want ',' or ']' in a list")
+			}
+		}
+	case 't':
+		return true, l.literal("true")
+	case 'f':
+		return false, l.literal("false")
+	case 'n':
+		return nil, l.literal("null")
+	case 0:
+		return nil, l.fail("unexpected end of line, want a value")
+	default:
+		start := l.i
+		if !l.number() {
+			l.i = start
+			return nil, l.fail("invalid value")
+		}
+		f, err := strconv.ParseFloat(string(l.b[start:l.i]), 64)
+		if err != nil {
+			return nil, &syntaxError{off: start, msg: fmt.Sprintf("number %s is out of range", l.b[start:l.i])}
+		}
+		return f, nil
+	}
+}
+
+func (l *jlex) literal(word string) error {
+	if !bytes.HasPrefix(l.b[l.i:], []byte(word)) {
+		return l.fail("invalid value")
+	}
+	l.i += len(word)
+	return nil
+}
+
+// number consumes a number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func (l *jlex) number() bool {
+	b, i := l.b, l.i
+	digits := func() bool {
+		s := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i > s
+	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case !digits():
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if !digits() {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	l.i = i
+	return true
 }

@@ -52,7 +52,7 @@ type lineReader struct {
 }
 
 func newLineReader(r io.Reader) *lineReader {
-	return &lineReader{r: bufio.NewReaderSize(r, 256<<10)}
+	return &lineReader{r: bufio.NewReaderSize(r, 64<<10)}
 }
 
 // Next returns the next line and true, or nil and false at the end of the

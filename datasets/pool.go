@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"unsafe"
 
 	"github.com/lasagna-go/lasagna"
 )
@@ -20,7 +21,9 @@ type poolDoc struct {
 // followed by the first 12 hex digits of the sha256 of its text. It depends
 // only on the text, so a passage keeps its id when other rows change.
 func PassageID(text string) string {
-	sum := sha256.Sum256([]byte(text))
+	// Hash the string's bytes in place: sha256 only reads them, and a
+	// []byte(text) copy would double the corpus's allocations.
+	sum := sha256.Sum256(unsafe.Slice(unsafe.StringData(text), len(text)))
 	return "p" + hex.EncodeToString(sum[:6])
 }
 
@@ -50,9 +53,14 @@ func BuildBenchmark(rows []Row) (*lasagna.Benchmark, error) {
 }
 
 func buildPool(rows []Row, c *collector) *lasagna.Benchmark {
-	var docs []poolDoc
-	byText := make(map[string]int)
-	byName := make(map[string]int)
+	n, named := 0, 0
+	for _, r := range rows {
+		n += len(r.Contexts)
+		named += len(r.ExpectedDocs)
+	}
+	docs := make([]poolDoc, 0, n)
+	byText := make(map[string]int, n)
+	byName := make(map[string]int, named)
 	rowDocs := make([][]int, len(rows))
 	type ref struct {
 		row  int

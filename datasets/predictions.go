@@ -60,6 +60,7 @@ func ReadPredictions(fsys fs.FS, path string) ([]Prediction, error) {
 
 func parsePredictions(r io.Reader, path string, c *collector) []Prediction {
 	lr := newLineReader(r)
+	l := &jlex{}
 	var out []Prediction
 	seen := make(map[string]int)
 	for {
@@ -71,7 +72,7 @@ func parsePredictions(r io.Reader, path string, c *collector) []Prediction {
 			continue
 		}
 		pos := lasagna.Pos{File: path, Line: lr.line}
-		p, ok := parsePrediction(line, pos, c)
+		p, ok := parsePrediction(l, line, pos, c)
 		if c.full {
 			return nil
 		}
@@ -93,14 +94,14 @@ func parsePredictions(r io.Reader, path string, c *collector) []Prediction {
 	return out
 }
 
-func parsePrediction(line []byte, pos lasagna.Pos, c *collector) (Prediction, bool) {
+func parsePrediction(l *jlex, line []byte, pos lasagna.Pos, c *collector) (Prediction, bool) {
 	p := Prediction{Pos: pos}
 	ok := true
 	bad := func(field, format string, args ...any) {
 		ok = false
 		c.add(pos, field, format, args...)
 	}
-	l := &jlex{b: line}
+	l.reset(line)
 	seen := map[string]bool{}
 	err := l.object(func(key string) error {
 		known := false

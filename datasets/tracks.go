@@ -24,6 +24,10 @@ type Capability struct {
 //   - generation needs reference answers (or unanswerable marks) and
 //     passages to answer from (contexts or a corpus);
 //   - closed_book needs reference answers (or unanswerable marks) only.
+//
+// A Vecta benchmark CSV has judgements (chunk_ids) but no corpus, so it
+// supports closed_book here; its retrieval judgements serve a user's own
+// pipeline, which searches its own chunk store.
 func Capabilities(b *lasagna.Benchmark) []Capability {
 	answers := b.HasAnswers()
 	relevant := false
@@ -57,6 +61,8 @@ func Capabilities(b *lasagna.Benchmark) []Capability {
 		switch t {
 		case lasagna.TrackRetrieval:
 			switch {
+			case len(b.Corpus) == 0 && b.Format == lasagna.FormatVecta:
+				c.Reason, c.Fix = "a Vecta benchmark CSV has no corpus: its chunk_ids name chunks of your own store", "score the ranked chunk ids of your own pipeline against chunk_ids, or give the passages as a BEIR folder"
 			case len(b.Corpus) == 0:
 				c.Reason, c.Fix = "no passages to search: no row has contexts", "add \"contexts\" (the passages that answer each question) to the rows, or use a BEIR folder with its corpus"
 			case !relevant:
@@ -68,6 +74,8 @@ func Capabilities(b *lasagna.Benchmark) []Capability {
 			switch {
 			case !answers:
 				c.Reason, c.Fix = noAnswers()
+			case !passages && b.Format == lasagna.FormatVecta:
+				c.Reason, c.Fix = "a Vecta benchmark CSV has no passages to answer from", "run the closed_book track, or a pipeline of your own that retrieves its passages"
 			case !passages:
 				c.Reason, c.Fix = "no passages to answer from: no row has contexts", "add \"contexts\" to the rows, or run the closed_book track"
 			default:
@@ -92,6 +100,8 @@ type TrackError struct {
 	Missing   []Capability
 }
 
+// Error names the benchmark and, for each missing track, the reason and the
+// fix.
 func (e *TrackError) Error() string {
 	var b strings.Builder
 	for i, c := range e.Missing {

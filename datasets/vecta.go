@@ -59,7 +59,7 @@ func readVectaCSV(fsys fs.FS, path string) ([]VectaEntry, string, error) {
 
 func parseVectaRows(r io.Reader, path string, c *collector) []VectaEntry {
 	cr := csvReader(r)
-	cols := csvHeader(cr, path, vectaColumns, []string{"question", "answer"}, c)
+	cols := csvHeader(cr, path, vectaColumns, []string{"question", "answer"}, false, c)
 	if cols == nil {
 		return nil
 	}

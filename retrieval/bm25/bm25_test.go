@@ -101,6 +101,14 @@ func TestNoHits(t *testing.T) {
 	if got := ix.Search("apple", -1); got != nil {
 		t.Errorf("Search with k = -1 = %v, want no hit", got)
 	}
+	empty, err := Build(nil, DefaultOptions())
+	if err != nil || empty.Len() != 0 || empty.Search("apple", 3) != nil {
+		t.Errorf("empty corpus: %v, Len %d; want an index matching nothing", err, empty.Len())
+	}
+	allStop := build(t, []lasagna.Document{{ID: "s", Text: "the and"}}, DefaultOptions())
+	if allStop.AvgDocLen() != 0 || allStop.Search("the and", 3) != nil {
+		t.Errorf("all-stopword corpus: avgdl %v, want 0 and no hit", allStop.AvgDocLen())
+	}
 	if got := (&Index{}).Search("apple", 3); got != nil {
 		t.Errorf("zero Index Search = %v, want no hit", got)
 	}
@@ -190,11 +198,11 @@ func TestTiesByID(t *testing.T) {
 		{ID: "q", Text: "other text"},
 	}
 	ix := build(t, docs, DefaultOptions())
-	if got := ids(ix.Search("words", 10)); !slices.Equal(got, []string{"a", "m", "z"}) {
-		t.Errorf("tied hits in order %v, want a m z", got)
+	if got := ids(ix.Search("words", 10)); !slices.Equal(got, []string{"z", "m", "a"}) {
+		t.Errorf("tied hits in order %v, want z m a (id descending, as trec_eval)", got)
 	}
-	if got := ids(ix.Search("words", 2)); !slices.Equal(got, []string{"a", "m"}) {
-		t.Errorf("tied hits cut at 2 = %v, want a m", got)
+	if got := ids(ix.Search("words", 2)); !slices.Equal(got, []string{"z", "m"}) {
+		t.Errorf("tied hits cut at 2 = %v, want z m", got)
 	}
 }
 
@@ -339,4 +347,63 @@ func TestConcurrentSearch(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// FuzzTokens checks the analyser on arbitrary text: no panic, no empty
+// term, no upper case, no stopword, and every term found again when
+// analysed on its own (so Search looks up what Build indexed).
+func FuzzTokens(f *testing.F) {
+	f.Add("State-of-the-art QA, don't")
+	f.Add("Café ÉCOLE 42nd naïve İstanbul ǅ")
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, opts := range []Options{{}, DefaultOptions(), {KeepStopwords: true}} {
+			for _, tok := range Tokens(text, opts) {
+				if tok == "" {
+					t.Fatalf("Tokens(%q) gave an empty term", text)
+				}
+				if !opts.KeepStopwords && stopwords[tok] && !opts.Stemming {
+					t.Fatalf("Tokens(%q) kept stopword %q", text, tok)
+				}
+			}
+		}
+		plain := Options{KeepStopwords: true}
+		for _, tok := range Tokens(text, plain) {
+			if again := Tokens(tok, plain); len(again) != 1 || again[0] != tok {
+				t.Fatalf("term %q of %q analyses to %q on its own", tok, text, again)
+			}
+		}
+	})
+}
+
+// TestShardedBuild checks that analysing the corpus in several parallel
+// shards gives the same index as one shard.
+func TestShardedBuild(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	docs := randomCorpus(r, 500)
+	for _, opts := range []Options{DefaultOptions(), {K1: 1.2, B: 0.75}} {
+		one, err := buildSharded(docs, opts, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range []int{2, 3, 7, 1000} {
+			many, err := buildSharded(docs, opts, w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if many.Terms() != one.Terms() || many.Postings() != one.Postings() || many.AvgDocLen() != one.AvgDocLen() {
+				t.Fatalf("%d shards: terms %d postings %d avgdl %v; one shard: %d %d %v", w, many.Terms(), many.Postings(), many.AvgDocLen(), one.Terms(), one.Postings(), one.AvgDocLen())
+			}
+			for term := range one.terms {
+				if many.DocFreq(term) != one.DocFreq(term) {
+					t.Errorf("%d shards: DocFreq(%q) = %d, one shard %d", w, term, many.DocFreq(term), one.DocFreq(term))
+				}
+			}
+			for range 30 {
+				q := randomCorpus(r, 1)[0].Text
+				if got, want := many.Search(q, 20), one.Search(q, 20); !slices.Equal(got, want) {
+					t.Errorf("%d shards: Search(%q) = %v, one shard %v", w, q, got, want)
+				}
+			}
+		}
+	}
 }

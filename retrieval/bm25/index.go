@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -97,6 +98,12 @@ type qterm struct {
 // given twice (naming it and both positions). A document whose text holds no
 // term is indexed (it counts in N and avgdl) but never matches.
 func Build(docs []lasagna.Document, opts Options) (*Index, error) {
+	return buildSharded(docs, opts, 0)
+}
+
+// buildSharded is Build with the number of analysis shards; 0 chooses one from the
+// corpus size and GOMAXPROCS.
+func buildSharded(docs []lasagna.Document, opts Options, workers int) (*Index, error) {
 	opts, err := opts.resolved()
 	if err != nil {
 		return nil, err
@@ -118,69 +125,50 @@ func Build(docs []lasagna.Document, opts Options) (*Index, error) {
 	}
 	seen = nil
 
-	// Pass 1: analyse each document into (term, tf) pairs, doc-major.
-	const stop = math.MaxUint32
-	cache := make(map[string]uint32) // lower-cased token → term id, or stop
-	textBytes := 0
-	for _, d := range docs {
-		textBytes += len(d.Title) + len(d.Text)
+	// Pass 1: analyse the documents into (term, tf) pairs, doc-major, in
+	// contiguous shards run in parallel, each with its own dictionary.
+	if workers <= 0 {
+		workers = min(runtime.GOMAXPROCS(0), 8, max(1, len(docs)/minShard))
 	}
-	var (
-		docStart = make([]int, len(docs)+1)
-		pTerms   = make([]uint32, 0, textBytes/8) // about one posting a word
-		pTFs     = make([]uint32, 0, textBytes/8)
-		dls      = make([]uint32, len(docs))
-		lastDoc  []int32 // term id → last doc number seen + 1
-		slot     []int   // term id → its index in pTerms for the current doc
-		buf      []byte
-		total    uint64
-		d        int
-	)
-	add := func(tok []byte) {
-		t, ok := cache[string(tok)]
-		if !ok {
-			s := string(tok)
-			if term, keep := opts.term(s); !keep {
-				t = stop
-			} else if id, known := ix.terms[term]; known {
-				t = id
-			} else {
-				t = uint32(len(ix.terms))
-				ix.terms[term] = t
-				lastDoc = append(lastDoc, 0)
-				slot = append(slot, 0)
+	workers = min(workers, max(1, len(docs)))
+	shards := make([]*shard, workers)
+	dls := make([]uint32, len(docs))
+	var wg sync.WaitGroup
+	for w := range shards {
+		lo, hi := w*len(docs)/workers, (w+1)*len(docs)/workers
+		wg.Go(func() { shards[w] = analyse(docs, lo, hi, opts, dls) })
+	}
+	wg.Wait()
+
+	// Merge the shard dictionaries: global term ids in order of first
+	// appearance (shard by shard), so the index does not depend on timing.
+	var total uint64
+	npost := 0
+	for _, sh := range shards {
+		remap := make([]uint32, len(sh.terms))
+		for lid, term := range sh.terms {
+			gid, ok := ix.terms[term]
+			if !ok {
+				gid = uint32(len(ix.terms))
+				ix.terms[term] = gid
 			}
-			cache[s] = t
+			remap[lid] = gid
 		}
-		if t == stop {
-			return
+		for p, t := range sh.pTerms {
+			sh.pTerms[p] = remap[t]
 		}
-		dls[d]++
-		if lastDoc[t] != int32(d+1) {
-			lastDoc[t] = int32(d + 1)
-			slot[t] = len(pTerms)
-			pTerms = append(pTerms, t)
-			pTFs = append(pTFs, 1)
-		} else {
-			pTFs[slot[t]]++
-		}
+		sh.terms, sh.dict = nil, nil
+		total += sh.total
+		npost += len(sh.pTerms)
 	}
-	for i := range docs {
-		d = i
-		docStart[i] = len(pTerms)
-		buf = scan(docs[i].Title, buf, add)
-		buf = scan(" ", buf, add)
-		buf = scan(docs[i].Text, buf, add)
-		total += uint64(dls[i])
-	}
-	docStart[len(docs)] = len(pTerms)
-	cache, lastDoc, slot = nil, nil, nil
 
 	// Pass 2: counting sort into term-major postings with impacts.
 	nt := len(ix.terms)
 	ix.offsets = make([]int, nt+1)
-	for _, t := range pTerms {
-		ix.offsets[t+1]++
+	for _, sh := range shards {
+		for _, t := range sh.pTerms {
+			ix.offsets[t+1]++
+		}
 	}
 	for t := range nt {
 		ix.offsets[t+1] += ix.offsets[t]
@@ -194,19 +182,22 @@ func Build(docs []lasagna.Document, opts Options) (*Index, error) {
 		df := float64(ix.offsets[t+1] - ix.offsets[t])
 		idf[t] = math.Log(1 + (n-df+0.5)/(df+0.5))
 	}
-	ix.docs = make([]uint32, len(pTerms))
-	ix.impacts = make([]float32, len(pTerms))
+	ix.docs = make([]uint32, npost)
+	ix.impacts = make([]float32, npost)
 	next := slices.Clone(ix.offsets[:nt])
 	k1, b := opts.K1, opts.B
-	for doc := range docs {
-		norm := k1 * (1 - b + b*float64(dls[doc])/ix.avgdl)
-		for p := docStart[doc]; p < docStart[doc+1]; p++ {
-			t := pTerms[p]
-			tf := float64(pTFs[p])
-			q := next[t]
-			next[t]++
-			ix.docs[q] = uint32(doc)
-			ix.impacts[q] = float32(idf[t] * tf * (k1 + 1) / (tf + norm))
+	for _, sh := range shards {
+		for i := range sh.hi - sh.lo {
+			doc := sh.lo + i
+			norm := k1 * (1 - b + b*float64(dls[doc])/ix.avgdl)
+			for p := sh.docStart[i]; p < sh.docStart[i+1]; p++ {
+				t := sh.pTerms[p]
+				tf := float64(sh.pTFs[p])
+				q := next[t]
+				next[t]++
+				ix.docs[q] = uint32(doc)
+				ix.impacts[q] = float32(idf[t] * tf * (k1 + 1) / (tf + norm))
+			}
 		}
 	}
 
@@ -221,6 +212,83 @@ func Build(docs []lasagna.Document, opts Options) (*Index, error) {
 		ix.idRank[doc] = uint32(r)
 	}
 	return ix, nil
+}
+
+// minShard is the fewest documents a parallel analysis shard gets.
+const minShard = 2000
+
+// shard is the analysis of documents [lo, hi): for each document, its
+// distinct terms (shard-local ids) with their frequencies.
+type shard struct {
+	lo, hi   int
+	terms    []string          // local id → term
+	dict     map[string]uint32 // term → local id
+	docStart []int             // document lo+i's pairs are [docStart[i], docStart[i+1])
+	pTerms   []uint32
+	pTFs     []uint32
+	total    uint64 // number of indexed terms
+}
+
+// analyse analyses docs[lo:hi], writing each document's length to dls.
+func analyse(docs []lasagna.Document, lo, hi int, opts Options, dls []uint32) *shard {
+	const stop = math.MaxUint32
+	textBytes := 0
+	for _, d := range docs[lo:hi] {
+		textBytes += len(d.Title) + len(d.Text)
+	}
+	sh := &shard{
+		lo: lo, hi: hi,
+		dict:     make(map[string]uint32),
+		docStart: make([]int, hi-lo+1),
+		pTerms:   make([]uint32, 0, textBytes/8), // about one pair a word
+		pTFs:     make([]uint32, 0, textBytes/8),
+	}
+	var (
+		cache   = make(map[string]uint32) // lower-cased token → local id, or stop
+		lastDoc []uint32                  // local id → last document seen + 1
+		slot    []int                     // local id → its index in pTerms for that document
+		buf     []byte
+		d       int
+	)
+	add := func(tok []byte) {
+		t, ok := cache[string(tok)]
+		if !ok {
+			s := string(tok)
+			if term, keep := opts.term(s); !keep {
+				t = stop
+			} else if id, known := sh.dict[term]; known {
+				t = id
+			} else {
+				t = uint32(len(sh.terms))
+				sh.dict[term] = t
+				sh.terms = append(sh.terms, term)
+				lastDoc = append(lastDoc, 0)
+				slot = append(slot, 0)
+			}
+			cache[s] = t
+		}
+		if t == stop {
+			return
+		}
+		dls[d]++
+		if lastDoc[t] != uint32(d+1) {
+			lastDoc[t] = uint32(d + 1)
+			slot[t] = len(sh.pTerms)
+			sh.pTerms = append(sh.pTerms, t)
+			sh.pTFs = append(sh.pTFs, 1)
+		} else {
+			sh.pTFs[slot[t]]++
+		}
+	}
+	for i := lo; i < hi; i++ {
+		d = i
+		sh.docStart[i-lo] = len(sh.pTerms)
+		buf = scan(docs[i].Title, buf, add) // Title + " " + Text: a token
+		buf = scan(docs[i].Text, buf, add)  // never spans the two
+		sh.total += uint64(dls[i])
+	}
+	sh.docStart[hi-lo] = len(sh.pTerms)
+	return sh
 }
 
 // Options returns the options the index was built with, defaults filled in.
@@ -258,7 +326,7 @@ func (ix *Index) Retrieve(ctx context.Context, q lasagna.Query, k int) ([]lasagn
 }
 
 // Search returns the k documents with the highest BM25 score for query, best
-// first, ties by ascending id. It returns no hit (nil) when k ≤ 0, when the
+// first, ties by descending id (trec_eval's order). It returns no hit (nil) when k ≤ 0, when the
 // query has no term (empty, only stopwords or punctuation) or when no
 // document holds a query term, and fewer than k hits when fewer documents
 // match.
@@ -300,7 +368,7 @@ func (ix *Index) Search(query string, k int) []lasagna.Hit {
 	for _, qt := range s.terms {
 		t := ix.terms[qt.term]
 		lo, hi := ix.offsets[t], ix.offsets[t+1]
-		docs, imps := ix.docs[lo:hi], ix.impacts[lo:hi:hi]
+		docs, imps := ix.docs[lo:hi], ix.impacts[lo:hi]
 		imps = imps[:len(docs)]
 		if qt.qtf == 1 {
 			for i, d := range docs {
@@ -323,16 +391,13 @@ func (ix *Index) Search(query string, k int) []lasagna.Hit {
 	// Bounded min-heap of the k best; h[0] is the worst kept.
 	rank := ix.idRank
 	better := func(a, b item) bool {
-		return a.score > b.score || (a.score == b.score && rank[a.doc] < rank[b.doc])
+		return a.score > b.score || (a.score == b.score && rank[a.doc] > rank[b.doc])
 	}
 	h := s.heap[:0]
-	for _, d := range touched {
-		it := item{acc[d], d}
-		acc[d] = 0
+	offer := func(it item) {
 		if len(h) < k {
 			h = append(h, it)
-			// sift up
-			for j := len(h) - 1; j > 0; {
+			for j := len(h) - 1; j > 0; { // sift up
 				p := (j - 1) / 2
 				if !better(h[p], h[j]) {
 					break
@@ -340,13 +405,13 @@ func (ix *Index) Search(query string, k int) []lasagna.Hit {
 				h[p], h[j] = h[j], h[p]
 				j = p
 			}
-			continue
+			return
 		}
 		if !better(it, h[0]) {
-			continue
+			return
 		}
 		h[0] = it
-		for j := 0; ; {
+		for j := 0; ; { // sift down
 			l := 2*j + 1
 			if l >= len(h) {
 				break
@@ -360,6 +425,13 @@ func (ix *Index) Search(query string, k int) []lasagna.Hit {
 			}
 			h[j], h[m] = h[m], h[j]
 			j = m
+		}
+	}
+	for _, d := range touched {
+		sc := acc[d]
+		acc[d] = 0
+		if len(h) < k || sc >= h[0].score {
+			offer(item{sc, d})
 		}
 	}
 	slices.SortFunc(h, func(a, b item) int {

@@ -12,7 +12,7 @@ import (
 const Size = 200
 
 // Chunker is the fixed-window chunker. The zero value cuts windows of Size
-// (200) words, the chunker of SPEC §6; Words sets another window size. A
+// (200) words, the built-in chunker; Words sets another window size. A
 // Chunker is a value with no state and is safe for concurrent use.
 type Chunker struct {
 	// Words is the window size in words; 0 (or less) means Size.

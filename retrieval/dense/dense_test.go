@@ -36,12 +36,12 @@ func TestBuildAndRetrieve(t *testing.T) {
 	if calls.Load() != 2 || r.IngestGap() != 0 {
 		t.Errorf("embed calls = %d (want 2 batches), gap = %d", calls.Load(), r.IngestGap())
 	}
-	hits, err := r.Retrieve(t.Context(), lasagna.Query{Text: "cc"}, 2)
+	hits, err := r.Retrieve(t.Context(), lasagna.Query{Text: "cc"}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(hits) != 2 || hits[0].ID != "C" || hits[1].ID != "A" {
-		t.Errorf("hits = %v, want C then A", hits)
+	if len(hits) != 3 || hits[0].ID != "C" || hits[1].ID != "B" || hits[2].ID != "A" {
+		t.Errorf("hits = %v, want C, then the tie B, A", hits)
 	}
 }
 

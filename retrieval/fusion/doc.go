@@ -6,5 +6,5 @@
 // it, rank being its 1-based position in that list; k = 60 by default, the
 // value of the paper. A document that occurs several times in one list counts
 // once, at its best rank. Equal fused scores are ordered by id (byte-wise
-// ascending), so the result does not depend on the order of the inputs.
+// descending, trec_eval's tie order), so the result does not depend on the order of the inputs.
 package fusion

@@ -15,7 +15,7 @@ const DefaultK = 60
 
 // Fuse returns the reciprocal-rank fusion of lists with constant k (k ≤ 0
 // means DefaultK): every document of any list once, best fused score first,
-// ties by ascending id. Hit scores of the inputs are ignored; only ranks
+// ties by descending id (trec_eval's order). Hit scores of the inputs are ignored; only ranks
 // count. Fuse returns nil when no list holds a hit.
 func Fuse(k int, lists ...[]lasagna.Hit) []lasagna.Hit {
 	if k <= 0 {
@@ -47,7 +47,7 @@ func Fuse(k int, lists ...[]lasagna.Hit) []lasagna.Hit {
 		if c := cmp.Compare(b.Score, a.Score); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.ID, b.ID)
+		return cmp.Compare(b.ID, a.ID)
 	})
 	return hits
 }

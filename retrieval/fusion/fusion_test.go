@@ -49,10 +49,10 @@ func TestFuseByHand(t *testing.T) {
 }
 
 func TestFuseTiesAndDuplicates(t *testing.T) {
-	// x and y each have rank 1 in one list: tie at 1/61, x first by id,
+	// x and y each have rank 1 in one list: tie at 1/61, y first (id descending, as trec_eval),
 	// whatever the list order.
 	for _, lists := range [][][]lasagna.Hit{{hits("y"), hits("x")}, {hits("x"), hits("y")}} {
-		checkHits(t, "tie", Fuse(60, lists...), []lasagna.Hit{{ID: "x", Score: 1.0 / 61}, {ID: "y", Score: 1.0 / 61}})
+		checkHits(t, "tie", Fuse(60, lists...), []lasagna.Hit{{ID: "y", Score: 1.0 / 61}, {ID: "x", Score: 1.0 / 61}})
 	}
 	// A duplicate within one list counts once, at its best rank.
 	checkHits(t, "duplicate", Fuse(60, hits("a", "b", "a")), []lasagna.Hit{{ID: "a", Score: 1.0 / 61}, {ID: "b", Score: 1.0 / 62}})

@@ -1,5 +1,5 @@
 // Package vector is the embedded exact vector index, the default
-// vector_backend (SPEC §6): it keeps every vector in memory and answers a
+// vector_backend: it keeps every vector in memory and answers a
 // search by scoring all of them, so its results are exact, not approximate.
 //
 // Two metrics are offered. Cosine normalises each vector to unit length when
@@ -8,6 +8,6 @@
 // product. Vectors are float32; sums are accumulated in float32.
 //
 // Search returns the k best ids, best first; equal scores are ordered by id
-// (byte-wise ascending). An Index is safe for concurrent use: searches run in
+// (byte-wise descending, trec_eval's tie order). An Index is safe for concurrent use: searches run in
 // parallel with each other and wait for an Add in progress.
 package vector

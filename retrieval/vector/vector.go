@@ -180,7 +180,7 @@ type item struct {
 }
 
 // Search returns the k stored ids most similar to vector, best first, ties
-// by ascending id; all of them when k exceeds Len, none when k ≤ 0 or the
+// by descending id (trec_eval's order); all of them when k exceeds Len, none when k ≤ 0 or the
 // index is empty. It fails when vector does not fit the index (its dimension,
 // a NaN or infinite value, an all-zero vector under Cosine) and when ctx is
 // done.
@@ -202,7 +202,7 @@ func (ix *Index) Search(ctx context.Context, vector []float32, k int) ([]lasagna
 		normalize(q)
 	}
 	better := func(a, b item) bool {
-		return a.score > b.score || (a.score == b.score && ix.ids[a.i] < ix.ids[b.i])
+		return a.score > b.score || (a.score == b.score && ix.ids[a.i] > ix.ids[b.i])
 	}
 	k = min(k, len(ix.ids))
 	h := make([]item, 0, k) // min-heap: h[0] is the worst kept

@@ -50,11 +50,11 @@ var (
 func TestCosine(t *testing.T) {
 	ix := mustNew(t, Cosine, ids, vs)
 	// Query [2 0] normalised is [1 0]: a and d (same direction) score 1 and
-	// tie, ordered by id; b = [1 1]/√2 scores 1/√2 = 0.7071068; c scores 0.
+	// tie, ordered by id descending (trec_eval's order); b = [1 1]/√2 scores 1/√2 = 0.7071068; c scores 0.
 	got, err := ix.Search(ctx, []float32{2, 0}, 10)
-	check(t, "cosine", got, err, []lasagna.Hit{{ID: "a", Score: 1}, {ID: "d", Score: 1}, {ID: "b", Score: 0.70710678}, {ID: "c", Score: 0}})
+	check(t, "cosine", got, err, []lasagna.Hit{{ID: "d", Score: 1}, {ID: "a", Score: 1}, {ID: "b", Score: 0.70710678}, {ID: "c", Score: 0}})
 	got, err = ix.Search(ctx, []float32{0, 5}, 2)
-	check(t, "cosine top 2", got, err, []lasagna.Hit{{ID: "b", Score: 0.70710678}, {ID: "a", Score: 0}})
+	check(t, "cosine top 2", got, err, []lasagna.Hit{{ID: "b", Score: 0.70710678}, {ID: "d", Score: 0}})
 	if (&Index{}).Metric() != Cosine {
 		t.Error("zero Index metric is not cosine")
 	}
@@ -62,9 +62,9 @@ func TestCosine(t *testing.T) {
 
 func TestDot(t *testing.T) {
 	ix := mustNew(t, Dot, ids, vs)
-	// Query [1 2]: a 1, b 1+2 = 3, c −2, d 3; b and d tie, b first by id.
+	// Query [1 2]: a 1, b 1+2 = 3, c −2, d 3; b and d tie, d first (id descending).
 	got, err := ix.Search(ctx, []float32{1, 2}, 3)
-	check(t, "dot", got, err, []lasagna.Hit{{ID: "b", Score: 3}, {ID: "d", Score: 3}, {ID: "a", Score: 1}})
+	check(t, "dot", got, err, []lasagna.Hit{{ID: "d", Score: 3}, {ID: "b", Score: 3}, {ID: "a", Score: 1}})
 	// Zero vectors are fine for dot.
 	if err := ix.Add(ctx, []string{"z"}, [][]float32{{0, 0}}); err != nil {
 		t.Errorf("dot: adding a zero vector: %v", err)
