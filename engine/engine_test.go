@@ -11,6 +11,7 @@ import (
 	"testing/fstest"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/metrics"
 	"github.com/lasagna-go/lasagna/results"
 )
 
@@ -251,6 +252,15 @@ func TestBuiltinBM25Arm(t *testing.T) {
 		}
 		if r.Scores["hit@1"] != 1 {
 			t.Errorf("%s: bm25 top hit %v is not its gold passage", r.Query.ID, r.Output.Hits[:1])
+		}
+		// BM25 ranks as trec_eval would rank its scores (ties by id
+		// descending), so an exported run scores the same under trec_eval.
+		scored := make([]metrics.Scored, len(r.Output.Hits))
+		for i, h := range r.Output.Hits {
+			scored[i] = metrics.Scored{ID: h.ID, Score: h.Score}
+		}
+		if !slices.IsSortedFunc(scored, metrics.CompareTREC) {
+			t.Errorf("%s: bm25 list is not in trec_eval order: %v", r.Query.ID, r.Output.Hits)
 		}
 	}
 	b, err := rep.Bundle(BundleOptions{})

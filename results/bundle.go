@@ -41,8 +41,8 @@ var Determinisms = []Determinism{SeededPerTask, SeededGlobalConcurrent, Seeded}
 // Valid reports whether d is one of Determinisms.
 func (d Determinism) Valid() bool { return slices.Contains(Determinisms, d) }
 
-// Corpus provenances a held_fixed block may state. An absent
-// corpus_provenance means ProvenanceNative.
+// Provenances lists the corpus provenances a held_fixed block may state; an absent
+// corpus_provenance means lasagna.ProvenanceNative.
 var Provenances = []lasagna.Provenance{lasagna.ProvenanceNative, lasagna.ProvenancePooledGold, ProvenanceNone}
 
 // ProvenanceNone is how a bundle writes lasagna.ProvenanceNone (a benchmark

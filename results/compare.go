@@ -371,6 +371,11 @@ func Compare(pairs []Pair, o CompareOptions) Comparisons {
 					Reason: fmt.Sprintf("%s: %v", m, err)})
 				continue
 			}
+			if !st.DzUndefined && constantDiffs(a, b) {
+				// The differences are equal up to rounding; their sd is
+				// noise and d_z would be an enormous meaningless number.
+				st.Dz, st.DzUndefined = 0, true
+			}
 			out.Comparisons = append(out.Comparisons, Comparison{
 				Benchmark: p.Arm.Config.Benchmark, Arm: p.Arm.Label, Baseline: p.Baseline.Label, Metric: m,
 				Mean: mean(a), BaselineMean: mean(b), Stats: st, Dropped: dropped, Alpha: alpha,
@@ -386,6 +391,21 @@ func Compare(pairs []Pair, o CompareOptions) Comparisons {
 		out.Comparisons[i].Significant = h < alpha
 	}
 	return out
+}
+
+// constantDiffs reports whether the differences a[i]−b[i] are all equal up
+// to floating-point rounding (a relative tolerance of 1e-9) and not all 0.
+func constantDiffs(a, b []float64) bool {
+	if len(a) < 2 {
+		return false
+	}
+	d0 := a[0] - b[0]
+	lo, hi := d0, d0
+	for i := range a {
+		d := a[i] - b[i]
+		lo, hi = math.Min(lo, d), math.Max(hi, d)
+	}
+	return hi-lo <= 1e-9*math.Max(math.Abs(lo), math.Abs(hi)) && (lo != 0 || hi != 0)
 }
 
 func mean(xs []float64) float64 {

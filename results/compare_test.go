@@ -209,3 +209,15 @@ func TestFormatP(t *testing.T) {
 		}
 	}
 }
+
+func TestCompareConstantShiftHasNoDz(t *testing.T) {
+	// base + 0.1 differs from base by 0.1 up to rounding; d_z is then
+	// undefined, not a huge number made of rounding noise.
+	hf := testHeldFixed()
+	base := series(30, func(i int) float64 { return float64((i*37)%90) / 97 })
+	shifted := series(30, func(i int) float64 { return base[i] + 0.1 })
+	c := Compare([]Pair{{armWith(t, hf, "a", shifted), armWith(t, hf, "b", base)}}, CompareOptions{}).Comparisons[0]
+	if !c.Stats.DzUndefined || c.Stats.Dz != 0 || !strings.Contains(c.Verdict(), "(d_z n/a, Holm p = 1e-4)") {
+		t.Errorf("constant shift: %+v\n%s", c.Stats, c.Verdict())
+	}
+}

@@ -1,6 +1,7 @@
 // Package results is the results bundle, schema 1.0: the Go types of a
 // bundle (Bundle and the types it holds), canonical JSON and its hashes
-// (RFC 8785; run_id and comparability_key), the JSON Schema generated from
+// (RFC 8785 via Canonical, checked against the gowebpki/jcs library and the
+// RFC's test vectors; run_id and comparability_key), the JSON Schema generated from
 // those types (Schema), validation (Validate), paired comparisons between
 // arms (Compare, Comparison.Verdict) and the joining of shard bundles
 // (Merge).

@@ -5,17 +5,20 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
-
-	"github.com/gowebpki/jcs"
 )
 
 // Canonical returns the RFC 8785 (JCS) canonical form of the JSON text
 // data: object members sorted by their UTF-16 code units, no insignificant
 // whitespace, numbers in ECMAScript form. Integers above 2^53 lose precision,
-// as RFC 8785 prescribes.
+// as RFC 8785 prescribes. Of duplicate member names the last is kept.
 func Canonical(data []byte) ([]byte, error) {
-	out, err := jcs.Transform(data)
+	v, err := decodeTree(data)
+	if err != nil {
+		return nil, fmt.Errorf("canonical json: %w", err)
+	}
+	out, err := appendCanonical(nil, v)
 	if err != nil {
 		return nil, fmt.Errorf("canonical json: %w", err)
 	}
@@ -28,8 +31,22 @@ func hashJSON(data []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(c)
-	return hex.EncodeToString(sum[:]), nil
+	return sha256Hex(c), nil
+}
+
+// hashTree returns the hex sha256 of the canonical form of the decoded
+// value v.
+func hashTree(v any) (string, error) {
+	c, err := appendCanonical(nil, v)
+	if err != nil {
+		return "", fmt.Errorf("canonical json: %w", err)
+	}
+	return sha256Hex(c), nil
+}
+
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // marshal encodes v as compact JSON without HTML escaping. It fails on NaN
@@ -58,16 +75,26 @@ func ComparabilityKey(h HeldFixed) (string, error) {
 // bundle as written, including fields this release does not know, so a
 // bundle of a later 1.y version verifies too.
 func RunIDOf(raw []byte) (string, error) {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &top); err != nil {
-		return "", fmt.Errorf("bundle is not a json object: %w", err)
-	}
-	delete(top, "run_id")
-	data, err := marshal(top)
+	v, err := decodeTree(raw)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("bundle is not valid json: %w", err)
 	}
-	return hashJSON(data)
+	return runIDOfTree(v)
+}
+
+// runIDOfTree is RunIDOf of an already decoded bundle.
+func runIDOfTree(v any) (string, error) {
+	top, ok := v.(map[string]any)
+	if !ok {
+		return "", errors.New("a bundle is a json object")
+	}
+	without := make(map[string]any, len(top))
+	for k, x := range top {
+		if k != "run_id" {
+			without[k] = x
+		}
+	}
+	return hashTree(without)
 }
 
 // Finalize prepares b for writing: it sets an empty schema_version to
@@ -119,7 +146,16 @@ func Finalize(b *Bundle) error {
 	if err != nil {
 		return fmt.Errorf("bundle: %w (a metric or score is NaN or infinite; record the query as an error instead)", err)
 	}
-	id, err := RunIDOf(data)
+	// The compact encoding starts {"schema_version":…,"metrics_version":…,
+	// "run_id":"",…; a quote inside a string value is escaped, so the
+	// first occurrence of the member is the top-level one.
+	const member = `,"run_id":""`
+	i := bytes.Index(data, []byte(member))
+	if i < 0 {
+		return fmt.Errorf("bundle: encoded without run_id") // cannot happen: the field has no omitzero
+	}
+	data = append(data[:i:i], data[i+len(member):]...)
+	id, err := hashJSON(data)
 	if err != nil {
 		return err
 	}

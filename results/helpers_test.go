@@ -37,7 +37,7 @@ func retrievalRows(n int, shift float64, failed map[int]bool) []Sample {
 			continue
 		}
 		base := float64((i*37)%100) / 100
-		nd := min(1, base*0.8+shift)
+		nd := min(1, base*0.8+shift*(1+float64(i%4)/4))
 		ids := []string{fmt.Sprintf("d%d", (i*7)%50), fmt.Sprintf("d%d", (i*7+1)%50), fmt.Sprintf("d%d", (i*7+2)%50)}
 		hits := []Retrieved{{ids[0], 12.5, 1}, {ids[1], 9.25, 2}, {ids[2], 9.25, 3}} // a tie: rank decides
 		rows[i] = Sample{QueryID: q,

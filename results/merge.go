@@ -67,13 +67,13 @@ func (e *MergeError) Error() string {
 //
 // Gaps Merge can see are recorded as MISSING_RESULTS in the merged
 // integrity.blocking: an arm with no row in any shard, and an arm with fewer
-// rows than held_fixed.n_samples. Integrity lines of the shards are
+// rows than held_fixed.n_samples; Merge also returns them. Integrity lines of the shards are
 // unioned. Aggregate metrics are recomputed from the merged per-query scores
 // (see Aggregate; a shard's own aggregates are not averaged), and the hashes
 // are recomputed by Finalize.
-func Merge(shards []*Bundle, o StatsOptions) (*Bundle, error) {
+func Merge(shards []*Bundle, o StatsOptions) (*Bundle, []lasagna.Finding, error) {
 	if len(shards) == 0 {
-		return nil, fmt.Errorf("no shard to merge")
+		return nil, nil, fmt.Errorf("no shard to merge")
 	}
 	var probs []string
 	first := shards[0]
@@ -131,18 +131,19 @@ func Merge(shards []*Bundle, o StatsOptions) (*Bundle, error) {
 		}
 	}
 	if len(probs) > 0 {
-		return nil, &MergeError{Problems: probs}
+		return nil, nil, &MergeError{Problems: probs}
 	}
+	var gaps []lasagna.Finding
 	for _, c := range out.Configs {
 		k := armKey{c.Benchmark, c.Name}
 		where := c.Benchmark + "/" + c.Name
 		rs := rows[k]
 		switch {
 		case !hasResult[k] || len(rs) == 0:
-			out.Integrity.Add(lasagna.Finding{Code: lasagna.MissingResults, Where: where,
+			gaps = append(gaps, lasagna.Finding{Code: lasagna.MissingResults, Where: where,
 				Detail: fmt.Sprintf("no shard of %d holds a row for this arm", len(shards))})
 		case int64(len(rs)) < c.HeldFixed.NSamples:
-			out.Integrity.Add(lasagna.Finding{Code: lasagna.MissingResults, Where: where,
+			gaps = append(gaps, lasagna.Finding{Code: lasagna.MissingResults, Where: where,
 				Detail: fmt.Sprintf("the shards hold %d of the %d sampled queries", len(rs), c.HeldFixed.NSamples)})
 		}
 		if len(rs) == 0 {
@@ -156,21 +157,24 @@ func Merge(shards []*Bundle, o StatsOptions) (*Bundle, error) {
 			}
 		}
 		if err := Aggregate(&r, o); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out.Results = append(out.Results, r)
 	}
 	for _, s := range shards {
 		for _, r := range s.Results {
 			if _, ok := out.Config(r.BenchmarkName, r.ConfigName); !ok {
-				return nil, &MergeError{Problems: []string{fmt.Sprintf("a result names %s/%s, which no config describes", r.BenchmarkName, r.ConfigName)}}
+				return nil, nil, &MergeError{Problems: []string{fmt.Sprintf("a result names %s/%s, which no config describes", r.BenchmarkName, r.ConfigName)}}
 			}
 		}
 	}
-	if err := Finalize(out); err != nil {
-		return nil, err
+	for _, g := range gaps {
+		out.Integrity.Add(g)
 	}
-	return out, nil
+	if err := Finalize(out); err != nil {
+		return nil, nil, err
+	}
+	return out, gaps, nil
 }
 
 // mergeMetricNames adds the names of src to dst (values are recomputed).

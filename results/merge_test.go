@@ -42,7 +42,7 @@ func TestMergeRebuildsTheWholeRun(t *testing.T) {
 	full, _ := Unmarshal(whole)
 	odd := shard(t, full, func(i int) bool { return i%2 == 1 })
 	even := shard(t, full, func(i int) bool { return i%2 == 0 })
-	merged, err := Merge([]*Bundle{odd, even}, testStats)
+	merged, _, err := Merge([]*Bundle{odd, even}, testStats)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestMergeRefusesOverlaps(t *testing.T) {
 	full := retrievalBundle(t)
 	a := shard(t, full, func(i int) bool { return i < 12 })
 	b := shard(t, full, func(i int) bool { return i >= 10 })
-	_, err := Merge([]*Bundle{a, b}, testStats)
+	_, _, err := Merge([]*Bundle{a, b}, testStats)
 	var me *MergeError
 	if !errors.As(err, &me) {
 		t.Fatalf("Merge of overlapping shards: %v", err)
@@ -72,7 +72,7 @@ func TestMergeRefusesOverlaps(t *testing.T) {
 func TestMergeReportsGaps(t *testing.T) {
 	full := retrievalBundle(t)
 	a := shard(t, full, func(i int) bool { return i < 10 })
-	merged, err := Merge([]*Bundle{a}, testStats)
+	merged, _, err := Merge([]*Bundle{a}, testStats)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestMergeReportsGaps(t *testing.T) {
 	// An arm with no row in any shard.
 	none := shard(t, full, func(i int) bool { return false })
 	none.Results = none.Results[:1]
-	merged, err = Merge([]*Bundle{none}, testStats)
+	merged, _, err = Merge([]*Bundle{none}, testStats)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,11 +102,11 @@ func TestMergeRefusesOtherPlans(t *testing.T) {
 	b := retrievalBundle(t)
 	b.Configs[1].HeldFixed.SamplingSeed = 7
 	b.Experiment.Environment.LasagnaVersion = "v0.2.0"
-	_, err := Merge([]*Bundle{a, b}, testStats)
+	_, _, err := Merge([]*Bundle{a, b}, testStats)
 	if err == nil || !strings.Contains(err.Error(), "shard 2's configs differ") || !strings.Contains(err.Error(), "shard 2's experiment") {
 		t.Errorf("Merge of two plans: %v", err)
 	}
-	if _, err := Merge(nil, testStats); err == nil {
+	if _, _, err := Merge(nil, testStats); err == nil {
 		t.Error("Merge of nothing succeeded")
 	}
 }

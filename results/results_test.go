@@ -155,6 +155,12 @@ func TestTamper(t *testing.T) {
 			row["error"] = "boom"
 		}, true, InvalidBundle},
 		{"missing result", func(m map[string]any) { m["results"] = arr(m, "results")[:1] }, true, lasagna.MissingResults},
+		{"empty result", func(m map[string]any) {
+			res := arr(m, "results")[1].(map[string]any)
+			res["metrics"] = map[string]any{}
+			delete(res, "metric_stats")
+			delete(res, "per_sample_scores")
+		}, true, lasagna.MissingResults},
 		{"result of unknown config", func(m map[string]any) {
 			arr(m, "results")[1].(map[string]any)["config_name"] = "hybrid"
 		}, true, InvalidBundle},
@@ -166,8 +172,11 @@ func TestTamper(t *testing.T) {
 		}, true, lasagna.PartialCorpus},
 		{"wrong type", func(m map[string]any) { obj(m, "experiment")["nothing_samples"] = "yes" }, true, InvalidBundle},
 		{"determinism reproducible", func(m map[string]any) { obj(m, "experiment")["determinism"] = "reproducible" }, true, InvalidBundle},
-		{"null embedder_dim", func(m map[string]any) {
-			obj(arr(m, "configs")[0], "held_fixed")["embedder_dim"] = nil
+		{"string embedder_dim", func(m map[string]any) {
+			obj(arr(m, "configs")[0], "held_fixed")["embedder_dim"] = "768"
+		}, true, InvalidBundle},
+		{"null required field", func(m map[string]any) {
+			obj(arr(m, "configs")[0], "held_fixed")["n_samples"] = nil
 		}, true, InvalidBundle},
 	}
 	for _, c := range cases {
@@ -218,6 +227,32 @@ func TestLaterMinorVersionAccepted(t *testing.T) {
 	}
 	if _, err := Unmarshal(later); err != nil {
 		t.Errorf("Read refuses a 1.3 bundle: %v", err)
+	}
+}
+
+func TestNullOptionalsAccepted(t *testing.T) {
+	// Another writer may spell "not applicable" as null.
+	raw := encode(t, retrievalBundle(t))
+	other := edit(t, raw, func(m map[string]any) {
+		hf := obj(arr(m, "configs")[0], "held_fixed")
+		for _, f := range []string{"embedder_model", "embedder_dim", "judge_model", "bm25_stemming", "corpus_provenance", "fixed_stages"} {
+			hf[f] = nil
+		}
+		row := arr(arr(m, "results")[0], "per_sample_scores")[0].(map[string]any)
+		row["answer"], row["error"], row["_retrieved_ids"] = nil, nil, nil
+		m["submitter"] = nil
+		arr(m, "results")[1].(map[string]any)["metric_stats"] = nil
+		rehash(t, m)
+	})
+	if r := Validate(other); len(r.Problems) != 0 {
+		t.Errorf("null optional fields refused:%s", problemLines(r))
+	}
+	b, err := Unmarshal(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Configs[0].HeldFixed.EmbedderDim != nil || b.Results[0].PerSampleScores[0].Answer != nil {
+		t.Error("null did not read as absent")
 	}
 }
 

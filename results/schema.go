@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/invopop/jsonschema"
@@ -51,9 +52,33 @@ func (HeldFixed) JSONSchemaExtend(s *jsonschema.Schema) {
 	}
 }
 
+// nullableOptionals lets every optional property of s also be null: other
+// writers may spell "not applicable" as null where this one leaves the
+// field out, and the reader treats both as absent.
+func nullableOptionals(s *jsonschema.Schema) {
+	if s.Properties == nil {
+		return
+	}
+	for pair := s.Properties.Oldest(); pair != nil; pair = pair.Next() {
+		if slices.Contains(s.Required, pair.Key) {
+			continue
+		}
+		p := *pair.Value
+		nullable := &jsonschema.Schema{AnyOf: []*jsonschema.Schema{&p, {Type: "null"}}, Description: p.Description, Default: p.Default}
+		p.Description, p.Default = "", nil
+		s.Properties.Set(pair.Key, nullable)
+	}
+}
+
 // JSONSchemaExtend states that a failed query carries no scores.
 func (Sample) JSONSchemaExtend(s *jsonschema.Schema) {
-	s.If = &jsonschema.Schema{Required: []string{"error"}}
+	if p, ok := s.Properties.Get("answer"); ok {
+		p.Description = "The generated answer; \"\" is an abstention, null or absent means the arm produced none"
+	}
+	one := uint64(1)
+	cond := jsonschema.NewProperties()
+	cond.Set("error", &jsonschema.Schema{Type: "string", MinLength: &one})
+	s.If = &jsonschema.Schema{Required: []string{"error"}, Properties: cond}
 	s.Then = &jsonschema.Schema{Not: &jsonschema.Schema{Required: []string{"scores"}}}
 }
 
@@ -80,6 +105,10 @@ func buildSchema() {
 		ExpandedStruct:            true,
 	}
 	s := r.Reflect(&Bundle{})
+	nullableOptionals(s)
+	for _, def := range s.Definitions {
+		nullableOptionals(def)
+	}
 	s.Title = "lasagna results bundle"
 	s.Description = fmt.Sprintf("A results bundle, schema version %s (readers accept 1.0 <= v < 2.0), metrics version %s.", SchemaVersion, MetricsVersion)
 	var buf bytes.Buffer

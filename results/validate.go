@@ -122,7 +122,8 @@ var versionRE = regexp.MustCompile(schemaVersionPattern)
 //     list, ranks 1..n, failed queries without scores, every config with a
 //     result (MISSING_RESULTS) and every result with a config, failed
 //     pipeline and judge calls listed in integrity.blocking
-//     (PIPELINE_ERRORS, JUDGE_ERRORS), corpus_ingest_gap > 0 listed as
+//     (PIPELINE_ERRORS, JUDGE_ERRORS), an empty result not listed as
+//     MISSING_RESULTS, corpus_ingest_gap > 0 listed as
 //     PARTIAL_CORPUS, a pooled_gold corpus listed as POOLED_GOLD_CORPUS;
 //   - every code listed in integrity is reported at its level.
 //
@@ -161,20 +162,26 @@ func Validate(raw []byte) Report {
 	if err := sch.Validate(doc); err != nil {
 		var ve *santhosh.ValidationError
 		if errors.As(err, &ve) {
+			var found []Problem
 			for _, leaf := range leaves(ve) {
-				r.add(InvalidBundle, pointerPath(leaf.InstanceLocation), "%s", leafMessage(leaf))
+				found = append(found, Problem{Code: InvalidBundle, Level: lasagna.LevelBlocking,
+					Where: pointerPath(leaf.InstanceLocation), Detail: leafMessage(leaf)})
 			}
+			slices.SortStableFunc(found, func(a, b Problem) int {
+				return strings.Compare(a.Where+"\x00"+a.Detail, b.Where+"\x00"+b.Detail)
+			})
+			r.Problems = append(r.Problems, slices.Compact(found)...)
 		} else {
 			r.add(InvalidBundle, "bundle", "%v", err)
 		}
 	}
 
-	if id, err := RunIDOf(raw); err != nil {
+	if id, err := runIDOfTree(top); err != nil {
 		r.add(lasagna.RunIDMismatch, "run_id", "cannot hash the bundle: %v", err)
 	} else if got, _ := top["run_id"].(string); got != id {
 		r.add(lasagna.RunIDMismatch, "run_id", "run_id is %q but the bundle hashes to %q: the bundle was edited after it was written", got, id)
 	}
-	checkKeys(&r, raw)
+	checkKeys(&r, top)
 
 	b, err := Unmarshal(raw)
 	if err != nil {
@@ -254,36 +261,31 @@ func pointerPath(tokens []string) string {
 	return b.String()
 }
 
-// checkKeys recomputes every comparability_key from the raw held_fixed.
-func checkKeys(r *Report, raw []byte) {
-	var top struct {
-		Configs []json.RawMessage `json:"configs"`
-	}
-	if json.Unmarshal(raw, &top) != nil {
-		return
-	}
-	for i, c := range top.Configs {
-		var cfg struct {
-			Name             any             `json:"name"`
-			Benchmark        any             `json:"benchmark"`
-			ComparabilityKey any             `json:"comparability_key"`
-			HeldFixed        json.RawMessage `json:"held_fixed"`
+// checkKeys recomputes every comparability_key from the held_fixed of the
+// decoded bundle top.
+func checkKeys(r *Report, top map[string]any) {
+	configs, _ := top["configs"].([]any)
+	for i, c := range configs {
+		cfg, ok := c.(map[string]any)
+		if !ok {
+			continue
 		}
-		if json.Unmarshal(c, &cfg) != nil || cfg.HeldFixed == nil {
+		hf, ok := cfg["held_fixed"]
+		if !ok {
 			continue
 		}
 		where := fmt.Sprintf("configs[%d]", i)
-		if n, ok := cfg.Name.(string); ok {
-			if bm, ok := cfg.Benchmark.(string); ok {
+		if n, ok := cfg["name"].(string); ok {
+			if bm, ok := cfg["benchmark"].(string); ok {
 				where = bm + "/" + n
 			}
 		}
-		key, err := hashJSON(cfg.HeldFixed)
+		key, err := hashTree(hf)
 		if err != nil {
 			r.add(lasagna.ComparabilityKeyMismatch, where, "cannot hash held_fixed: %v", err)
 			continue
 		}
-		if got, _ := cfg.ComparabilityKey.(string); got != key {
+		if got, _ := cfg["comparability_key"].(string); got != key {
 			r.add(lasagna.ComparabilityKeyMismatch, where, "comparability_key is %q but held_fixed hashes to %q: held_fixed was edited", got, key)
 		}
 	}
@@ -327,6 +329,9 @@ func checkStructure(r *Report, b *Bundle) {
 			r.add(InvalidBundle, where, "results list benchmark %q arm %q twice", res.BenchmarkName, res.ConfigName)
 		}
 		seen[k] = true
+		if len(res.Metrics) == 0 && len(res.PerSampleScores) == 0 && !listed(b.Integrity.Blocking, lasagna.MissingResults, where) {
+			r.add(lasagna.MissingResults, where, "the result has no metrics and no per-query rows")
+		}
 		checkRows(r, b, res, where)
 	}
 	for i := range b.Configs {

@@ -1,0 +1,220 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lasagna-go/lasagna/results"
+)
+
+func runResults(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), append([]string{"results"}, args...), &stdout, &stderr)
+	code := exitCode(err, &stderr)
+	return stdout.String(), stderr.String(), code
+}
+
+func golden(name string) string {
+	return filepath.Join("..", "..", "results", "testdata", "golden", name)
+}
+
+// copyGolden copies a golden bundle into a temp dir under a new name.
+func copyGolden(t *testing.T, name, as string) string {
+	t.Helper()
+	data, err := os.ReadFile(golden(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), as)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestResultsSchemaCmd(t *testing.T) {
+	out, _, code := runResults(t, "schema")
+	if code != 0 || out != string(results.Schema()) {
+		t.Errorf("schema: exit %d, output differs from results.Schema()", code)
+	}
+	p := filepath.Join(t.TempDir(), "run-schema.json")
+	out, _, code = runResults(t, "schema", "-o", p)
+	got, err := os.ReadFile(p)
+	if code != 0 || err != nil || !bytes.Equal(got, results.Schema()) {
+		t.Errorf("schema -o: exit %d, %v, output %q", code, err, out)
+	}
+	if _, _, code := runResults(t, "schema", "extra"); code != 2 {
+		t.Errorf("schema extra: exit %d, want 2", code)
+	}
+}
+
+func TestResultsValidateCmd(t *testing.T) {
+	out, _, code := runResults(t, "validate", golden("retrieval.json"))
+	if code != 0 || !strings.HasSuffix(out, "retrieval.json: valid\n") {
+		t.Errorf("clean bundle: exit %d\n%s", code, out)
+	}
+	out, _, code = runResults(t, "validate", golden("rag.json"))
+	if code != 1 || !strings.Contains(out, "blocking: PIPELINE_ERRORS at local/faq@0123456789ab/full/3: generator: 429") ||
+		!strings.Contains(out, "warning: SINGLE_RUN at") || !strings.Contains(out, "invalid: 2 blocking, 2 warnings") {
+		t.Errorf("bundle with blocking codes: exit %d\n%s", code, out)
+	}
+
+	// A tampered number.
+	data, _ := os.ReadFile(golden("retrieval.json"))
+	bad := bytes.Replace(data, []byte(`"recall@10": 0.5`), []byte(`"recall@10": 0.75`), 1)
+	p := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(p, bad, 0o644)
+	out, _, code = runResults(t, "validate", p)
+	if code != 1 || !strings.Contains(out, "RUN_ID_MISMATCH at run_id") {
+		t.Errorf("tampered bundle: exit %d\n%s", code, out)
+	}
+
+	// Warnings only: 0, or 1 with --strict.
+	warn := bytes.Replace(data, []byte(`"warnings": []`), []byte(`"warnings": ["SMALL_SAMPLE at local/faq@0123456789ab/bm25: 20 queries"]`), 1)
+	b, err := results.Unmarshal(warn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p = filepath.Join(t.TempDir(), "warn.json")
+	if err := results.WriteFile(p, b); err != nil {
+		t.Fatal(err)
+	}
+	if out, _, code := runResults(t, "validate", p); code != 0 || !strings.Contains(out, "valid, 1 warning") {
+		t.Errorf("warnings only: exit %d\n%s", code, out)
+	}
+	if out, _, code := runResults(t, "validate", "--strict", p); code != 1 || !strings.Contains(out, "--strict fails on warnings") {
+		t.Errorf("warnings with --strict: exit %d\n%s", code, out)
+	}
+	if _, errOut, code := runResults(t, "validate", filepath.Join(t.TempDir(), "missing.json")); code != 1 || !strings.Contains(errOut, "missing.json") {
+		t.Errorf("missing file: exit %d %s", code, errOut)
+	}
+	if _, _, code := runResults(t, "validate"); code != 2 {
+		t.Errorf("no file: exit %d, want 2", code)
+	}
+}
+
+func TestResultsCompareCmd(t *testing.T) {
+	out, _, code := runResults(t, "compare", golden("retrieval.json"))
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	for _, want := range []string{
+		"benchmark               arm    metric     n   mean    95% CI",
+		"dense vs bm25",
+		"bm25 beats dense by +0.138 ndcg@10 (d_z 4.79, Holm p = 2e-4) on 20 queries",
+		"no significant difference: dense vs bm25 on recall@10 (+0.000, Holm p = 1, 20 queries)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// Two bundles: each arm of B against A's arm of the same name.
+	a, b := copyGolden(t, "retrieval.json", "old.json"), copyGolden(t, "retrieval.json", "new.json")
+	out, _, code = runResults(t, "compare", a, b, "--metric", "ndcg@10")
+	if code != 0 || !strings.Contains(out, "no significant difference: new:bm25 vs old:bm25 on ndcg@10 (+0.000, Holm p = 1, 20 queries)") {
+		t.Errorf("two bundles: exit %d\n%s", code, out)
+	}
+	if _, _, code := runResults(t, "compare", a, b, "--baseline", "bm25"); code != 2 {
+		t.Errorf("--baseline with two bundles: exit %d, want 2", code)
+	}
+	// Not comparable: a different benchmark.
+	out, _, code = runResults(t, "compare", golden("retrieval.json"), golden("rag.json"))
+	if code != 1 || !strings.Contains(out, "not compared: rag:full has no arm") {
+		t.Errorf("unrelated bundles: exit %d\n%s", code, out)
+	}
+}
+
+func TestResultsSignificanceCmd(t *testing.T) {
+	out, _, code := runResults(t, "significance", golden("retrieval.json"), "--baseline", "dense", "--metric", "ndcg@10", "--seed", "3")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if !strings.Contains(out, "bm25 vs dense") || !strings.Contains(out, "bm25 beats dense by +0.138 ndcg@10 (d_z 4.79, Holm p = 1e-4) on 20 queries") || strings.Contains(out, "recall@10") {
+		t.Errorf("output:\n%s", out)
+	}
+	// A different sampling seed makes the arms incomparable.
+	data, _ := os.ReadFile(golden("retrieval.json"))
+	bun, _ := results.Unmarshal(data)
+	bun.Configs[0].HeldFixed.SamplingSeed = 7
+	p := filepath.Join(t.TempDir(), "seed7.json")
+	if err := results.WriteFile(p, bun); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runResults(t, "significance", p)
+	if code != 1 || !strings.Contains(out, "refused: dense vs bm25 on local/faq@0123456789ab: comparability keys differ: held_fixed differs in sampling_seed (dense: 42, bm25: 7)") {
+		t.Errorf("incomparable arms: exit %d\n%s%s", code, out, errOut)
+	}
+	// A stage that differs without being declared.
+	bun.Configs[0].HeldFixed.SamplingSeed = 42
+	bun.Configs[0].HeldFixed.Chunker = nil
+	results.WriteFile(p, bun)
+	out, _, code = runResults(t, "significance", p)
+	if code != 1 || !strings.Contains(out, "refused: STAGE_ISOLATION: dense vs bm25") {
+		t.Errorf("undeclared stage: exit %d\n%s", code, out)
+	}
+	// An edited bundle is not compared.
+	data, _ = os.ReadFile(golden("retrieval.json"))
+	os.WriteFile(p, bytes.Replace(data, []byte(`"sampling_seed": 42`), []byte(`"sampling_seed": 43`), 1), 0o644)
+	out, errOut, code = runResults(t, "significance", p)
+	if code != 1 || !strings.Contains(out, "COMPARABILITY_KEY_MISMATCH at local/faq@0123456789ab/bm25") || !strings.Contains(errOut, "fails validation; not compared") {
+		t.Errorf("edited bundle: exit %d\n%s%s", code, out, errOut)
+	}
+	if _, errOut, code := runResults(t, "significance", golden("retrieval.json"), "--baseline", "hybrid"); code != 1 || !strings.Contains(errOut, "has no arm \"hybrid\"") {
+		t.Errorf("unknown baseline: exit %d %s", code, errOut)
+	}
+	if _, _, code := runResults(t, "significance", golden("retrieval.json"), "--level", "95"); code != 2 {
+		t.Errorf("bad --level: exit %d, want 2", code)
+	}
+}
+
+func TestResultsMergeCmd(t *testing.T) {
+	data, _ := os.ReadFile(golden("retrieval.json"))
+	dir := t.TempDir()
+	var shards []string
+	for i := range 2 {
+		b, _ := results.Unmarshal(data)
+		for r := range b.Results {
+			var rows []results.Sample
+			for j, row := range b.Results[r].PerSampleScores {
+				if j%2 == i {
+					rows = append(rows, row)
+				}
+			}
+			b.Results[r].PerSampleScores = rows
+			if err := results.Aggregate(&b.Results[r], results.StatsOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p := filepath.Join(dir, []string{"shard1.json", "shard2.json"}[i])
+		if err := results.WriteFile(p, b); err != nil {
+			t.Fatal(err)
+		}
+		shards = append(shards, p)
+	}
+	out := filepath.Join(dir, "merged.json")
+	stdout, _, code := runResults(t, "merge", shards[0], shards[1], "-o", out)
+	if code != 0 || !strings.Contains(stdout, "merged 2 shards: 2 arms, 40 per-query rows") {
+		t.Fatalf("merge: exit %d\n%s", code, stdout)
+	}
+	if v, _, code := runResults(t, "validate", "--strict", out); code != 0 {
+		t.Errorf("merged bundle does not validate:\n%s", v)
+	}
+	// Overlap.
+	stdout, errOut, code := runResults(t, "merge", shards[0], shards[0], "-o", out)
+	if code != 1 || !strings.Contains(errOut, "overlap: local/faq@0123456789ab/bm25/q01 is in shard 1 and shard 2") {
+		t.Errorf("overlap: exit %d\n%s%s", code, stdout, errOut)
+	}
+	// Gap: one shard alone.
+	stdout, _, code = runResults(t, "merge", shards[0], "-o", out)
+	if code != 1 || !strings.Contains(stdout, "MISSING_RESULTS at local/faq@0123456789ab/bm25: the shards hold 10 of the 20 sampled queries") {
+		t.Errorf("gap: exit %d\n%s", code, stdout)
+	}
+	if _, _, code := runResults(t, "merge", shards[0]); code != 2 {
+		t.Errorf("merge without -o: exit %d, want 2", code)
+	}
+}

@@ -1,0 +1,256 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/results"
+	"github.com/spf13/cobra"
+)
+
+// compareFlags are the options compare and significance share.
+type compareFlags struct {
+	baseline  string
+	metrics   []string
+	seed      uint64
+	resamples int
+	level     float64
+}
+
+func (f *compareFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.baseline, "baseline", "", "compare every arm against `ARM` (default: the first arm of each benchmark)")
+	cmd.Flags().StringArrayVar(&f.metrics, "metric", nil, "compare `METRIC` only (repeatable; default: every metric both arms score per query)")
+	cmd.Flags().Uint64Var(&f.seed, "seed", 0, "`SEED` of the bootstrap and randomisation resampling")
+	cmd.Flags().IntVar(&f.resamples, "resamples", 10000, "number of bootstrap and sign-flip resamples")
+	cmd.Flags().Float64Var(&f.level, "level", 0.95, "confidence level; a difference is significant when its Holm p < 1 - LEVEL")
+}
+
+func (f *compareFlags) options() (results.CompareOptions, error) {
+	if !(f.level > 0 && f.level < 1) {
+		return results.CompareOptions{}, usageError("--level %v: want a number between 0 and 1, such as 0.95", f.level)
+	}
+	if f.resamples < 100 {
+		return results.CompareOptions{}, usageError("--resamples %d: want at least 100", f.resamples)
+	}
+	return results.CompareOptions{Metrics: f.metrics, Seed: f.seed, Resamples: f.resamples, Level: f.level}, nil
+}
+
+// newResultsCompareCmd is `lasagna results compare A.json [B.json]`.
+func newResultsCompareCmd(stdout io.Writer) *cobra.Command {
+	var f compareFlags
+	cmd := &cobra.Command{
+		Use:   "compare A.json [B.json]",
+		Short: "Compare the arms of a bundle, or two bundles, query by query",
+		Long: `compare prints each arm's metrics, then compares arms paired by query id:
+with one bundle, every arm of a benchmark against the baseline arm; with two,
+each arm of B against the arm of A with the same name (A is the baseline).
+Only queries present and error-free in both arms are paired; the number
+dropped is shown. Pairs whose held_fixed blocks (comparability keys) differ,
+or that differ in an undeclared stage (STAGE_ISOLATION), are refused.
+Each comparison gets a verdict line: the mean difference, the effect size
+d_z and the Holm-adjusted p-value of a paired sign-flip test.
+Exit status: 0 compared, 1 unreadable bundle or a refused pair, 2 usage error.`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) < 1 || len(args) > 2 {
+				return usageError("%s: want one or two bundles, got %d (usage: %s)", c.CommandPath(), len(args), c.UseLine())
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			return resultsCompare(stdout, args, &f, true)
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+// newResultsSignificanceCmd is `lasagna results significance FILE...`.
+func newResultsSignificanceCmd(stdout io.Writer) *cobra.Command {
+	var f compareFlags
+	cmd := &cobra.Command{
+		Use:   "significance FILE... [--baseline ARM] [--metric M]...",
+		Short: "Paired significance tests between arms, Holm-adjusted",
+		Long: `significance pools the arms of the given bundles and compares every arm of
+each benchmark with the baseline arm (--baseline, default the first), paired
+by query id: mean difference with its paired-bootstrap interval, d_z, the
+two-sided sign-flip p-value and the Holm-adjusted p-value over the whole
+family of comparisons printed. Arms of different files with the same name are
+labelled FILE:ARM. Pairs that are not comparable are refused, with the
+held_fixed fields that differ.
+Exit status: 0 compared, 1 unreadable bundle or a refused pair, 2 usage error.`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError("%s: want one or more bundles (usage: %s)", c.CommandPath(), c.UseLine())
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			return resultsCompare(stdout, args, &f, false)
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+func resultsCompare(w io.Writer, paths []string, f *compareFlags, summary bool) error {
+	opts, err := f.options()
+	if err != nil {
+		return err
+	}
+	var bundles []*results.Bundle
+	for _, p := range paths {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			return problems(fmt.Errorf("results: %w", err))
+		}
+		// Numbers of an edited or malformed bundle are not compared.
+		var bad []string
+		for _, pr := range results.Validate(raw).Problems {
+			switch pr.Code {
+			case lasagna.RunIDMismatch, lasagna.ComparabilityKeyMismatch, lasagna.SchemaVersion, results.InvalidBundle:
+				bad = append(bad, pr.String())
+			}
+		}
+		if len(bad) > 0 {
+			for _, l := range bad {
+				fmt.Fprintf(w, "%s: %s\n", p, l)
+			}
+			return problems(fmt.Errorf("results: %s fails validation; not compared (see lasagna results validate %s)", p, p))
+		}
+		b, err := results.Unmarshal(raw)
+		if err != nil {
+			return problems(fmt.Errorf("results: %s: %w", p, err))
+		}
+		bundles = append(bundles, b)
+	}
+	prefixes := armPrefixes(paths, bundles, summary && len(paths) == 2)
+	var all [][]results.Arm
+	for i, b := range bundles {
+		all = append(all, results.Arms(b, prefixes[i]))
+	}
+
+	var pairs []results.Pair
+	var unpaired []string
+	if summary && len(paths) == 2 {
+		if f.baseline != "" {
+			return usageError("compare: --baseline applies to one bundle; with two, A is the baseline")
+		}
+		pairs, unpaired = results.PairAcross(all[1], all[0])
+	} else {
+		pairs, err = results.PairWithin(slices.Concat(all...), f.baseline)
+		if err != nil {
+			return problems(fmt.Errorf("results: %w", err))
+		}
+	}
+
+	if summary {
+		printArms(w, slices.Concat(all...), f.metrics)
+		fmt.Fprintln(w)
+	}
+	res := results.Compare(pairs, opts)
+	if len(res.Comparisons) > 0 {
+		printComparisons(w, res.Comparisons, opts.Level)
+		fmt.Fprintln(w)
+		for _, c := range res.Comparisons {
+			fmt.Fprintln(w, c.Verdict())
+		}
+	}
+	for _, u := range unpaired {
+		fmt.Fprintf(w, "not compared: %s has no arm of the same name and benchmark in the other bundle\n", u)
+	}
+	for _, r := range res.Refusals {
+		fmt.Fprintf(w, "refused: %s\n", r)
+	}
+	switch {
+	case len(res.Refusals) > 0:
+		return problems(fmt.Errorf("results: %d %s refused", len(res.Refusals), resultsPlural(len(res.Refusals), "comparison", "comparisons")))
+	case len(pairs) == 0:
+		return problems(fmt.Errorf("results: nothing to compare: a comparison needs two arms of the same benchmark"))
+	}
+	return nil
+}
+
+// armPrefixes labels arms: by config name alone when names are unique
+// across the files (always for one file), else FILE:NAME with the file's
+// base name (or its path when base names collide). With two files under
+// compare, labels always carry the file, so "A:bm25 vs B:bm25" reads.
+func armPrefixes(paths []string, bundles []*results.Bundle, always bool) []string {
+	out := make([]string, len(paths))
+	if len(paths) == 1 {
+		return out
+	}
+	seen := map[string]int{}
+	for _, b := range bundles {
+		for _, c := range b.Configs {
+			seen[c.Benchmark+"\x00"+c.Name]++
+		}
+	}
+	collide := always
+	for _, n := range seen {
+		collide = collide || n > 1
+	}
+	if !collide {
+		return out
+	}
+	bases := map[string]int{}
+	for _, p := range paths {
+		bases[filepath.Base(p)]++
+	}
+	for i, p := range paths {
+		name := filepath.Base(p)
+		if bases[name] > 1 {
+			name = p
+		}
+		out[i] = strings.TrimSuffix(name, ".json") + ":"
+	}
+	return out
+}
+
+func printArms(w io.Writer, arms []results.Arm, only []string) {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "benchmark\tarm\tmetric\tn\tmean\t95% CI")
+	for _, a := range arms {
+		names := make([]string, 0, len(a.Result.Metrics))
+		for m := range a.Result.Metrics {
+			if only == nil || slices.Contains(only, m) {
+				names = append(names, m)
+			}
+		}
+		slices.Sort(names)
+		for _, m := range names {
+			n, ci := "-", "-"
+			if st, ok := a.Result.MetricStats[m]; ok {
+				n = fmt.Sprint(st.N)
+				ci = fmt.Sprintf("[%s, %s]", results.FormatNumber(st.CILow, 3), results.FormatNumber(st.CIHigh, 3))
+				if st.Level != 0 && st.Level != 0.95 {
+					ci += fmt.Sprintf(" at %g", st.Level)
+				}
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", a.Config.Benchmark, a.Label, m, n, results.FormatNumber(a.Result.Metrics[m], 4), ci)
+		}
+	}
+	tw.Flush()
+}
+
+func printComparisons(w io.Writer, cs []results.Comparison, level float64) {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "benchmark\tcomparison\tmetric\tn\tdropped\tmean\tbaseline\tdiff\t%g%% CI\td_z\tp\tHolm p\n", level*100)
+	for _, c := range cs {
+		dz := results.FormatNumber(c.Stats.Dz, 2)
+		if c.Stats.DzUndefined {
+			dz = "n/a"
+		}
+		fmt.Fprintf(tw, "%s\t%s vs %s\t%s\t%d\t%d\t%s\t%s\t%s\t[%s, %s]\t%s\t%s\t%s\n",
+			c.Benchmark, c.Arm, c.Baseline, c.Metric, c.Stats.N, c.Dropped,
+			results.FormatNumber(c.Mean, 4), results.FormatNumber(c.BaselineMean, 4),
+			results.FormatSigned(c.Stats.MeanDiff, 4), results.FormatSigned(c.Stats.Lo, 4), results.FormatSigned(c.Stats.Hi, 4),
+			dz, results.FormatP(c.Stats.P), results.FormatP(c.HolmP))
+	}
+	tw.Flush()
+}
