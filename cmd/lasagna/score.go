@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -20,6 +21,7 @@ import (
 	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/datasets"
 	"github.com/lasagna-go/lasagna/metrics"
+	"github.com/lasagna-go/lasagna/results"
 )
 
 // scoreListMax is how many ids a "missing"/"unknown" note lists before it
@@ -29,6 +31,7 @@ const scoreListMax = 10
 func newScoreCmd(stdout io.Writer) *cobra.Command {
 	var (
 		perQuery  string
+		out       string
 		format    string
 		cutoffs   []int
 		seed      uint64
@@ -81,13 +84,14 @@ interval (seeded: the same --seed gives the same interval).`,
 			slices.Sort(cuts)
 			cuts = slices.Compact(cuts)
 			return runScore(stdout, args[0], args[1], scoreConfig{
-				format: format, cutoffs: cuts, perQuery: perQuery,
+				format: format, cutoffs: cuts, perQuery: perQuery, out: out,
 				boot: metrics.BootstrapOptions{Seed: seed, Resamples: resamples},
 			})
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&perQuery, "per-query", "", "write per-query scores to this TSV file (id, then one column per metric; empty cell = not in that metric's averaging set)")
+	f.StringVarP(&out, "out", "o", "", "also write a results bundle here (queries without a prediction are failed rows in it, raising PIPELINE_ERRORS)")
 	f.IntSliceVarP(&cutoffs, "cutoffs", "k", []int{10}, "retrieval cutoffs, e.g. -k 1,5,10")
 	f.StringVar(&format, "format", "auto", "dataset format: auto (by name; a .csv whose header has chunk_ids, page_nums or source_paths is a Vecta CSV), jsonl, csv, vecta, beir")
 	f.Uint64Var(&seed, "seed", 1, "seed of the bootstrap confidence intervals")
@@ -99,6 +103,7 @@ type scoreConfig struct {
 	format   string
 	cutoffs  []int
 	perQuery string
+	out      string
 	boot     metrics.BootstrapOptions
 }
 
@@ -227,6 +232,19 @@ func runScore(stdout io.Writer, dataPath, predPath string, cfg scoreConfig) erro
 	if cfg.perQuery != "" {
 		if err := scoreWriteTSV(cfg.perQuery, b, cols); err != nil {
 			return problems(err)
+		}
+	}
+	if cfg.out != "" {
+		bundle, err := scoreBundle(context.Background(), b, preds, predPath, cfg.cutoffs, cfg.boot.Seed)
+		if err != nil {
+			return problems(err)
+		}
+		if err := results.WriteFile(cfg.out, bundle); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "\nbundle: %s\n", cfg.out)
+		for _, line := range bundle.Integrity.Blocking {
+			fmt.Fprintf(stdout, "blocking: %s\n", line)
 		}
 	}
 	return nil

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lasagna-go/lasagna/results"
 )
 
 // scoreRun runs "benchmark score" with args and returns stdout, stderr and
@@ -189,5 +191,37 @@ func TestScoreErrors(t *testing.T) {
 	}
 	if _, stderr, code := scoreRun(t, qa, filepath.Join(dir, "missing.jsonl")); code != 1 || !strings.Contains(stderr, "missing.jsonl") {
 		t.Errorf("missing file: exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestScoreWritesBundle(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"qa.jsonl": `{"id": "q1", "question": "Where is the Eiffel Tower?", "answer": "Paris", "contexts": ["The Eiffel Tower is in Paris."], "expected_docs": ["d1"]}
+{"id": "q2", "question": "Who designed it?", "answer": "Eiffel", "contexts": ["Gustave Eiffel's company designed it."], "expected_docs": ["d2"]}
+{"id": "q3", "question": "When was it built?", "answer": "1889", "contexts": ["It was finished in 1889."], "expected_docs": ["d3"]}
+`,
+		"preds.jsonl": `{"id": "q1", "answer": "Paris", "retrieved": ["d1", "d3"]}
+{"id": "q2", "answer": "Gustave", "retrieved": [{"id": "d3", "score": 2}, {"id": "d2", "score": 1}]}
+`,
+	})
+	bundle := filepath.Join(dir, "b.json")
+	out, stderr, code := scoreRun(t, filepath.Join(dir, "qa.jsonl"), filepath.Join(dir, "preds.jsonl"), "-o", bundle, "-k", "1,2")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, stderr)
+	}
+	b, err := results.ReadFile(bundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := b.Results[0]
+	if res.ConfigName != "preds" || res.Metrics["exact_match"] != 0.5 || res.Metrics["mrr@2"] != 0.75 {
+		t.Errorf("bundle result %s: exact_match %v mrr@2 %v, want 0.5 and 0.75 over the two predicted queries", res.ConfigName, res.Metrics["exact_match"], res.Metrics["mrr@2"])
+	}
+	if len(b.Integrity.Blocking) != 1 || !strings.Contains(b.Integrity.Blocking[0], `PIPELINE_ERRORS`) || !strings.Contains(b.Integrity.Blocking[0], `no prediction for query "q3"`) {
+		t.Errorf("blocking = %q, want the missing q3 as PIPELINE_ERRORS", b.Integrity.Blocking)
+	}
+	raw, _ := os.ReadFile(bundle)
+	if r := results.Validate(raw); r.Blocking() != 1 {
+		t.Errorf("validate: %v", r.Problems)
 	}
 }
