@@ -1,0 +1,140 @@
+package evaltest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/lasagna-go/lasagna/engine"
+	"github.com/lasagna-go/lasagna/llm"
+)
+
+// The environment variables evaltest reads. They are its only
+// configuration besides Config: custom test flags would break
+// `go test ./...` in packages that do not define them.
+const (
+	// EnvOut names the folder bundles are written to when go test runs
+	// without -artifacts.
+	EnvOut = "LASAGNA_OUT"
+	// EnvUpdateBaseline, set to 1 (or true), rewrites Config.Baseline with
+	// this run's bundle instead of gating against it.
+	EnvUpdateBaseline = "LASAGNA_UPDATE_BASELINE"
+	// EnvShard, set to i/n, runs only shard i of n of every benchmark's
+	// queries (engine.Shard: by position among the sorted query ids).
+	EnvShard = "LASAGNA_SHARD"
+	// EnvLive, set to 1 (or true), lets tests that call a real LLM run
+	// (see RequireLive and LLMConfig).
+	EnvLive = "LASAGNA_LIVE"
+	// EnvCacheDir names the LLM response cache folder LLMConfig sets.
+	EnvCacheDir = "LASAGNA_CACHE_DIR"
+	// EnvConcurrency caps the pipeline calls in flight in one Run
+	// (default DefaultConcurrency).
+	EnvConcurrency = "LASAGNA_CONCURRENCY"
+	// EnvStepSummary is GitHub's step summary file; when set, Run appends
+	// a Markdown summary to it.
+	EnvStepSummary = "GITHUB_STEP_SUMMARY"
+)
+
+// DefaultConcurrency is the number of pipeline calls a Run keeps in flight
+// when LASAGNA_CONCURRENCY is unset: pipelines usually wait on the network,
+// so it is independent of GOMAXPROCS and of go test's -parallel.
+const DefaultConcurrency = 8
+
+// settings are the environment variables Run reads, parsed.
+type settings struct {
+	out         string
+	update      bool
+	shard       engine.Shard
+	concurrency int
+	stepSummary string
+}
+
+func readSettings(getenv func(string) string) (settings, error) {
+	s := settings{
+		out:         strings.TrimSpace(getenv(EnvOut)),
+		stepSummary: strings.TrimSpace(getenv(EnvStepSummary)),
+		concurrency: DefaultConcurrency,
+	}
+	var errs []error
+	var err error
+	if s.update, err = boolVar(getenv, EnvUpdateBaseline); err != nil {
+		errs = append(errs, err)
+	}
+	if v := strings.TrimSpace(getenv(EnvShard)); v != "" {
+		i, n, ok := strings.Cut(v, "/")
+		a, errA := strconv.Atoi(i)
+		b, errB := strconv.Atoi(n)
+		if !ok || errA != nil || errB != nil || b < 1 || a < 1 || a > b {
+			errs = append(errs, fmt.Errorf("%s=%q: want i/n with 1 ≤ i ≤ n, e.g. %s=1/4", EnvShard, v, EnvShard))
+		} else if b > 1 {
+			s.shard = engine.Shard{Index: a, Count: b}
+		}
+	}
+	if v := strings.TrimSpace(getenv(EnvConcurrency)); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			errs = append(errs, fmt.Errorf("%s=%q: want a positive number of pipeline calls in flight", EnvConcurrency, v))
+		} else {
+			s.concurrency = n
+		}
+	}
+	return s, errors.Join(errs...)
+}
+
+func boolVar(getenv func(string) string, name string) (bool, error) {
+	switch v := strings.TrimSpace(getenv(name)); strings.ToLower(v) {
+	case "", "0", "false":
+		return false, nil
+	case "1", "true":
+		return true, nil
+	default:
+		return false, fmt.Errorf("%s=%q: want 1 or 0", name, v)
+	}
+}
+
+// RequireLive skips the test unless LASAGNA_LIVE=1, so a test that calls a
+// real LLM stays offline (and free) by default. Live results depend on the
+// network, which go test's cache does not see: run live tests with
+// -count=1.
+func RequireLive(t testing.TB) {
+	t.Helper()
+	requireLive(t, os.Getenv)
+}
+
+func requireLive(t skipper, getenv func(string) string) {
+	t.Helper()
+	if live, err := boolVar(getenv, EnvLive); !live || err != nil {
+		t.Skipf("skipping a test that calls a real LLM: set %s=1 (and %s) to run it, with -count=1 so go test does not replay a cached result",
+			EnvLive, llm.EnvAPIKey)
+	}
+}
+
+// LLMConfig returns the LLM client configuration of a live test: it skips
+// the test unless LASAGNA_LIVE=1 (see RequireLive) and an API key is set,
+// reads OPENAI_BASE_URL, OPENAI_API_KEY and MODEL_NAME (llm.ConfigFromEnv),
+// and sets the response cache folder from LASAGNA_CACHE_DIR.
+func LLMConfig(t testing.TB) llm.Config {
+	t.Helper()
+	return llmConfig(t, os.Getenv)
+}
+
+func llmConfig(t skipper, getenv func(string) string) llm.Config {
+	t.Helper()
+	requireLive(t, getenv)
+	cfg, err := llm.ConfigFromEnv(getenv)
+	if err != nil {
+		t.Skipf("skipping a live LLM test: %v", err)
+		return llm.Config{}
+	}
+	cfg.CacheDir = strings.TrimSpace(getenv(EnvCacheDir))
+	return cfg
+}
+
+// Repeat returns the 0-based repeat index of the query call ctx belongs to
+// (see Config.Repeats); pass it to sampled LLM calls (llm.ChatRequest.Repeat)
+// so that repeats are cached apart. It is 0 outside repeats.
+func Repeat(ctx context.Context) int { return engine.Repeat(ctx) }

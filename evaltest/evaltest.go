@@ -1,0 +1,41 @@
+package evaltest
+
+import (
+	"context"
+	"testing"
+)
+
+// tb is the part of *testing.T that Run uses. Run adapts *testing.T to it;
+// the package's tests drive run with a recording fake.
+type tb interface {
+	Helper()
+	Name() string
+	Log(args ...any)
+	Logf(format string, args ...any)
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+	Skipf(format string, args ...any)
+	Failed() bool
+	Attr(key, value string)
+	Cleanup(f func())
+	Context() context.Context
+	Parallel()
+	ArtifactDir() string
+	Run(name string, f func(tb)) bool
+}
+
+// skipper is the part of testing.TB the skip helpers use.
+type skipper interface {
+	Helper()
+	Skipf(format string, args ...any)
+}
+
+// testingT adapts *testing.T to tb.
+type testingT struct{ *testing.T }
+
+func (t testingT) Run(name string, f func(tb)) bool {
+	return t.T.Run(name, func(t *testing.T) {
+		t.Helper()
+		f(testingT{t})
+	})
+}

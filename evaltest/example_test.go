@@ -1,0 +1,96 @@
+package evaltest_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/evaltest"
+	"github.com/lasagna-go/lasagna/fixtures"
+)
+
+// search stands for the user's own retrieval system: here, a word-overlap
+// ranking of the benchmark's corpus.
+func search(b *lasagna.Benchmark) lasagna.Retriever {
+	return lasagna.RetrieverFunc(func(ctx context.Context, q lasagna.Query, k int) ([]lasagna.Hit, error) {
+		var hits []lasagna.Hit
+		words := strings.Fields(strings.ToLower(q.Text))
+		for _, d := range b.Corpus {
+			score := 0.0
+			for _, w := range words {
+				if len(w) > 3 && strings.Contains(strings.ToLower(d.Text), w) {
+					score++
+				}
+			}
+			if score > 0 {
+				hits = append(hits, lasagna.Hit{ID: d.ID, Score: score})
+			}
+		}
+		lasagnaSort(hits)
+		return hits[:min(k, len(hits))], nil
+	})
+}
+
+// lasagnaSort orders hits by score, best first (stable, so ties keep
+// corpus order).
+func lasagnaSort(hits []lasagna.Hit) {
+	for i := 1; i < len(hits); i++ {
+		for j := i; j > 0 && hits[j].Score > hits[j-1].Score; j-- {
+			hits[j], hits[j-1] = hits[j-1], hits[j]
+		}
+	}
+}
+
+// TestQuickStart is the package documentation's quick start, run for real:
+// the user's retriever beside the BM25 baseline on a tiny shipped dataset.
+func TestQuickStart(t *testing.T) {
+	evaltest.Run(t, evaltest.Config{
+		FS:         fixtures.Data, // or leave FS nil and name files beside the test
+		Benchmarks: []string{fixtures.TinyJSONL},
+		Arms: []evaltest.Arm{
+			{Name: "mine", BuildRetriever: func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Retriever, error) {
+				return search(b), nil
+			}, Thresholds: []evaltest.Threshold{
+				evaltest.AtLeast("ndcg@10", 0.6),
+				evaltest.PerQuery(evaltest.AtLeast("recall@10", 1)),
+			}},
+			evaltest.BM25(),
+		},
+	})
+}
+
+func Example_thresholds() {
+	for _, th := range []evaltest.Threshold{
+		evaltest.AtLeast("ndcg@10", 0.6),
+		evaltest.AtMost("latency_ms", 250),
+		evaltest.PerQuery(evaltest.AtLeast("recall@10", 1)),
+	} {
+		fmt.Println(th)
+	}
+	fmt.Println(evaltest.AtLeast("ndcg@10", 0.6).Check(0.59), evaltest.AtMost("latency_ms", 250).Check(250))
+	fmt.Println(evaltest.All(), "|", evaltest.Majority(), "|", evaltest.RateAtLeast(0.8))
+	// Output:
+	// ndcg@10 >= 0.6
+	// latency_ms <= 250
+	// recall@10 >= 1 per query
+	// false true
+	// all | majority | rate >= 0.8
+}
+
+// ExampleRepeat shows a sampled pipeline passing the repeat index on, so
+// each repeat is a fresh LLM call rather than a cached replay.
+func ExampleRepeat() {
+	arm := evaltest.Arm{
+		Name:    "llm-answers",
+		Samples: true, // Config.Repeats applies
+		Generator: lasagna.GeneratorFunc(func(ctx context.Context, q lasagna.Query, ps []lasagna.Document) (lasagna.Answer, error) {
+			return lasagna.Answer{Text: fmt.Sprintf("answer %d", evaltest.Repeat(ctx))}, nil
+		}),
+	}
+	a, _ := arm.Generator.Generate(context.Background(), lasagna.Query{}, nil)
+	fmt.Println(a.Text)
+	// Output:
+	// answer 0
+}

@@ -1,0 +1,427 @@
+package evaltest
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/datasets"
+	"github.com/lasagna-go/lasagna/engine"
+	"github.com/lasagna-go/lasagna/reporters"
+	"github.com/lasagna-go/lasagna/results"
+)
+
+// Run evaluates cfg's arms on cfg's benchmarks as subtests of t:
+//
+//	t/<benchmark>/<arm>/<query-id>
+//
+// The benchmark level is the benchmark's short name ("local/faq@…" →
+// "faq"), the arm level the arm's Name, and the query level the query id,
+// each with '/', spaces and non-printing characters replaced by '_' (and
+// made unique with _2, _3, … when two ids collide), so
+// `go test -run 'TestRAG/faq/mine/q17$'` runs that query alone. The
+// original id is recorded as the attr lasagna.query_id.
+//
+// Query subtests are parallel; the pipeline calls themselves are capped by
+// LASAGNA_CONCURRENCY (default 8) for the whole Run, independently of
+// go test's -parallel. Each query subtest records its metrics with t.Attr
+// (lasagna.<metric>, e.g. lasagna.ndcg@10 = "0.6131") and fails when the
+// pipeline call failed (never scored as 0), when its ranked list holds an id
+// twice or an id missing from the corpus, or when a PerQuery threshold is
+// not met (by the pass rule, with Repeats). Its message gives the dataset
+// file:line, the query, `metric = got, want …` and the relevant documents
+// missing from the top k as a -want +got list.
+//
+// After its queries finish, each arm subtest checks the arm's thresholds on
+// the mean over the arm's scored queries and, when Config.Baseline is set,
+// the regression gate (see Gate). Both are skipped, with a log line, when
+// -run selected only some of the arm's queries.
+//
+// Finally t writes the results bundle — to t.ArtifactDir() under
+// `go test -artifacts`, else into $LASAGNA_OUT, else into
+// $TMPDIR/lasagna-bundles — logs its path and a summary table, runs the reporters,
+// logs integrity warnings and fails on every blocking integrity finding,
+// naming its code, where and the fix. With LASAGNA_UPDATE_BASELINE=1 it
+// rewrites Config.Baseline from the bundle instead of gating.
+//
+// Problems of the configuration (unreadable data, an unknown metric in a
+// threshold, bad environment values) fail t with a message naming the
+// fix. Run must be called from the test's goroutine, once per test; it is
+// safe with go test -count=N.
+func Run(t *testing.T, cfg Config) {
+	t.Helper()
+	run(testingT{t}, cfg, os.Getenv, artifactsFlag())
+}
+
+// artifactsFlag reports whether go test runs with -artifacts, in which case
+// t.ArtifactDir() is kept after the test.
+func artifactsFlag() bool {
+	f := flag.Lookup("test.artifacts")
+	return f != nil && f.Value.String() == "true"
+}
+
+// armPlan is one arm of a run with its thresholds.
+type armPlan struct {
+	arm        engine.Arm
+	name       string // subtest name
+	thresholds []Threshold
+	attrs      []string
+	gated      []string
+}
+
+// runner is the state of one Run.
+type runner struct {
+	cfg      Config
+	set      settings
+	lim      chan struct{}
+	seed     uint64
+	baseline *results.Bundle
+	varied   []string // the dimensions any arm varies (see engine.CellConfig)
+
+	mu       sync.Mutex
+	cells    []*engine.Cell
+	repeated map[*engine.Cell]bool
+	partial  bool
+}
+
+func run(t tb, cfg Config, getenv func(string) string, artifacts bool) {
+	t.Helper()
+	set, err := readSettings(getenv)
+	if err != nil {
+		t.Fatalf("evaltest: %v", err)
+	}
+	benches, sweepArms, err := loadBenchmarks(cfg)
+	if err != nil {
+		t.Fatalf("evaltest: %v", err)
+	}
+	plans, err := planArms(cfg, sweepArms)
+	if err != nil {
+		t.Fatalf("evaltest: %v", err)
+	}
+	if len(benches) == 0 {
+		t.Fatalf("evaltest: no benchmark to run; set Config.Benchmarks (dataset paths), Sweep or Data")
+	}
+	if len(plans) == 0 {
+		t.Fatalf("evaltest: no arm to run; set Config.Arms, e.g. []evaltest.Arm{{Name: \"mine\", Retriever: r}, evaltest.BM25()}")
+	}
+	r := &runner{cfg: cfg, set: set, lim: make(chan struct{}, set.concurrency), seed: cfg.StatsSeed, repeated: map[*engine.Cell]bool{}}
+	if r.seed == 0 {
+		r.seed = engine.DefaultSeed
+	}
+	for _, p := range plans {
+		r.varied = append(r.varied, p.arm.Varied...)
+	}
+	if cfg.Baseline != "" && !set.update {
+		r.baseline, err = results.ReadFile(cfg.Baseline)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			t.Errorf("evaltest: baseline %s does not exist; record it with %s=1 go test -run '^%s$' and commit it", cfg.Baseline, EnvUpdateBaseline, t.Name())
+		case err != nil:
+			t.Errorf("evaltest: baseline: %v; record a new one with %s=1", err, EnvUpdateBaseline)
+		}
+	}
+	names := make([]string, len(benches))
+	for i, br := range benches {
+		names[i] = br.Benchmark.Name
+	}
+	for bi, name := range benchmarkNames(names) {
+		br := benches[bi]
+		t.Run(name, func(t tb) {
+			for _, p := range plans {
+				t.Run(p.name, func(t tb) { r.runArm(t, br, p) })
+			}
+		})
+	}
+	r.finish(t, artifacts, len(benches)*len(plans))
+}
+
+// loadBenchmarks loads cfg's benchmarks, in the order Benchmarks, Sweep,
+// Data, and returns the sweep's built-in arms.
+func loadBenchmarks(cfg Config) ([]*engine.BenchmarkRun, []engine.Arm, error) {
+	var (
+		out  []*engine.BenchmarkRun
+		arms []engine.Arm
+		errs []error
+	)
+	for _, p := range cfg.Benchmarks {
+		fsys, name := openPath(cfg.FS, p)
+		runs, err := engine.LoadBenchmarks(fsys, &engine.Sweep{Benchmarks: []engine.BenchmarkEntry{{Path: name}}})
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, runs...)
+	}
+	if cfg.Sweep != "" {
+		fsys, name := openPath(cfg.FS, cfg.Sweep)
+		sw, err := engine.ReadSweep(fsys, name)
+		if err == nil {
+			var runs []*engine.BenchmarkRun
+			runs, err = engine.LoadBenchmarks(fsys, sw)
+			out = append(out, runs...)
+			if err == nil {
+				arms, err = engine.BuiltinArms(sw)
+			}
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for i, b := range cfg.Data {
+		if b == nil || len(b.Queries) == 0 {
+			errs = append(errs, fmt.Errorf("benchmark Data[%d] holds no queries", i))
+			continue
+		}
+		sel, info, err := datasets.Select(b, datasets.Selection{})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("benchmark Data[%d] (%s): %w", i, b.Name, err))
+			continue
+		}
+		if sel.Name == "" {
+			errs = append(errs, fmt.Errorf("benchmark Data[%d] has no Name; load it with package datasets or give it one", i))
+			continue
+		}
+		out = append(out, &engine.BenchmarkRun{Benchmark: sel, Sample: info})
+	}
+	return out, arms, errors.Join(errs...)
+}
+
+// openPath returns the fs.FS and the path in it of a user's path p: p in
+// fsys when set; else p in the package folder when it is local, else its
+// base name in its own folder (so "../data/faq.jsonl" works).
+func openPath(fsys fs.FS, p string) (fs.FS, string) {
+	if fsys != nil {
+		return fsys, path.Clean(filepath.ToSlash(p))
+	}
+	if filepath.IsLocal(p) {
+		return os.DirFS("."), path.Clean(filepath.ToSlash(p))
+	}
+	return os.DirFS(filepath.Dir(p)), filepath.Base(p)
+}
+
+// planArms converts cfg's arms (and the sweep's) and checks their names.
+func planArms(cfg Config, sweepArms []engine.Arm) ([]armPlan, error) {
+	var (
+		plans []armPlan
+		errs  []error
+	)
+	for _, a := range cfg.Arms {
+		ea, err := a.engineArm()
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		plans = append(plans, armPlan{arm: ea, thresholds: append(slices.Clone(cfg.Thresholds), a.Thresholds...)})
+	}
+	for _, ea := range sweepArms {
+		plans = append(plans, armPlan{arm: ea, thresholds: slices.Clone(cfg.Thresholds)})
+	}
+	seen := map[string]string{}
+	for i := range plans {
+		p := &plans[i]
+		p.name = safeName(p.arm.Name)
+		if other, ok := seen[p.name]; ok {
+			errs = append(errs, fmt.Errorf("arms %q and %q have the same subtest name %q; arm names must be unique", other, p.arm.Name, p.name))
+		}
+		seen[p.name] = p.arm.Name
+		for _, th := range p.thresholds {
+			if th.metric == "" {
+				errs = append(errs, fmt.Errorf("arm %s: a threshold has no metric; make thresholds with AtLeast or AtMost", p.arm.Name))
+			}
+		}
+		p.gated = cfg.Gate.Metrics
+		if p.gated == nil {
+			if p.arm.Retrieves {
+				p.gated = append(p.gated, "ndcg@10", "recall@10")
+			}
+			if p.arm.Answers {
+				p.gated = append(p.gated, "token_f1")
+			}
+		}
+		p.attrs = cfg.AttrMetrics
+		if p.attrs == nil {
+			p.attrs = []string{"ndcg@10", "recall@10", "mrr", "exact_match", "token_f1"}
+			for _, th := range p.thresholds {
+				p.attrs = append(p.attrs, th.metric)
+			}
+			if cfg.Baseline != "" {
+				p.attrs = append(p.attrs, p.gated...)
+			}
+			p.attrs = dedupe(p.attrs)
+		}
+	}
+	return plans, errors.Join(errs...)
+}
+
+func dedupe(xs []string) []string {
+	var out []string
+	for _, x := range xs {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// record adds a finished cell for the bundle.
+func (r *runner) record(c *engine.Cell, repeated, partial bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cells = append(r.cells, c)
+	if repeated {
+		r.repeated[c] = true
+	}
+	r.partial = r.partial || partial
+}
+
+// finish assembles, writes and reports the bundle, fails on blocking
+// findings and rewrites the baseline when asked.
+func (r *runner) finish(t tb, artifacts bool, planned int) {
+	t.Helper()
+	r.mu.Lock()
+	cells, partial := r.cells, r.partial || len(r.cells) < planned
+	r.mu.Unlock()
+	if len(cells) == 0 {
+		t.Logf("no query ran (-run or %s left them all out); no bundle written", EnvShard)
+		return
+	}
+	rep := engine.NewReport(cells, r.set.shard)
+	// A repeated arm ran each query several times: SINGLE_RUN does not apply.
+	rep.Findings = slices.DeleteFunc(rep.Findings, func(f lasagna.Finding) bool {
+		if f.Code != lasagna.SingleRun {
+			return false
+		}
+		for c := range r.repeated {
+			if c.Where() == f.Where {
+				return true
+			}
+		}
+		return false
+	})
+	b, err := rep.Bundle(engine.BundleOptions{LasagnaVersion: version(), Concurrency: r.set.concurrency, StatsSeed: r.seed})
+	if err != nil {
+		t.Fatalf("evaltest: %v", err)
+	}
+	var dir string
+	switch {
+	case artifacts:
+		dir = t.ArtifactDir()
+	case r.set.out != "":
+		dir = r.set.out
+	default:
+		dir = filepath.Join(os.TempDir(), "lasagna-bundles")
+		if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+			// Something else took the name: use a fresh folder beside it.
+			if d, err := os.MkdirTemp(os.TempDir(), "lasagna-bundles-"); err == nil {
+				dir = d
+			}
+		}
+	}
+	file := filepath.Join(dir, bundleName(t.Name(), r.set.shard))
+	var table bytes.Buffer
+	reps := []reporters.Reporter{reporters.JSONFile{Path: file}, reporters.Text{W: &table}}
+	if r.set.stepSummary != "" {
+		reps = append(reps, reporters.Markdown{Path: r.set.stepSummary})
+	}
+	reps = append(reps, r.cfg.Reporters...)
+	for i, rp := range reps {
+		err := rp.Report(t.Context(), b)
+		switch {
+		case err != nil:
+			t.Errorf("evaltest: reporter %d (%T): %v", i+1, rp, err)
+		case i == 0:
+			t.Logf("lasagna bundle: %s", file)
+		}
+	}
+	t.Logf("results:\n%s", strings.TrimRight(table.String(), "\n"))
+	for _, f := range rep.Findings {
+		if !f.Blocking() {
+			t.Logf("integrity warning: %s", f)
+		}
+	}
+	for _, f := range rep.Findings {
+		if f.Blocking() {
+			t.Errorf("integrity: %s", f)
+		}
+	}
+	if r.set.update {
+		r.updateBaseline(t, b, partial)
+	}
+}
+
+func (r *runner) updateBaseline(t tb, b *results.Bundle, partial bool) {
+	t.Helper()
+	switch {
+	case r.cfg.Baseline == "":
+		t.Logf("%s is set but Config.Baseline is empty: no baseline to rewrite", EnvUpdateBaseline)
+	case r.set.shard != (engine.Shard{}):
+		t.Errorf("evaltest: not rewriting baseline %s: %s=%d/%d ran one shard, and a baseline must hold every query; update it from an unsharded run",
+			r.cfg.Baseline, EnvShard, r.set.shard.Index, r.set.shard.Count)
+	case partial:
+		t.Errorf("evaltest: not rewriting baseline %s: -run left out some benchmarks, arms or queries, and a baseline must hold them all; update it without -run (or with -run '^%s$')",
+			r.cfg.Baseline, t.Name())
+	case len(b.Integrity.Blocking) > 0:
+		t.Errorf("evaltest: not rewriting baseline %s: the run has %d blocking integrity findings (above); fix them first", r.cfg.Baseline, len(b.Integrity.Blocking))
+	default:
+		if err := (reporters.JSONFile{Path: r.cfg.Baseline}).Report(t.Context(), b); err != nil {
+			t.Errorf("evaltest: rewriting baseline: %v", err)
+			return
+		}
+		t.Logf("baseline %s rewritten from this run (%s=1); review and commit it", r.cfg.Baseline, EnvUpdateBaseline)
+	}
+}
+
+// bundleName is the bundle's file name: lasagna-<package folder>-<test
+// name>[-shard-i-of-n].json, with characters other than letters, digits,
+// '.', '-' and '_' replaced by '_'.
+func bundleName(test string, s engine.Shard) string {
+	pkg := "pkg"
+	if wd, err := os.Getwd(); err == nil {
+		pkg = filepath.Base(wd)
+	}
+	name := "lasagna-" + pkg + "-" + test
+	if s.Count > 1 {
+		name += fmt.Sprintf("-shard-%d-of-%d", s.Index, s.Count)
+	}
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
+			return r
+		}
+		return '_'
+	}, name) + ".json"
+}
+
+// version returns the version of the lasagna module this binary was built
+// with, or "dev".
+func version() string {
+	const mod = "github.com/lasagna-go/lasagna"
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "dev"
+	}
+	v := ""
+	if bi.Main.Path == mod {
+		v = bi.Main.Version
+	}
+	for _, d := range bi.Deps {
+		if d.Path == mod {
+			v = d.Version
+		}
+	}
+	if v == "" || v == "(devel)" {
+		return "dev"
+	}
+	return v
+}
