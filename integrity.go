@@ -34,6 +34,7 @@ const (
 	RunIDMismatch            Code = "RUN_ID_MISMATCH"
 	ComparabilityKeyMismatch Code = "COMPARABILITY_KEY_MISMATCH"
 	SchemaVersion            Code = "SCHEMA_VERSION"
+	InvalidBundle            Code = "INVALID_BUNDLE"
 )
 
 // CodeInfo is one row of the integrity catalogue.
@@ -93,6 +94,9 @@ var Catalogue = []CodeInfo{
 	{SchemaVersion, LevelBlocking,
 		"the bundle's schema_version is missing, malformed or outside 1.0 ≤ v < 2.0",
 		"write the bundle with a lasagna release that speaks schema 1.x"},
+	{InvalidBundle, LevelBlocking,
+		"the bundle breaks the results schema or a structural rule of schema 1.x",
+		"regenerate the bundle with lasagna; never edit a bundle by hand"},
 }
 
 // Info returns the catalogue row for c.

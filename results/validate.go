@@ -15,32 +15,12 @@ import (
 	lasagna "github.com/lasagna-go/lasagna"
 )
 
-// InvalidBundle is the code of a bundle that breaks the schema or the
-// structural rules of schema 1.x (a result naming no config, a failed query
-// with scores, ranks that are not 1..n). It is a validation code of this
-// package, kept beside lasagna.Catalogue (see ValidationCodes).
-const InvalidBundle lasagna.Code = "INVALID_BUNDLE"
+// InvalidBundle is the code of a bundle that breaks the schema or a
+// structural rule of schema 1.x (an alias of lasagna.InvalidBundle).
+const InvalidBundle = lasagna.InvalidBundle
 
-// ValidationCodes holds the catalogue rows of the codes only bundle
-// validation raises and lasagna.Catalogue does not list.
-var ValidationCodes = []lasagna.CodeInfo{
-	{Code: InvalidBundle, Level: lasagna.LevelBlocking,
-		Meaning: "the bundle breaks the results schema or a structural rule of schema 1.x",
-		Fix:     "regenerate the bundle with lasagna; never edit a bundle by hand"},
-}
-
-// codeInfo looks c up in lasagna.Catalogue, then in ValidationCodes.
-func codeInfo(c lasagna.Code) (lasagna.CodeInfo, bool) {
-	if info, ok := c.Info(); ok {
-		return info, true
-	}
-	for _, info := range ValidationCodes {
-		if info.Code == c {
-			return info, true
-		}
-	}
-	return lasagna.CodeInfo{}, false
-}
+// codeInfo looks c up in lasagna.Catalogue.
+func codeInfo(c lasagna.Code) (lasagna.CodeInfo, bool) { return c.Info() }
 
 // Problem is one finding of Validate: an integrity code, its level, where
 // in the bundle (benchmark/arm/query ids or a field path) and what.
