@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/llm"
 	"github.com/lasagna-go/lasagna/retrieval/bm25"
 	"github.com/lasagna-go/lasagna/retrieval/dense"
 	"github.com/lasagna-go/lasagna/retrieval/fusion"
@@ -46,6 +47,14 @@ type Arm struct {
 	// Samples is true when the arm calls a sampling LLM (so one run is not
 	// the whole answer and SINGLE_RUN applies).
 	Samples bool
+	// ClosedBook is true when the arm answers without any passage (mode
+	// closed_book, which needs only reference answers).
+	ClosedBook bool
+	// Judge, when set, scores the arm's answers with an LLM judge
+	// (judge_correctness, groundedness); nil judges nothing. A judged arm
+	// calls an LLM, so it counts as sampling (nothing_samples false,
+	// SINGLE_RUN) whatever Samples says.
+	Judge Judge
 }
 
 // Fingerprint returns the sha256 of the arm's canonical configuration (name,
@@ -72,6 +81,8 @@ func (a *Arm) topK() int {
 // Mode returns the mode the arm resolves to.
 func (a *Arm) Mode() lasagna.Mode {
 	switch {
+	case a.ClosedBook:
+		return lasagna.ModeClosedBook
 	case a.Retrieves && a.Answers:
 		return lasagna.ModeRAG
 	case a.Answers:
@@ -84,6 +95,9 @@ func (a *Arm) Mode() lasagna.Mode {
 // Tracks returns the tracks the arm needs from a benchmark.
 func (a *Arm) Tracks() []lasagna.Track {
 	var ts []lasagna.Track
+	if a.ClosedBook {
+		return []lasagna.Track{lasagna.TrackClosedBook}
+	}
 	if a.Retrieves {
 		ts = append(ts, lasagna.TrackRetrieval)
 	}
@@ -119,6 +133,9 @@ func RetrieverArm(name string, topK int, build func(ctx context.Context, b *lasa
 type Deps struct {
 	// Embedder returns the embedder of a model, for dense and hybrid arms.
 	Embedder func(model string) (lasagna.Embedder, error)
+	// LLM is the chat client of generator arms and judges; nil refuses
+	// arms with a generator.
+	LLM *llm.Client
 }
 
 type pipelineFacts struct {
@@ -133,8 +150,11 @@ func (p pipelineFacts) Facts() map[string]any { return p.facts }
 func BuiltinArm(spec ArmSpec, topK int) (Arm, error) { return Deps{}.Arm(spec, topK) }
 
 // Arm returns the arm a sweep's ArmSpec describes, with depth topK. A
-// dense or hybrid arm needs d.Embedder.
+// dense or hybrid arm needs d.Embedder, an arm with a generator d.LLM.
 func (d Deps) Arm(spec ArmSpec, topK int) (Arm, error) {
+	if spec.Generator != nil {
+		return d.generationArm(spec, topK)
+	}
 	varied := func(name string) bool { return slices.Contains(spec.Varied, name) }
 	opts := bm25.DefaultOptions()
 	if spec.BM25.K1 > 0 {

@@ -56,7 +56,7 @@ func (rep *Report) Bundle(o BundleOptions) (*results.Bundle, error) {
 		varied[c.Bench.Benchmark] = append(varied[c.Bench.Benchmark], c.Arm.Varied...)
 	}
 	for _, c := range rep.Cells {
-		if c.Arm.Samples {
+		if c.Arm.Samples || c.Arm.Judge != nil {
 			b.Experiment.NothingSamples = false
 		}
 		b.Configs = append(b.Configs, cellConfig(c, varied[c.Bench.Benchmark]))
@@ -175,6 +175,9 @@ func cellResult(c *Cell, seed uint64) results.Result {
 		if r.Output.Answered {
 			a := r.Output.Answer
 			row.Answer = &a
+		}
+		if r.JudgeErr != nil {
+			row.JudgeError = r.JudgeErr.Error()
 		}
 		if r.Scores != nil {
 			row.Scores = r.Scores

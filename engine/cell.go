@@ -67,7 +67,7 @@ func startCell(ctx context.Context, cell *Cell, queries []*lasagna.Query, ids ma
 	for i, q := range queries {
 		if cr.journal != nil {
 			if e, ok := cr.journal.Done(q.ID); ok {
-				cell.Queries[i].Output = lasagna.Output{Hits: e.Hits, Answer: e.Answer, Answered: e.Answered, Abstained: e.Abstain}
+				cell.Queries[i].Output = lasagna.Output{Hits: e.Hits, Answer: e.Answer, Answered: e.Answered, Abstained: e.Abstain, Passages: e.Passages}
 				cell.Queries[i].Resumed = true
 				cell.Resumed++
 				continue
@@ -133,7 +133,7 @@ func (cr *CellRun) run(ctx context.Context, n int) {
 			}
 			r.Output = out
 			if cr.journal != nil {
-				if err := cr.journal.Record(JournalEntry{Query: r.Query.ID, Hits: out.Hits, Answer: out.Answer, Answered: out.Answered, Abstain: out.Abstained}); err != nil {
+				if err := cr.journal.Record(JournalEntry{Query: r.Query.ID, Hits: out.Hits, Answer: out.Answer, Answered: out.Answered, Abstain: out.Abstained, Passages: out.Passages}); err != nil {
 					cr.mu.Lock()
 					if cr.jerr == nil {
 						cr.jerr = err
@@ -147,6 +147,7 @@ func (cr *CellRun) run(ctx context.Context, n int) {
 		seen := seenPool.Get().(map[string]struct{})
 		cr.sc.score(r, seen)
 		seenPool.Put(seen)
+		cr.judgeQuery(ctx, r)
 	})
 }
 

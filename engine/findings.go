@@ -14,7 +14,8 @@ const maxListed = 5
 
 // findings raises the integrity codes a run shows: POOLED_GOLD_CORPUS,
 // SYNTHETIC_BENCHMARK, MISSING_RESULTS, PIPELINE_ERRORS, UNKNOWN_DOC_ID,
-// DUPLICATE_RETRIEVED_ID, SINGLE_RUN and SMALL_SAMPLE, in plan order.
+// DUPLICATE_RETRIEVED_ID, JUDGE_ERRORS, UNRESOLVED_JUDGE_ALIAS, SINGLE_RUN
+// and SMALL_SAMPLE, in plan order.
 func findings(rep *Report) []lasagna.Finding {
 	var out []lasagna.Finding
 	seenBench := map[*lasagna.Benchmark]bool{}
@@ -73,7 +74,8 @@ func findings(rep *Report) []lasagna.Finding {
 			out = append(out, lasagna.Finding{Code: lasagna.UnknownDocID, Where: c.Where(),
 				Detail: fmt.Sprintf("%d ranked lists hold ids missing from the corpus of %d documents: %s", len(unknown), len(b.Corpus), list(unknown))})
 		}
-		if c.Arm.Samples {
+		out = append(out, judgeFindings(c)...)
+		if c.Arm.Samples || c.Arm.Judge != nil {
 			out = append(out, lasagna.Finding{Code: lasagna.SingleRun, Where: c.Where(),
 				Detail: "an LLM sampled and each query ran once"})
 		}

@@ -43,6 +43,9 @@ type JournalEntry struct {
 	Answer   string        `json:"answer,omitempty"`
 	Answered bool          `json:"answered,omitempty"`
 	Abstain  bool          `json:"abstained,omitempty"`
+	// Passages are the texts the generator saw, kept so a resumed query
+	// is judged for groundedness like a fresh one.
+	Passages []string `json:"passages,omitempty"`
 	// Facts, on an entry without Query, records the pipeline's held_fixed
 	// facts (FactReporter), so a resumed cell that builds nothing still
 	// states them.

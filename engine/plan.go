@@ -59,6 +59,9 @@ func (d Deps) Arms(s *Sweep) ([]Arm, error) {
 	varied = slices.Compact(varied)
 	for _, spec := range s.Arms {
 		spec.Varied = varied
+		if spec.Judge == nil && spec.Generator != nil {
+			spec.Judge = s.Judge
+		}
 		a, err := d.Arm(spec, s.ArmTopK(spec))
 		if err != nil {
 			errs = append(errs, err)

@@ -16,6 +16,10 @@ type Profile struct {
 	// NeedsEmbeddings is true when the profile calls an embedding model, so
 	// an endpoint and key must be configured before anything runs.
 	NeedsEmbeddings bool
+	// NeedsLLM is true when the profile calls a chat model (generator and
+	// judge), so an endpoint, key and model must be configured before
+	// anything runs.
+	NeedsLLM bool
 	// Arms returns the profile's arms for an embedding model name (ignored
 	// by profiles that embed nothing).
 	Arms func(embeddingModel string) []ArmSpec
@@ -50,6 +54,24 @@ var Profiles = []Profile{
 			return []ArmSpec{{Name: "hybrid", Retriever: RetrieverHybrid, Embedder: EmbedderSpec{Model: model}}}
 		},
 	},
+	{
+		Name:            "full",
+		Summary:         "hybrid retrieval, a grounded LLM generator on the top 5 passages, and the LLM judge; needs an LLM endpoint, key and model",
+		NeedsEmbeddings: true,
+		NeedsLLM:        true,
+		Arms: func(model string) []ArmSpec {
+			return []ArmSpec{{Name: "full", Retriever: RetrieverHybrid, Embedder: EmbedderSpec{Model: model},
+				Generator: &GeneratorSpec{Kind: GeneratorGrounded, Passages: DefaultPassages}, Judge: &JudgeSpec{}}}
+		},
+	},
+	{
+		Name:     "closed-book",
+		Summary:  "the LLM generator without passages, judged for correctness; needs an LLM endpoint, key and model",
+		NeedsLLM: true,
+		Arms: func(string) []ArmSpec {
+			return []ArmSpec{{Name: "closed-book", Generator: &GeneratorSpec{Kind: GeneratorClosedBook}, Judge: &JudgeSpec{}}}
+		},
+	},
 }
 
 // ProfileNames returns the names of the built-in profiles.
@@ -62,17 +84,12 @@ func ProfileNames() []string {
 }
 
 // LookupProfile returns the profile called name, or an error listing the
-// known ones. The generation profiles of SPEC §5 (full, closed-book) are
-// refused with that reason until the generation track exists.
+// known ones.
 func LookupProfile(name string) (Profile, error) {
 	for _, p := range Profiles {
 		if p.Name == name {
 			return p, nil
 		}
-	}
-	switch name {
-	case "full", "closed-book":
-		return Profile{}, fmt.Errorf("profile %q runs an LLM generator and judge, and this release has no generation track yet; use --profile speed, dense or hybrid", name)
 	}
 	return Profile{}, fmt.Errorf("unknown profile %q%s; profiles: %s", name, suggest.Hint(name, ProfileNames()), strings.Join(ProfileNames(), ", "))
 }

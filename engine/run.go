@@ -94,6 +94,11 @@ type QueryResult struct {
 	// Duplicate is the first id the ranked list holds twice (the list is
 	// then not scored); Unknown the first id missing from the corpus.
 	Duplicate, Unknown string
+	// JudgeErr is the error of the arm's judge on this query
+	// (JUDGE_ERRORS); the failed judge metrics are absent from Scores.
+	JudgeErr error
+	// JudgeModel is the model the judge's server named in its reply.
+	JudgeModel string
 }
 
 // Where returns "benchmark/arm" for c.

@@ -27,6 +27,9 @@ type Sweep struct {
 	Seed uint64 `yaml:"seed"`
 	// TopK is the depth of every arm that does not set its own; 0 means 100.
 	TopK int `yaml:"top_k"`
+	// Judge is the judge of every arm with a generator that does not set
+	// its own; nil judges none.
+	Judge *JudgeSpec `yaml:"judge"`
 }
 
 // BenchmarkEntry is one benchmark of a sweep (seed 000 syntax).
@@ -54,7 +57,8 @@ type ArmSpec struct {
 	// Name is the arm's unique name.
 	Name string `yaml:"name"`
 	// Retriever is the retrieval method: "bm25", "dense" or "hybrid"
-	// (BM25 and dense fused by reciprocal-rank fusion).
+	// (BM25 and dense fused by reciprocal-rank fusion); "" for an arm whose
+	// generator answers from gold contexts or closed-book.
 	Retriever string `yaml:"retriever"`
 	// TopK is the depth of the ranked list; 0 means the sweep's.
 	TopK int `yaml:"top_k"`
@@ -64,6 +68,11 @@ type ArmSpec struct {
 	Embedder EmbedderSpec `yaml:"embedder"`
 	// RRFK is the reciprocal-rank fusion constant of hybrid arms; 0 means 60.
 	RRFK int `yaml:"rrf_k"`
+	// Generator, when set, makes the arm answer with an LLM (see
+	// GeneratorSpec); Retriever may then be empty.
+	Generator *GeneratorSpec `yaml:"generator"`
+	// Judge, when set, judges the arm's answers (see JudgeSpec).
+	Judge *JudgeSpec `yaml:"judge"`
 	// Varied lists the dimensions this arm varies on purpose (stage names
 	// such as "retriever", or held_fixed fields such as "bm25_stemming");
 	// they are left out of the comparability key.
@@ -99,9 +108,9 @@ var retrieverKinds = []string{RetrieverBM25, RetrieverDense, RetrieverHybrid}
 
 // Known keys of each level of a sweep file.
 var (
-	sweepKeys     = []string{"benchmarks", "arms", "seed", "top_k"}
+	sweepKeys     = []string{"benchmarks", "arms", "seed", "top_k", "judge"}
 	benchmarkKeys = []string{"path", "name", "split", "n_samples", "seed", "filters"}
-	armKeys       = []string{"name", "retriever", "top_k", "bm25", "embedder", "rrf_k", "varied"}
+	armKeys       = []string{"name", "retriever", "top_k", "bm25", "embedder", "rrf_k", "generator", "judge", "varied"}
 	bm25Keys      = []string{"k1", "b", "stemming"}
 	embedderKeys  = []string{"model"}
 )
@@ -149,6 +158,7 @@ func ParseSweep(data []byte, file string) (*Sweep, error) {
 		}
 	}
 	check(root, sweepKeys, "the sweep")
+	check(mapValue(root, "judge"), judgeKeys, "judge")
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
@@ -162,6 +172,8 @@ func ParseSweep(data []byte, file string) (*Sweep, error) {
 		if a.Kind == yaml.MappingNode {
 			check(mapValue(a, "bm25"), bm25Keys, "bm25")
 			check(mapValue(a, "embedder"), embedderKeys, "embedder")
+			check(mapValue(a, "generator"), generatorKeys, "generator")
+			check(mapValue(a, "judge"), judgeKeys, "judge")
 		}
 	}
 	if len(errs) > 0 {
@@ -228,7 +240,8 @@ func (s *Sweep) Check() error {
 			errs = append(errs, fmt.Errorf("%sarm name %q is used twice; arm names must be unique", at(a.Pos), a.Name))
 		}
 		seen[a.Name] = true
-		if !slices.Contains(retrieverKinds, a.Retriever) {
+		errs = append(errs, checkGeneration(a, at(a.Pos))...)
+		if !slices.Contains(retrieverKinds, a.Retriever) && (a.Generator == nil || a.Retriever != "") {
 			errs = append(errs, fmt.Errorf("%sarm %q: retriever %q is not one of %s%s", at(a.Pos), a.Name, a.Retriever,
 				strings.Join(retrieverKinds, ", "), suggest.Hint(a.Retriever, retrieverKinds)))
 		}

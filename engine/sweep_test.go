@@ -114,7 +114,9 @@ func TestLookupProfile(t *testing.T) {
 	if _, err := LookupProfile("sped"); err == nil || !strings.Contains(err.Error(), `did you mean "speed"?`) {
 		t.Errorf("sped: %v", err)
 	}
-	if _, err := LookupProfile("full"); err == nil || !strings.Contains(err.Error(), "no generation track yet") {
-		t.Errorf("full: %v", err)
+	for _, name := range []string{"full", "closed-book"} {
+		if p, err := LookupProfile(name); err != nil || !p.NeedsLLM || p.Arms("m")[0].Generator == nil || p.Arms("m")[0].Judge == nil {
+			t.Errorf("%s = %+v, %v", name, p, err)
+		}
 	}
 }

@@ -37,6 +37,8 @@ type runFlags struct {
 	topK        int
 
 	embeddingModel string
+	model          string
+	judgeModel     string
 }
 
 func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -55,6 +57,13 @@ hybrid) call an OpenAI-compatible embeddings endpoint: set OPENAI_API_KEY,
 and OPENAI_BASE_URL for any server other than OpenAI's (vLLM, Ollama,
 LiteLLM, …). Responses are cached under LASAGNA_CACHE_DIR (default: the
 user cache directory), so a rerun costs nothing.
+
+The full and closed-book profiles (and sweep arms with a generator:) also
+call a chat model: the generator and the judge use --model (or MODEL_NAME)
+unless the sweep names their models; --judge-model picks another judge.
+They answer with temperature 0, and each query's answer is scored by exact
+match and token F1 and by the LLM judge (judge_correctness, and
+groundedness when the generator saw passages).
 
 Finished queries are journalled as they complete; after an interruption,
 run the same command with --resume to keep them and run only the rest.`,
@@ -76,6 +85,8 @@ run the same command with --resume to keep them and run only the rest.`,
 	fl.StringVar(&f.shard, "shard", "", "run only shard i of n of every benchmark's queries, as i/n")
 	fl.IntVar(&f.topK, "top-k", 0, "depth of ranked lists (default 100, or the sweep's)")
 	fl.StringVar(&f.embeddingModel, "embedding-model", engine.DefaultEmbeddingModel, "embedding model of the dense and hybrid profiles")
+	fl.StringVar(&f.model, "model", "", "chat model of generators and judges that name none (default $MODEL_NAME)")
+	fl.StringVar(&f.judgeModel, "judge-model", "", "judge model of every judged arm (default --model; pin a dated snapshot such as gpt-4o-2024-08-06)")
 	return cmd
 }
 
@@ -145,6 +156,20 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 			sweep.Benchmarks[i].Seed = 0
 		}
 	}
+	if f.judgeModel != "" {
+		for i := range sweep.Arms {
+			if a := &sweep.Arms[i]; a.Judge != nil {
+				j := *a.Judge
+				j.Model = f.judgeModel
+				a.Judge = &j
+			}
+		}
+		if sweep.Judge != nil {
+			j := *sweep.Judge
+			j.Model = f.judgeModel
+			sweep.Judge = &j
+		}
+	}
 	if f.topK > 0 {
 		sweep.TopK = f.topK
 		for i := range sweep.Arms {
@@ -159,7 +184,7 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 	if err != nil {
 		return problems(err)
 	}
-	deps, err := embedderDeps(sweep)
+	deps, err := llmDeps(sweep, f.model)
 	if err != nil {
 		return err
 	}
@@ -192,6 +217,9 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 		return err
 	}
 	printRunTable(stdout, rep, bundle)
+	if deps.LLM != nil {
+		printLLMUsage(stdout, deps.LLM.Usage())
+	}
 	out := f.out
 	if out == "" {
 		out = filepath.Join("lasagna-out", bundle.RunID[:12]+".json")
@@ -227,7 +255,7 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 }
 
 // mainMetrics are the metrics shown first in the run table when present.
-var mainMetrics = []string{"ndcg@10", "recall@10", "recall@100", "mrr@10", "map@100", "precision@10", "hit@10", "r_precision", "exact_match", "token_f1"}
+var mainMetrics = []string{"ndcg@10", "recall@10", "recall@100", "mrr@10", "map@100", "precision@10", "hit@10", "r_precision", "exact_match", "token_f1", "judge_correctness", "groundedness"}
 
 func printRunTable(w io.Writer, rep *engine.Report, b *results.Bundle) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -371,20 +399,37 @@ func progressLine(w io.Writer) func(done, total int) {
 	}
 }
 
-// embedderDeps returns the Deps of the sweep's arms: an OpenAI-compatible
-// embedder (configured from the environment) when an arm embeds, else none.
-// A missing key is an error listing every variable read.
-func embedderDeps(s *engine.Sweep) (engine.Deps, error) {
-	needs := false
+// llmDeps returns the Deps of the sweep's arms: an OpenAI-compatible
+// embedder when an arm embeds, and the chat client of generators and
+// judges when an arm generates (model, when set, overrides MODEL_NAME), all
+// configured from the environment; none when no arm calls a model. A
+// missing key, or a generator with no model anywhere, is an error listing
+// every variable read, raised before anything is built.
+func llmDeps(s *engine.Sweep, model string) (engine.Deps, error) {
+	needsEmb, needsChat, unnamed := false, false, false
 	for _, a := range s.Arms {
-		needs = needs || a.Retriever == engine.RetrieverDense || a.Retriever == engine.RetrieverHybrid
+		needsEmb = needsEmb || a.Retriever == engine.RetrieverDense || a.Retriever == engine.RetrieverHybrid
+		if a.Generator != nil {
+			needsChat = true
+			unnamed = unnamed || a.Generator.Model == "" || (a.Judge == nil && s.Judge != nil && s.Judge.Model == "") || (a.Judge != nil && a.Judge.Model == "")
+		}
 	}
-	if !needs {
+	if !needsEmb && !needsChat {
 		return engine.Deps{}, nil
 	}
 	cfg, err := llm.ConfigFromEnv(os.Getenv)
 	if err != nil {
+		if needsChat {
+			return engine.Deps{}, usageError("LLM generation and judging need a chat endpoint: %v", err)
+		}
 		return engine.Deps{}, usageError("dense retrieval needs an embedding endpoint: %v", err)
+	}
+	if model != "" {
+		cfg.Model = model
+	}
+	if needsChat && unnamed && cfg.Model == "" {
+		return engine.Deps{}, usageError("LLM generation and judging need a chat model: pass --model or set %s (or name the models in the sweep); variables read: %s",
+			llm.EnvModel, strings.Join(llm.EnvVars(), ", "))
 	}
 	if cfg.CacheDir, err = cacheDir("llm"); err != nil {
 		return engine.Deps{}, err
@@ -393,7 +438,25 @@ func embedderDeps(s *engine.Sweep) (engine.Deps, error) {
 	if err != nil {
 		return engine.Deps{}, usageError("%v", err)
 	}
-	return engine.Deps{Embedder: func(model string) (lasagna.Embedder, error) {
+	deps := engine.Deps{Embedder: func(model string) (lasagna.Embedder, error) {
 		return embed.NewOpenAI(client, embed.Config{Model: model})
-	}}, nil
+	}}
+	if needsChat {
+		deps.LLM = client
+	}
+	return deps, nil
+}
+
+// printLLMUsage prints the LLM calls, tokens and estimated cost of the
+// generator and the judge apart.
+func printLLMUsage(w io.Writer, t *llm.Tracker) {
+	for _, su := range t.Snapshot() {
+		fmt.Fprintf(w, "llm %s: %d calls (%d cached, %d failed), %d tokens", su.Stage, su.Calls, su.CacheHits, su.Errors, su.Usage.TotalTokens)
+		if len(su.UnpricedModels) == 0 {
+			fmt.Fprintf(w, ", $%.4f", su.CostUSD)
+		} else {
+			fmt.Fprintf(w, ", cost unknown for %s", strings.Join(su.UnpricedModels, ", "))
+		}
+		fmt.Fprintln(w)
+	}
 }
