@@ -32,6 +32,9 @@ func scoreBundle(ctx context.Context, b *lasagna.Benchmark, preds map[string]dat
 	}
 	if arm.Answers && !arm.Retrieves {
 		arm.Stages = map[lasagna.Stage]string{"generator": "predictions " + filepath.Base(predPath)}
+		// Answers need no passages to be scored: on data without contexts
+		// the arm is scored as closed-book.
+		arm.ClosedBook = datasets.RequireTracks(sel, lasagna.TrackGeneration) != nil
 	}
 	arm.Build = func(context.Context, *lasagna.Benchmark) (lasagna.Pipeline, error) {
 		return lasagna.PipelineFunc(func(ctx context.Context, q lasagna.Query) (lasagna.Output, error) {

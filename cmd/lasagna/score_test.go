@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/results"
 )
 
@@ -200,6 +201,8 @@ func TestScoreWritesBundle(t *testing.T) {
 {"id": "q2", "question": "Who designed it?", "answer": "Eiffel", "contexts": ["Gustave Eiffel's company designed it."], "expected_docs": ["d2"]}
 {"id": "q3", "question": "When was it built?", "answer": "1889", "contexts": ["It was finished in 1889."], "expected_docs": ["d3"]}
 `,
+		"noctx.jsonl":   `{"id": "q1", "question": "Where is the Eiffel Tower?", "answer": "Paris"}` + "\n",
+		"answers.jsonl": `{"id": "q1", "answer": "paris"}` + "\n",
 		"preds.jsonl": `{"id": "q1", "answer": "Paris", "retrieved": ["d1", "d3"]}
 {"id": "q2", "answer": "Gustave", "retrieved": [{"id": "d3", "score": 2}, {"id": "d2", "score": 1}]}
 `,
@@ -223,5 +226,17 @@ func TestScoreWritesBundle(t *testing.T) {
 	raw, _ := os.ReadFile(bundle)
 	if r := results.Validate(raw); r.Blocking() != 1 {
 		t.Errorf("validate: %v", r.Problems)
+	}
+
+	// Answers on data without contexts are scored as closed-book.
+	out, stderr, code = scoreRun(t, filepath.Join(dir, "noctx.jsonl"), filepath.Join(dir, "answers.jsonl"), "-o", bundle)
+	if code != 0 {
+		t.Fatalf("answers only: exit %d\n%s%s", code, out, stderr)
+	}
+	if b, err = results.ReadFile(bundle); err != nil {
+		t.Fatal(err)
+	}
+	if b.Results[0].Metrics["exact_match"] != 1 || b.Configs[0].HeldFixed.ResolvedMode != lasagna.ModeClosedBook {
+		t.Errorf("answers only: %v, mode %s", b.Results[0].Metrics, b.Configs[0].HeldFixed.ResolvedMode)
 	}
 }
