@@ -161,6 +161,8 @@ func (g *Generator) Generate(ctx context.Context, q lasagna.Query, passages []la
 		JSON:      true,
 		Repeat:    repeat,
 		Stage:     llm.StageGenerator,
+		// An unparseable answer is never cached, so a rerun asks again.
+		Validate: func(content string) error { _, err := ParseAnswer(content); return err },
 	})
 	if err != nil {
 		return lasagna.Answer{}, fmt.Errorf("generator: %w", err)

@@ -244,6 +244,10 @@ func (j *Judge) call(ctx context.Context, metric string, q lasagna.Query, out la
 	if j.cfg.Repeat != nil {
 		repeat = j.cfg.Repeat(ctx)
 	}
+	want := [2]string{"correct", "incorrect"}
+	if metric == Groundedness {
+		want = [2]string{"supported", "unsupported"}
+	}
 	resp, err := j.client.Chat(ctx, llm.ChatRequest{
 		System:    p.System,
 		Messages:  []llm.Message{{Role: "user", Content: user}},
@@ -252,13 +256,11 @@ func (j *Judge) call(ctx context.Context, metric string, q lasagna.Query, out la
 		JSON:      true,
 		Repeat:    repeat,
 		Stage:     llm.StageJudge,
+		// An unparseable verdict is never cached, so a rerun asks again.
+		Validate: func(content string) error { _, err := ParseVerdict(content, want[0], want[1]); return err },
 	})
 	if err != nil {
 		return 0, "", err
-	}
-	want := [2]string{"correct", "incorrect"}
-	if metric == Groundedness {
-		want = [2]string{"supported", "unsupported"}
 	}
 	v, err := ParseVerdict(resp.Content, want[0], want[1])
 	return v, resp.Model, err

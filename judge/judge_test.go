@@ -184,7 +184,7 @@ func TestScoreErrors(t *testing.T) {
 	q := lasagna.Query{Text: "Who?", Answers: []string{"Constantine"}}
 	out := lasagna.Output{Answer: "Constantine", Answered: true, Passages: []string{"Constantine did."}}
 	res, err := j.Score(t.Context(), q, out)
-	if err == nil || !strings.Contains(err.Error(), "judge_correctness: unparseable judge reply") {
+	if err == nil || !errors.Is(err, llm.ErrMalformed) || !strings.Contains(err.Error(), `unparseable judge reply "The answer is correct."`) {
 		t.Errorf("prose verdict: %v", err)
 	}
 	if _, ok := res.Scores[Correctness]; ok || res.Scores[Groundedness] != 1 {

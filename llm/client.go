@@ -48,6 +48,11 @@ type ChatRequest struct {
 	// Stage is the stage the usage is charged to; "" means
 	// StageGenerator.
 	Stage Stage
+	// Validate, when set, checks the answer's content (say, that it parses
+	// as the JSON the prompt asked for). An answer it rejects is an
+	// ErrMalformed error, is never cached, and a cached answer it rejects
+	// counts as a miss, so a rerun asks again instead of replaying it.
+	Validate func(content string) error
 }
 
 // ChatResponse is the answer to a ChatRequest.
@@ -200,7 +205,7 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 			return fail(&Error{Kind: ErrInvalid, Op: "chat", Model: model, Err: err}, 0)
 		}
 		var hit ChatResponse
-		if ok, _ := c.cache.Get(key, &hit); ok {
+		if ok, _ := c.cache.Get(key, &hit); ok && (req.Validate == nil || req.Validate(hit.Content) == nil) {
 			hit.Cached = true
 			c.cfg.Tracker.record(stage, hit.Model, model, hit.Usage, true, 0, false, c.cfg.Prices)
 			return hit, nil
@@ -270,6 +275,13 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 	})
 	if err != nil {
 		return fail(err, attempts)
+	}
+	if req.Validate != nil {
+		if verr := req.Validate(resp.Content); verr != nil {
+			c.cfg.Tracker.record(stage, resp.Model, model, resp.Usage, false, attempts, true, c.cfg.Prices)
+			return ChatResponse{}, &Error{Kind: ErrMalformed, Op: "chat", Model: model, Attempts: attempts,
+				Detail: "the answer was rejected: " + truncate(verr.Error(), 200)}
+		}
 	}
 	if c.cache != nil {
 		// A failed write only costs a future request; the answer is good.
