@@ -289,7 +289,7 @@ func (s *scorer) score(r *QueryResult, seen map[string]struct{}) {
 			r.Unknown = h.ID
 		}
 	}
-	scores := map[string]float64{}
+	var scores map[string]float64
 	if s.arm.Retrieves && r.Duplicate == "" {
 		if judged, ok := s.b.Qrels[r.Query.ID]; ok {
 			ids := make([]string, len(r.Output.Hits))
@@ -297,11 +297,12 @@ func (s *scorer) score(r *QueryResult, seen map[string]struct{}) {
 				ids[i] = h.ID
 			}
 			if m, err := metrics.Retrieval(ids, judged, s.cutoffs); err == nil {
-				for k, v := range m {
-					scores[k] = v
-				}
+				scores = m
 			}
 		}
+	}
+	if scores == nil {
+		scores = map[string]float64{}
 	}
 	if r.Output.Answered && (len(r.Query.Answers) > 0 || r.Query.Unanswerable) {
 		a := metrics.ScoreAnswer(r.Output.Answer, r.Output.Abstained, r.Query.Answers, r.Query.Unanswerable)

@@ -85,7 +85,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 
 	benchmark := &cobra.Command{Use: "benchmark", Short: "Validate, run, synthesize and score benchmarks"}
 	// Each verb lives in its own file as newXxxCmd; add it to its group here.
-	benchmark.AddCommand(newRunCmd(stdout, stderr), newScoreCmd(stdout), newValidateDataCmd(stdout))
+	benchmark.AddCommand(newRunCmd(stdout, stderr), newScoreCmd(stdout), newValidateDataCmd(stdout), newSynthesizeCmd(stdout))
 	results := &cobra.Command{Use: "results", Short: "Read, validate, compare and merge results bundles"}
 	results.AddCommand(newResultsSchemaCmd(stdout), newResultsValidateCmd(stdout), newResultsCompareCmd(stdout), newResultsSignificanceCmd(stdout), newResultsMergeCmd(stdout))
 	metrics := &cobra.Command{Use: "metrics", Short: "Compute metrics from standard files"}
