@@ -22,6 +22,8 @@ var forbidden = map[string][]string{
 	"results":     {module + "/engine", module + "/evaltest", module + "/llm", module + "/datasets", "testing"},
 	"retrieval":   {module + "/engine", module + "/evaltest", module + "/metrics", module + "/results", "testing"},
 	"llm":         {module + "/engine", module + "/evaltest", "testing"},
+	"generate":    {module + "/engine", module + "/evaltest", "testing"},
+	"internal":    {module + "/engine", module + "/evaltest", "testing"},
 	"judge":       {module + "/engine", module + "/evaltest", "testing"},
 	"synth":       {module + "/engine", module + "/evaltest", "testing"},
 	"extract":     {module + "/engine", module + "/evaltest", "testing"},
