@@ -38,11 +38,17 @@ func SortTREC(ranked []Scored) {
 	}
 }
 
-// DefaultCutoffs are trec_eval's default cutoffs for P, recall, ndcg_cut and
-// map_cut; DefaultSuccessCutoffs those of success.
+// DefaultCutoffs are trec_eval's default cutoffs for P, recall, ndcg_cut,
+// map_cut and relative_P; DefaultSuccessCutoffs those of success,
+// DefaultUnjCutoffs those of unj; DefaultRecallPoints the recall levels of
+// iprec_at_recall (and 11pt_avg); DefaultRPrecMults the multiples of R of
+// Rprec_mult.
 var (
 	DefaultCutoffs        = []int{5, 10, 15, 20, 30, 100, 200, 500, 1000}
 	DefaultSuccessCutoffs = []int{1, 5, 10}
+	DefaultUnjCutoffs     = []int{5, 10, 20}
+	DefaultRecallPoints   = []float64{0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1}
+	DefaultRPrecMults     = []float64{0.2, 0.4, 0.6, 0.8, 1, 1.2, 1.4, 1.6, 1.8, 2}
 )
 
 // TrecOptions selects the relevance threshold and the cutoffs of a trec_eval
@@ -56,21 +62,32 @@ type TrecOptions struct {
 	// grade is at least RelLevel. It applies to every measure except ndcg
 	// and ndcg_cut, whose gain is always the grade itself.
 	RelLevel int
-	// Cutoffs of P_k, recall_k, ndcg_cut_k, map_cut_k and success_k.
-	P, Recall, NDCGCut, MAPCut, Success []int
+	// Cutoffs of P_k, recall_k, ndcg_cut_k, map_cut_k, success_k,
+	// relative_P_k and unj_k.
+	P, Recall, NDCGCut, MAPCut, Success, RelativeP, Unj []int
+	// IPrecAtRecall holds the recall levels of iprec_at_recall and RPrecMult
+	// the multiples of R of Rprec_mult (ascending, distinct, >= 0).
+	IPrecAtRecall, RPrecMult []float64
+	// RelString is the number of leading ranks relstring shows (trec_eval's
+	// default is 10; 0 computes no relstring).
+	RelString int
 }
 
-// DefaultTrecOptions returns trec_eval's defaults: relevance level 1,
-// cutoffs 5, 10, 15, 20, 30, 100, 200, 500, 1000 for P, recall, ndcg_cut
-// and map_cut, and 1, 5, 10 for success.
+// DefaultTrecOptions returns trec_eval's defaults: relevance level 1 and
+// the default parameters of every measure (see [DefaultCutoffs]).
 func DefaultTrecOptions() TrecOptions {
 	return TrecOptions{
-		RelLevel: 1,
-		P:        slices.Clone(DefaultCutoffs),
-		Recall:   slices.Clone(DefaultCutoffs),
-		NDCGCut:  slices.Clone(DefaultCutoffs),
-		MAPCut:   slices.Clone(DefaultCutoffs),
-		Success:  slices.Clone(DefaultSuccessCutoffs),
+		RelLevel:      1,
+		P:             slices.Clone(DefaultCutoffs),
+		Recall:        slices.Clone(DefaultCutoffs),
+		NDCGCut:       slices.Clone(DefaultCutoffs),
+		MAPCut:        slices.Clone(DefaultCutoffs),
+		Success:       slices.Clone(DefaultSuccessCutoffs),
+		RelativeP:     slices.Clone(DefaultCutoffs),
+		Unj:           slices.Clone(DefaultUnjCutoffs),
+		IPrecAtRecall: slices.Clone(DefaultRecallPoints),
+		RPrecMult:     slices.Clone(DefaultRPrecMults),
+		RelString:     10,
 	}
 }
 
@@ -80,7 +97,7 @@ func (o *TrecOptions) Validate() error {
 	for _, l := range []struct {
 		name string
 		cuts []int
-	}{{"P", o.P}, {"recall", o.Recall}, {"ndcg_cut", o.NDCGCut}, {"map_cut", o.MAPCut}, {"success", o.Success}} {
+	}{{"P", o.P}, {"recall", o.Recall}, {"ndcg_cut", o.NDCGCut}, {"map_cut", o.MAPCut}, {"success", o.Success}, {"relative_P", o.RelativeP}, {"unj", o.Unj}} {
 		for i, k := range l.cuts {
 			if k <= 0 {
 				return fmt.Errorf("%s cutoff %d is not positive", l.name, k)
@@ -90,29 +107,68 @@ func (o *TrecOptions) Validate() error {
 			}
 		}
 	}
+	for _, l := range []struct {
+		name string
+		cuts []float64
+	}{{"iprec_at_recall", o.IPrecAtRecall}, {"Rprec_mult", o.RPrecMult}} {
+		for i, k := range l.cuts {
+			if !(k >= 0) || math.IsInf(k, 1) {
+				return fmt.Errorf("%s parameter %v is not a finite number >= 0", l.name, k)
+			}
+			if i > 0 && l.cuts[i-1] >= k {
+				return fmt.Errorf("%s parameters %v are not distinct and ascending", l.name, l.cuts)
+			}
+		}
+	}
 	return nil
 }
 
 // TrecMeasures holds trec_eval's measures for one query, or their summary
-// over queries. For one query every field is that query's value. In a
-// summary, NumRet, NumRel and NumRelRet are sums over the averaged queries
-// and every other field is the arithmetic mean (GMMAP the geometric mean of
-// MAP, as trec_eval's gm_map). The cutoff slices are parallel to the
-// [TrecOptions] lists they were computed with.
+// over queries; each field is named after the trec_eval measure it holds.
+// For one query every field is that query's value. In a summary, the counts
+// (NumRet, NumRel, NumRelRet, NumNonrelJudgedRet) are sums over the averaged
+// queries and every other field is the arithmetic mean, except GMMAP and
+// GMBpref, the geometric means of MAP and Bpref (each floored at 0.00001)
+// that trec_eval prints as gm_map and gm_bpref. The slices are parallel to
+// the [TrecOptions] lists they were computed with.
 type TrecMeasures struct {
-	NumRet    int // documents retrieved
-	NumRel    int // judged documents with grade >= RelLevel (grades < 0 excluded)
-	NumRelRet int // relevant documents retrieved
-	MAP       float64
-	GMMAP     float64 // summary only (0 for one query)
-	RPrec     float64
-	RecipRank float64
-	NDCG      float64
-	P         []float64
-	Recall    []float64
-	NDCGCut   []float64
-	MAPCut    []float64
-	Success   []float64
+	NumRet             int // documents retrieved
+	NumRel             int // judged documents with grade >= RelLevel (grades < 0 excluded)
+	NumRelRet          int // relevant documents retrieved
+	NumNonrelJudgedRet int // judged non-relevant documents retrieved
+	MAP                float64
+	GMMAP              float64 // summary only (0 for one query)
+	RPrec              float64
+	Bpref              float64
+	GMBpref            float64 // summary only (0 for one query)
+	RecipRank          float64
+	NDCG               float64
+	DCG                float64 // trec_eval's dcg: the DCG behind NDCG
+	IdealDCG           float64 // trec_eval's ideal_dcg: NDCG's normaliser
+	Utility            float64 // trec_eval's default utility: relevant retrieved − non-relevant retrieved
+	Avg11pt            float64 // 11pt_avg: mean interpolated precision at recall 0, 0.1, …, 1
+	SetP               float64
+	SetRelativeP       float64
+	SetRecall          float64
+	SetMAP             float64
+	SetF               float64 // set_F with beta 1
+	BinG               float64
+	G                  float64
+	NDCGRel            float64
+	RNDCG              float64 // trec_eval's Rndcg
+	InfAP              float64
+	RBP                float64 // rank-biased precision, persistence 0.9
+	RBPResid           float64 // rbp_resid: RBP's residual from unjudged documents
+	RelString          string  // one query only: relevance of the first ranks, e.g. "10-0"
+	P                  []float64
+	Recall             []float64
+	NDCGCut            []float64
+	MAPCut             []float64
+	Success            []float64
+	RelativeP          []float64
+	Unj                []float64
+	IPrecAtRecall      []float64
+	RPrecMult          []float64
 }
 
 // Relevance values of retrieved documents that are not a judged grade, as in
@@ -248,6 +304,7 @@ func (e *Evaluator) evaluate(judged map[string]int, opts *TrecOptions) TrecMeasu
 	if idcg > 0 {
 		m.NDCG = dcg / idcg
 	}
+	m.DCG, m.IdealDCG = dcg, idcg
 
 	m.P = make([]float64, len(opts.P))
 	for j, k := range opts.P {
@@ -278,7 +335,360 @@ func (e *Evaluator) evaluate(judged map[string]int, opts *TrecOptions) TrecMeasu
 			m.Success[j] = 1
 		}
 	}
+	e.setMeasures(&m, judged, level)
+	m.RelativeP = make([]float64, len(opts.RelativeP))
+	if m.NumRel > 0 {
+		for j, k := range opts.RelativeP {
+			m.RelativeP[j] = float64(e.nRel[min(k, n)]) / float64(min(k, m.NumRel))
+		}
+	}
+	m.Unj = make([]float64, len(opts.Unj))
+	for j, k := range opts.Unj {
+		unj := 0
+		for _, r := range e.rels[:min(k, n)] {
+			if r < 0 {
+				unj++
+			}
+		}
+		m.Unj[j] = float64(unj) / float64(k)
+	}
+	m.IPrecAtRecall = make([]float64, len(opts.IPrecAtRecall))
+	e.iprec(&m, opts.IPrecAtRecall, m.IPrecAtRecall, level)
+	var pts [11]float64
+	e.iprec(&m, DefaultRecallPoints, pts[:], level)
+	sum := 0.0
+	for _, v := range pts {
+		sum += v
+	}
+	m.Avg11pt = sum / float64(len(pts))
+	m.RPrecMult = make([]float64, len(opts.RPrecMult))
+	e.rprecMult(&m, opts.RPrecMult, m.RPrecMult)
+	e.gainMeasures(&m, level)
+	e.infAPAndRBP(&m, judged, level)
+	if opts.RelString > 0 {
+		m.RelString = e.relString(min(opts.RelString, n))
+	}
 	return m
+}
+
+// gain is the gain of a retrieved document's relevance value: its grade,
+// or 0 when it is not judged (trec_eval's default gains).
+func gain(r int) float64 {
+	if r > 0 {
+		return float64(r)
+	}
+	return 0
+}
+
+// idealGain is the gain at position i of the ideal ranking.
+func (e *Evaluator) idealGain(i int) float64 {
+	if i < len(e.ideal) {
+		return float64(e.ideal[i])
+	}
+	return 0
+}
+
+// gainMeasures computes trec_eval's experimental gain measures binG, G,
+// ndcg_rel and Rndcg with default gains, ported from m_binG.c, m_G.c,
+// m_ndcg_rel.c and m_Rndcg.c.
+func (e *Evaluator) gainMeasures(m *TrecMeasures, level int) {
+	n := len(e.rels)
+	// binG: relevant documents discounted by the non-relevant ones above.
+	relSoFar, sum := 0, 0.0
+	for i, r := range e.rels {
+		if r >= level {
+			relSoFar++
+			sum += 1 / math.Log2(float64(3+i-relSoFar))
+		}
+	}
+	if relSoFar > 0 {
+		m.BinG = sum / float64(m.NumRel)
+	}
+
+	// G: gain discounted by the gain still missing against the ideal.
+	sumIdeal := 0.0
+	for _, g := range e.ideal {
+		sumIdeal += float64(g)
+	}
+	resultsG, sumResults, sumCost := 0.0, 0.0, 0.0
+	for i, r := range e.rels {
+		g := gain(r)
+		sumResults += g
+		sumCost += max(e.idealGain(i), 1)
+		if g != 0 {
+			resultsG += g / math.Log2(2+sumCost-sumResults)
+		}
+	}
+	if sumIdeal > 0 {
+		m.G = resultsG / sumIdeal
+	}
+
+	L := len(e.ideal)
+	if L == 0 {
+		return
+	}
+	// ndcg_rel: ndcg averaged at each document with a positive gain;
+	// unretrieved ones count the final ndcg.
+	sum, cnt := 0.0, 0
+	for i, r := range e.rels {
+		if gain(r) > 0 {
+			sum += e.dcg[i+1] / e.idcg[min(i+1, L)]
+			cnt++
+		}
+	}
+	sum += float64(L-cnt) * e.dcg[n] / e.idcg[L]
+	if sum > 0 {
+		m.NDCGRel = sum / float64(L)
+	}
+
+	// Rndcg: ndcg averaged where the ideal gain changes level, and at the
+	// end of the retrieved list.
+	if m.NumRel == 0 {
+		return
+	}
+	sum, cnt = 0, 0
+	old := e.idealGain(0)
+	rd, id := 0.0, 0.0
+	cur := old
+	i := 0
+	for ; i < n && cur > 0; i++ {
+		g := e.idealGain(i)
+		if old != g {
+			if id > 0 {
+				sum += rd / id
+				cnt++
+			}
+			old = g
+		}
+		if rg := gain(e.rels[i]); rg != 0 {
+			rd += rg / log2Plus2(i)
+		}
+		if g > 0 {
+			id += g / log2Plus2(i)
+		}
+		cur = g
+	}
+	if i < n {
+		for ; i < n; i++ {
+			if rg := gain(e.rels[i]); rg != 0 {
+				rd += rg / log2Plus2(i)
+			}
+		}
+		if id > 0 {
+			sum += rd / id
+			cnt++
+		}
+	}
+	for ; cur > 0; i++ {
+		g := e.idealGain(i)
+		if old != g {
+			if id > 0 {
+				sum += rd / id
+				cnt++
+			}
+			old = g
+		}
+		if g > 0 {
+			id += g / log2Plus2(i)
+		}
+		cur = g
+	}
+	if cnt > 0 {
+		m.RNDCG = sum / float64(cnt)
+	}
+}
+
+// infapEpsilon is trec_eval's INFAP_EPSILON.
+const infapEpsilon = 0.00001
+
+// infAPAndRBP computes infAP (m_infap.c), rbp and rbp_resid (m_rbp.c,
+// m_rbp_resid.c) with persistence 0.9. trec_eval 10's m_rbp.c reads two
+// uninitialised variables when it normalises gains; its shipped expected
+// outputs hold the values for both starting at 0, which is what this
+// computes: gain = grade ÷ the query's largest judged grade when that is
+// above 1.
+func (e *Evaluator) infAPAndRBP(m *TrecMeasures, judged map[string]int, level int) {
+	nonrelSoFar, relSoFar, unjudgedSoFar := 0, 0, 0
+	infAP := 0.0
+	for j, r := range e.rels {
+		switch {
+		case r == relNotJudged:
+			continue
+		case r == relUnjudged:
+			unjudgedSoFar++
+			continue
+		case r >= 0 && r < level:
+			nonrelSoFar++
+			continue
+		}
+		relSoFar++
+		if j == 0 {
+			infAP += 1
+			continue
+		}
+		fj := float64(j)
+		infAP += 1/(fj+1) + (fj/(fj+1))*(float64(relSoFar-1+nonrelSoFar+unjudgedSoFar)/fj)*
+			((float64(relSoFar-1)+infapEpsilon)/(float64(relSoFar-1+nonrelSoFar)+2*infapEpsilon))
+	}
+	if m.NumRel > 0 {
+		infAP /= float64(m.NumRel)
+	}
+	m.InfAP = infAP
+
+	maxGrade := 0
+	for _, g := range judged {
+		maxGrade = max(maxGrade, g)
+	}
+	p := 0.9
+	sum, curP := 0.0, 1.0
+	unj, resid := 0, 0.0
+	for _, r := range e.rels {
+		if r > 0 {
+			g := float64(r)
+			if maxGrade > 1 {
+				g /= float64(maxGrade)
+			}
+			sum += g * curP
+		}
+		if r < 0 {
+			unj++
+			resid += curP
+		}
+		curP *= p
+	}
+	m.RBP = (1 - p) * sum
+	if unj > 0 {
+		m.RBPResid = curP + (1-p)*resid
+	}
+}
+
+// relString renders the relevance of the first k ranks as trec_eval's
+// relstring: the grade 0-9, '>' above 9, '-' not judged, '.' pooled but
+// unjudged.
+func (e *Evaluator) relString(k int) string {
+	b := make([]byte, k)
+	for i, r := range e.rels[:k] {
+		switch {
+		case r > 9:
+			b[i] = '>'
+		case r >= 0:
+			b[i] = byte('0' + r)
+		case r == relNotJudged:
+			b[i] = '-'
+		default:
+			b[i] = '.'
+		}
+	}
+	return string(b)
+}
+
+// setMeasures computes the measures of the retrieved set and bpref, as
+// trec_eval's m_set_*.c, m_utility.c, m_num_nonrel_judged_ret.c and
+// m_bpref.c do.
+func (e *Evaluator) setMeasures(m *TrecMeasures, judged map[string]int, level int) {
+	unjudged := 0
+	for _, r := range e.rels {
+		if r < 0 {
+			unjudged++
+		}
+	}
+	m.NumNonrelJudgedRet = m.NumRet - unjudged - m.NumRelRet
+	m.Utility = float64(m.NumRelRet) - float64(m.NumRet-m.NumRelRet)
+	if m.NumRet > 0 {
+		m.SetP = float64(m.NumRelRet) / float64(m.NumRet)
+	}
+	if m.NumRet > 0 && m.NumRel > 0 {
+		m.SetRelativeP = float64(m.NumRelRet) / float64(min(m.NumRet, m.NumRel))
+		m.SetMAP = float64(m.NumRelRet) * float64(m.NumRelRet) / (float64(m.NumRet) * float64(m.NumRel))
+	}
+	if m.NumRel > 0 {
+		m.SetRecall = float64(m.NumRelRet) / float64(m.NumRel)
+	}
+	if m.NumRelRet > 0 {
+		p := float64(m.NumRelRet) / float64(m.NumRet)
+		r := float64(m.NumRelRet) / float64(m.NumRel)
+		m.SetF = 2 * p * r / (p + r)
+	}
+
+	// bpref: judged non-relevant documents are those with 0 <= grade < level.
+	numNonrel := 0
+	for _, g := range judged {
+		if g >= 0 && g < level {
+			numNonrel++
+		}
+	}
+	nonrelSoFar := 0
+	bpref := 0.0
+	for _, r := range e.rels {
+		switch {
+		case r < 0:
+			// not in the pool, or pooled but unjudged: skipped
+		case r < level:
+			nonrelSoFar++
+		default:
+			if nonrelSoFar > 0 {
+				bpref += 1 - float64(min(nonrelSoFar, m.NumRel))/float64(min(numNonrel, m.NumRel))
+			} else {
+				bpref++
+			}
+		}
+	}
+	if m.NumRel > 0 {
+		bpref /= float64(m.NumRel)
+	}
+	m.Bpref = bpref
+}
+
+// iprec computes interpolated precision at the recall levels pcts into out,
+// as trec_eval's m_iprec_at_recall.c: the level's number of relevant
+// documents is pct*R rounded to the nearest integer, and the value is the
+// best precision at or below the rank where that many relevant documents
+// have been seen. (trec_eval 9's source adds 0.9 and truncates instead; the
+// expected outputs of trec_eval 10 in its test folder fit rounding and not
+// that, e.g. topic 302 at recall 0.6.)
+func (e *Evaluator) iprec(m *TrecMeasures, pcts, out []float64, level int) {
+	clear(out)
+	if m.NumRet == 0 {
+		return
+	}
+	cur := len(pcts) - 1
+	cut := func(i int) int { return int(math.Round(pcts[i] * float64(m.NumRel))) }
+	for cur >= 0 && cut(cur) > m.NumRelRet {
+		cur--
+	}
+	intPrecis := float64(m.NumRelRet) / float64(m.NumRet)
+	relSoFar := m.NumRelRet
+	for i := m.NumRet; i > 0 && relSoFar > 0; i-- {
+		if p := float64(relSoFar) / float64(i); intPrecis < p {
+			intPrecis = p
+		}
+		if e.rels[i-1] >= level {
+			for cur >= 0 && relSoFar == cut(cur) {
+				out[cur] = intPrecis
+				cur--
+			}
+			relSoFar--
+		}
+	}
+	for ; cur >= 0; cur-- {
+		out[cur] = intPrecis
+	}
+}
+
+// rprecMult computes precision at multiples of R into out, as trec_eval's
+// m_Rprec_mult.c: at int(mult*R + 0.9) documents, dividing by that number
+// even beyond the documents retrieved.
+func (e *Evaluator) rprecMult(m *TrecMeasures, mults, out []float64) {
+	clear(out)
+	for j, x := range mults {
+		k := int(x*float64(m.NumRel) + 0.9)
+		switch {
+		case k > m.NumRet:
+			out[j] = float64(m.NumRelRet) / float64(k)
+		case k > 0 && e.nRel[k] > 0:
+			out[j] = float64(e.nRel[k]) / float64(k)
+		}
+	}
 }
 
 func grow(s []int, n int) []int {

@@ -140,28 +140,55 @@ func EvaluateRun[H any](qrels map[string]map[string]int, run map[string][]H, id 
 // accumulation order, so rounding matches).
 func summarize(qs []TrecQuery, opts *TrecOptions) TrecMeasures {
 	s := TrecMeasures{
-		P:       make([]float64, len(opts.P)),
-		Recall:  make([]float64, len(opts.Recall)),
-		NDCGCut: make([]float64, len(opts.NDCGCut)),
-		MAPCut:  make([]float64, len(opts.MAPCut)),
-		Success: make([]float64, len(opts.Success)),
+		P:             make([]float64, len(opts.P)),
+		Recall:        make([]float64, len(opts.Recall)),
+		NDCGCut:       make([]float64, len(opts.NDCGCut)),
+		MAPCut:        make([]float64, len(opts.MAPCut)),
+		Success:       make([]float64, len(opts.Success)),
+		RelativeP:     make([]float64, len(opts.RelativeP)),
+		Unj:           make([]float64, len(opts.Unj)),
+		IPrecAtRecall: make([]float64, len(opts.IPrecAtRecall)),
+		RPrecMult:     make([]float64, len(opts.RPrecMult)),
 	}
-	logSum := 0.0
+	logSum, logBpref := 0.0, 0.0
 	for i := range qs {
 		m := &qs[i].TrecMeasures
 		s.NumRet += m.NumRet
 		s.NumRel += m.NumRel
 		s.NumRelRet += m.NumRelRet
+		s.NumNonrelJudgedRet += m.NumNonrelJudgedRet
 		s.MAP += m.MAP
 		logSum += math.Log(max(m.MAP, gmMinMAP))
 		s.RPrec += m.RPrec
+		s.Bpref += m.Bpref
+		logBpref += math.Log(max(m.Bpref, gmMinMAP))
 		s.RecipRank += m.RecipRank
 		s.NDCG += m.NDCG
+		s.DCG += m.DCG
+		s.IdealDCG += m.IdealDCG
+		s.Utility += m.Utility
+		s.Avg11pt += m.Avg11pt
+		s.SetP += m.SetP
+		s.SetRelativeP += m.SetRelativeP
+		s.SetRecall += m.SetRecall
+		s.SetMAP += m.SetMAP
+		s.SetF += m.SetF
+		s.BinG += m.BinG
+		s.G += m.G
+		s.NDCGRel += m.NDCGRel
+		s.RNDCG += m.RNDCG
+		s.InfAP += m.InfAP
+		s.RBP += m.RBP
+		s.RBPResid += m.RBPResid
 		addTo(s.P, m.P)
 		addTo(s.Recall, m.Recall)
 		addTo(s.NDCGCut, m.NDCGCut)
 		addTo(s.MAPCut, m.MAPCut)
 		addTo(s.Success, m.Success)
+		addTo(s.RelativeP, m.RelativeP)
+		addTo(s.Unj, m.Unj)
+		addTo(s.IPrecAtRecall, m.IPrecAtRecall)
+		addTo(s.RPrecMult, m.RPrecMult)
 	}
 	n := float64(len(qs))
 	if n == 0 {
@@ -169,10 +196,11 @@ func summarize(qs []TrecQuery, opts *TrecOptions) TrecMeasures {
 	}
 	s.MAP /= n
 	s.GMMAP = math.Exp(logSum / n)
-	s.RPrec /= n
-	s.RecipRank /= n
-	s.NDCG /= n
-	for _, v := range [][]float64{s.P, s.Recall, s.NDCGCut, s.MAPCut, s.Success} {
+	s.GMBpref = math.Exp(logBpref / n)
+	for _, v := range []*float64{&s.RPrec, &s.Bpref, &s.RecipRank, &s.NDCG, &s.DCG, &s.IdealDCG, &s.Utility, &s.Avg11pt, &s.SetP, &s.SetRelativeP, &s.SetRecall, &s.SetMAP, &s.SetF, &s.BinG, &s.G, &s.NDCGRel, &s.RNDCG, &s.InfAP, &s.RBP, &s.RBPResid} {
+		*v /= n
+	}
+	for _, v := range [][]float64{s.P, s.Recall, s.NDCGCut, s.MAPCut, s.Success, s.RelativeP, s.Unj, s.IPrecAtRecall, s.RPrecMult} {
 		for j := range v {
 			v[j] /= n
 		}

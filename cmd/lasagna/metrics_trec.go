@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -20,10 +22,12 @@ import (
 // trecMeasure is one trec_eval measure (or family of cutoff measures) in
 // trec_eval's output order.
 type trecMeasure struct {
-	name        string
-	implemented bool
-	cut         bool // takes cutoff parameters: name.k1,k2,…
-	summaryOnly bool // printed only in the "all" block (runid, num_q, gm_map)
+	name         string
+	implemented  bool
+	cut          bool // takes cutoff parameters: name.k1,k2,…
+	fcut         bool // takes fractional parameters: name.0.1,0.5 (printed %3.2f)
+	summaryOnly  bool // printed only in the "all" block (runid, num_q, gm_map)
+	perQueryOnly bool // printed only in query blocks (relstring)
 }
 
 // trecMeasures lists trec_eval 10's measures in the order it prints them;
@@ -37,37 +41,37 @@ var trecMeasures = []trecMeasure{
 	{name: "map", implemented: true},
 	{name: "gm_map", implemented: true, summaryOnly: true},
 	{name: "Rprec", implemented: true},
-	{name: "bpref"},
+	{name: "bpref", implemented: true},
 	{name: "recip_rank", implemented: true},
-	{name: "iprec_at_recall"},
+	{name: "iprec_at_recall", implemented: true, fcut: true},
 	{name: "P", implemented: true, cut: true},
-	{name: "relstring"},
+	{name: "relstring", implemented: true, perQueryOnly: true},
 	{name: "recall", implemented: true, cut: true},
-	{name: "infAP"},
-	{name: "gm_bpref"},
-	{name: "Rprec_mult"},
-	{name: "utility"},
-	{name: "11pt_avg"},
-	{name: "binG"},
-	{name: "G"},
-	{name: "dcg"},
-	{name: "ideal_dcg"},
+	{name: "infAP", implemented: true},
+	{name: "gm_bpref", implemented: true, summaryOnly: true},
+	{name: "Rprec_mult", implemented: true, fcut: true},
+	{name: "utility", implemented: true},
+	{name: "11pt_avg", implemented: true},
+	{name: "binG", implemented: true},
+	{name: "G", implemented: true},
+	{name: "dcg", implemented: true},
+	{name: "ideal_dcg", implemented: true},
 	{name: "ndcg", implemented: true},
-	{name: "ndcg_rel"},
-	{name: "Rndcg"},
+	{name: "ndcg_rel", implemented: true},
+	{name: "Rndcg", implemented: true},
 	{name: "ndcg_cut", implemented: true, cut: true},
 	{name: "map_cut", implemented: true, cut: true},
-	{name: "relative_P"},
+	{name: "relative_P", implemented: true, cut: true},
 	{name: "success", implemented: true, cut: true},
-	{name: "set_P"},
-	{name: "set_relative_P"},
-	{name: "set_recall"},
-	{name: "set_map"},
-	{name: "set_F"},
-	{name: "num_nonrel_judged_ret"},
-	{name: "rbp"},
-	{name: "rbp_resid"},
-	{name: "unj"},
+	{name: "set_P", implemented: true},
+	{name: "set_relative_P", implemented: true},
+	{name: "set_recall", implemented: true},
+	{name: "set_map", implemented: true},
+	{name: "set_F", implemented: true},
+	{name: "num_nonrel_judged_ret", implemented: true},
+	{name: "rbp", implemented: true},
+	{name: "rbp_resid", implemented: true},
+	{name: "unj", implemented: true, cut: true},
 }
 
 // trecNicknames are trec_eval's names for sets of measures.
@@ -84,8 +88,13 @@ var trecNicknames = map[string][]string{
 // of the cutoff measures.
 type trecSelection struct {
 	on      map[string]bool
-	cutoffs map[string][]int // only for measures given with parameters
-	skipped []string         // trec_eval measures named by a nickname that lasagna lacks
+	cutoffs map[string][]int     // only for measures given with parameters
+	fcuts   map[string][]float64 // the same for fractional parameters
+	// relstringParam is relstring's -m parameter as written (it names the
+	// measure, "relstring_20"); relstringLen the number of ranks it shows.
+	relstringParam string
+	relstringLen   int
+	skipped        []string // trec_eval measures named by a nickname that lasagna lacks
 }
 
 func findTrecMeasure(name string) (trecMeasure, bool) {
@@ -115,7 +124,7 @@ func parseTrecMeasures(specs []string) (*trecSelection, error) {
 	if len(specs) == 0 {
 		specs = []string{"official"}
 	}
-	sel := &trecSelection{on: map[string]bool{}, cutoffs: map[string][]int{}}
+	sel := &trecSelection{on: map[string]bool{}, cutoffs: map[string][]int{}, fcuts: map[string][]float64{}}
 	for _, spec := range specs {
 		name, params, hasParams := strings.Cut(spec, ".")
 		if hasParams && params == "" {
@@ -126,12 +135,7 @@ func parseTrecMeasures(specs []string) (*trecSelection, error) {
 				return nil, fmt.Errorf("measure set %q takes no parameters", name)
 			}
 			for _, n := range list {
-				m, _ := findTrecMeasure(n)
-				if m.implemented {
-					sel.on[n] = true
-				} else if !slices.Contains(sel.skipped, n) {
-					sel.skipped = append(sel.skipped, n)
-				}
+				sel.on[n] = true
 			}
 			continue
 		}
@@ -146,11 +150,31 @@ func parseTrecMeasures(specs []string) (*trecSelection, error) {
 		if !hasParams {
 			continue
 		}
-		if !m.cut {
-			return nil, fmt.Errorf("measure %q takes no parameters in lasagna (trec_eval's gain remapping such as ndcg.1=3 is not implemented)", spec)
+		if name == "relstring" {
+			if sel.relstringParam == "" {
+				x, err := strconv.ParseFloat(params, 64)
+				if err != nil || x < 0 || x > 1e6 {
+					return nil, fmt.Errorf("measure relstring: parameter %q is not a number of ranks; write e.g. relstring.20", params)
+				}
+				sel.relstringParam, sel.relstringLen = params, int(x)
+			}
+			continue
 		}
-		if _, done := sel.cutoffs[name]; done {
+		if !m.cut && !m.fcut {
+			return nil, fmt.Errorf("measure %q takes no parameters in lasagna (trec_eval's parameters of ndcg, ndcg_rel, Rndcg, G, rbp, rbp_resid, utility, 11pt_avg and set_F are not implemented)", spec)
+		}
+		_, done := sel.cutoffs[name]
+		_, fdone := sel.fcuts[name]
+		if done || fdone {
 			continue // trec_eval uses the first parameters given
+		}
+		if m.fcut {
+			cuts, err := parseFloatCutoffs(name, params)
+			if err != nil {
+				return nil, err
+			}
+			sel.fcuts[name] = cuts
+			continue
 		}
 		cuts, err := parseCutoffs(name, params)
 		if err != nil {
@@ -183,6 +207,26 @@ func parseCutoffs(name, params string) ([]int, error) {
 	for i := 1; i < len(cuts); i++ {
 		if cuts[i] == cuts[i-1] {
 			return nil, fmt.Errorf("measure %s: cutoff %d is given twice", name, cuts[i])
+		}
+	}
+	return cuts, nil
+}
+
+// parseFloatCutoffs parses "0.1,.5" like trec_eval: numbers, sorted
+// ascending and distinct.
+func parseFloatCutoffs(name, params string) ([]float64, error) {
+	var cuts []float64
+	for p := range strings.SplitSeq(params, ",") {
+		x, err := strconv.ParseFloat(p, 64)
+		if err != nil || x < 0 || math.IsInf(x, 0) || math.IsNaN(x) {
+			return nil, fmt.Errorf("measure %s: parameter %q is not a number >= 0; write e.g. %s.0.1,0.5", name, p, name)
+		}
+		cuts = append(cuts, x)
+	}
+	slices.Sort(cuts)
+	for i := 1; i < len(cuts); i++ {
+		if cuts[i] == cuts[i-1] {
+			return nil, fmt.Errorf("measure %s: parameter %v is given twice", name, cuts[i])
 		}
 	}
 	return cuts, nil
@@ -237,13 +281,34 @@ func (s *trecSelection) options(level int) metrics.TrecOptions {
 		}
 		return def
 	}
+	relstringLen := 0
+	if s.on["relstring"] {
+		relstringLen = d.RelString
+		if s.relstringParam != "" {
+			relstringLen = s.relstringLen
+		}
+	}
+	fpick := func(name string, def []float64) []float64 {
+		if !s.on[name] {
+			return nil
+		}
+		if c, ok := s.fcuts[name]; ok {
+			return c
+		}
+		return def
+	}
 	return metrics.TrecOptions{
-		RelLevel: level,
-		P:        pick("P", d.P),
-		Recall:   pick("recall", d.Recall),
-		NDCGCut:  pick("ndcg_cut", d.NDCGCut),
-		MAPCut:   pick("map_cut", d.MAPCut),
-		Success:  pick("success", d.Success),
+		RelLevel:      level,
+		P:             pick("P", d.P),
+		Recall:        pick("recall", d.Recall),
+		NDCGCut:       pick("ndcg_cut", d.NDCGCut),
+		MAPCut:        pick("map_cut", d.MAPCut),
+		Success:       pick("success", d.Success),
+		RelativeP:     pick("relative_P", d.RelativeP),
+		Unj:           pick("unj", d.Unj),
+		IPrecAtRecall: fpick("iprec_at_recall", d.IPrecAtRecall),
+		RPrecMult:     fpick("Rprec_mult", d.RPrecMult),
+		RelString:     relstringLen,
 	}
 }
 
@@ -264,13 +329,15 @@ tab, the value.
 
 Ranking follows trec_eval: score descending, equal scores by docno descending
 (byte-wise); the rank column is ignored. Measures (-m, repeatable; default
-"official"): runid num_q num_ret num_rel num_rel_ret map gm_map Rprec
-recip_rank P recall ndcg ndcg_cut map_cut success, with cutoffs as in
-"-m P.5,10" or "-m ndcg_cut.10". The sets official, all_trec and set print the
-measures of the set that lasagna implements; the others (bpref,
-iprec_at_recall, relstring, infAP, gm_bpref, Rprec_mult, utility, 11pt_avg,
-binG, G, dcg, ideal_dcg, ndcg_rel, Rndcg, relative_P, set_*,
-num_nonrel_judged_ret, rbp, rbp_resid, unj) are listed on stderr.
+"official"): all of trec_eval's standard measures — runid num_q num_ret num_rel
+num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall P relstring
+recall infAP gm_bpref Rprec_mult utility 11pt_avg binG G dcg ideal_dcg ndcg
+ndcg_rel Rndcg ndcg_cut map_cut relative_P success set_P set_relative_P
+set_recall set_map set_F num_nonrel_judged_ret rbp rbp_resid unj — and the
+sets official, all_trec and set. Parameters as in "-m P.5,10", "-m ndcg_cut.10",
+"-m iprec_at_recall.0.5" or "-m relstring.20"; the parameters of ndcg,
+ndcg_rel, Rndcg, G, rbp (gains, persistence), utility, 11pt_avg and set_F are
+not implemented.
 
 Averaging: by default over the queries in both the qrels and the run; a qrels
 query missing from the run is an error, as in trec_eval 10. -c averages over
@@ -298,9 +365,6 @@ judged queries and skips missing ones (BEIR / pytrec_eval).`,
 			if err != nil {
 				return usageError("metrics trec: %v", err)
 			}
-			if len(sel.skipped) > 0 {
-				fmt.Fprintf(c.ErrOrStderr(), "lasagna: note: trec_eval measures not implemented, not printed: %s\n", strings.Join(sel.skipped, ", "))
-			}
 			return runMetricsTrec(stdout, args[0], args[1], sel, sel.options(level), avg, perQuery, !noSummary)
 		},
 	}
@@ -315,27 +379,45 @@ judged queries and skips missing ones (BEIR / pytrec_eval).`,
 }
 
 func runMetricsTrec(stdout io.Writer, qrelsPath, runPath string, sel *trecSelection, opts metrics.TrecOptions, avg metrics.Averaging, perQuery, summary bool) error {
-	qdata, err := os.ReadFile(qrelsPath)
-	if err != nil {
-		return problems(err)
+	// The qrels are read while the run is parsed (on all CPUs): the run's
+	// parser leaves a CPU idle while it reads the file.
+	var (
+		qrels    lasagna.Qrels
+		qrelsErr error
+		wg       sync.WaitGroup
+	)
+	wg.Go(func() {
+		qdata, err := os.ReadFile(qrelsPath)
+		if err != nil {
+			qrelsErr = err
+			return
+		}
+		qrels, qrelsErr = datasets.ParseQrels(qrelsPath, qdata)
+	})
+	rdata, release, runErr := readRunFile(runPath)
+	var run *datasets.Run
+	if runErr == nil {
+		// The run's ids alias rdata; everything that uses them (evaluation,
+		// output) is done before release. Error messages hold copies.
+		defer release()
+		run, runErr = datasets.ParseRun(runPath, rdata)
 	}
-	qrels, err := datasets.ParseQrels(qrelsPath, qdata)
-	if err != nil {
-		return problems(err)
+	wg.Wait()
+	if qrelsErr != nil {
+		return problems(qrelsErr)
 	}
-	rdata, err := os.ReadFile(runPath)
-	if err != nil {
-		return problems(err)
-	}
-	run, err := datasets.ParseRun(runPath, rdata)
-	if err != nil {
-		return problems(err)
+	if runErr != nil {
+		return problems(runErr)
 	}
 	ev, err := metrics.EvaluateRun(qrels, run.Hits, hitID, opts, avg)
 	if err != nil {
 		var me *metrics.MissingQueriesError
 		if errors.As(err, &me) {
-			return problems(fmt.Errorf("%s: %w (trec_eval 10 stops here too; --average run skips them, as trec_eval 9 and BEIR do)", runPath, err))
+			more := ""
+			if len(me.IDs) > 1 {
+				more = fmt.Sprintf(" (nor do %d more qrels queries)", len(me.IDs)-1)
+			}
+			return problems(fmt.Errorf("%s: qrels query %q has no results in the run%s; use -c to score such queries 0, or --average run to leave them out as trec_eval 9 and BEIR do (trec_eval 10 stops here too)", runPath, me.IDs[0], more))
 		}
 		return problems(fmt.Errorf("%s and %s: %w", qrelsPath, runPath, err))
 	}
@@ -363,8 +445,13 @@ func writeTrecBlock(w *bufio.Writer, qid string, m *metrics.TrecMeasures, sel *t
 			float(name+"_"+strconv.Itoa(k), vs[j])
 		}
 	}
+	fcuts := func(name string, ks []float64, vs []float64) {
+		for j, k := range ks {
+			float(fmt.Sprintf("%s_%3.2f", name, k), vs[j])
+		}
+	}
 	for _, tm := range trecMeasures {
-		if !sel.on[tm.name] || (tm.summaryOnly && !isSummary) {
+		if !sel.on[tm.name] || (tm.summaryOnly && !isSummary) || (tm.perQueryOnly && isSummary) {
 			continue
 		}
 		switch tm.name {
@@ -384,20 +471,72 @@ func writeTrecBlock(w *bufio.Writer, qid string, m *metrics.TrecMeasures, sel *t
 			float("gm_map", m.GMMAP)
 		case "Rprec":
 			float("Rprec", m.RPrec)
+		case "bpref":
+			float("bpref", m.Bpref)
 		case "recip_rank":
 			float("recip_rank", m.RecipRank)
+		case "iprec_at_recall":
+			fcuts("iprec_at_recall", opts.IPrecAtRecall, m.IPrecAtRecall)
 		case "P":
 			cuts("P", opts.P, m.P)
 		case "recall":
 			cuts("recall", opts.Recall, m.Recall)
+		case "gm_bpref":
+			float("gm_bpref", m.GMBpref)
+		case "Rprec_mult":
+			fcuts("Rprec_mult", opts.RPrecMult, m.RPrecMult)
+		case "utility":
+			float("utility", m.Utility)
+		case "11pt_avg":
+			float("11pt_avg", m.Avg11pt)
+		case "dcg":
+			float("dcg", m.DCG)
+		case "ideal_dcg":
+			float("ideal_dcg", m.IdealDCG)
 		case "ndcg":
 			float("ndcg", m.NDCG)
 		case "ndcg_cut":
 			cuts("ndcg_cut", opts.NDCGCut, m.NDCGCut)
 		case "map_cut":
 			cuts("map_cut", opts.MAPCut, m.MAPCut)
+		case "relative_P":
+			cuts("relative_P", opts.RelativeP, m.RelativeP)
 		case "success":
 			cuts("success", opts.Success, m.Success)
+		case "relstring":
+			name := "relstring"
+			if sel.relstringParam != "" {
+				name += "_" + sel.relstringParam
+			}
+			fmt.Fprintf(w, "%-22s\t%s\t'%s'\n", name, qid, m.RelString)
+		case "infAP":
+			float("infAP", m.InfAP)
+		case "rbp":
+			float("rbp", m.RBP)
+		case "rbp_resid":
+			float("rbp_resid", m.RBPResid)
+		case "binG":
+			float("binG", m.BinG)
+		case "G":
+			float("G", m.G)
+		case "ndcg_rel":
+			float("ndcg_rel", m.NDCGRel)
+		case "Rndcg":
+			float("Rndcg", m.RNDCG)
+		case "set_P":
+			float("set_P", m.SetP)
+		case "set_relative_P":
+			float("set_relative_P", m.SetRelativeP)
+		case "set_recall":
+			float("set_recall", m.SetRecall)
+		case "set_map":
+			float("set_map", m.SetMAP)
+		case "set_F":
+			float("set_F", m.SetF)
+		case "num_nonrel_judged_ret":
+			long("num_nonrel_judged_ret", m.NumNonrelJudgedRet)
+		case "unj":
+			cuts("unj", opts.Unj, m.Unj)
 		}
 	}
 }
