@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/metrics"
 )
 
 // CellRun runs the queries of one cell (an arm on a benchmark) one at a
@@ -21,6 +22,7 @@ type CellRun struct {
 	once    []sync.Once
 	mu      sync.Mutex
 	jerr    error
+	scratch sync.Pool
 }
 
 // StartCell prepares arm on br for the given queries (nil means all of the
@@ -37,6 +39,11 @@ func StartCell(ctx context.Context, br *BenchmarkRun, arm *Arm, queries []*lasag
 	if err := checkPlan([]*BenchmarkRun{br}, []Arm{*arm}); err != nil {
 		return nil, err
 	}
+	for _, k := range opts.Cutoffs {
+		if k < 1 {
+			return nil, fmt.Errorf("retrieval cutoff %d is not positive", k)
+		}
+	}
 	return startCell(ctx, &Cell{Bench: br, Arm: arm}, queries, corpusIDs(br.Benchmark), opts)
 }
 
@@ -48,6 +55,14 @@ func startCell(ctx context.Context, cell *Cell, queries []*lasagna.Query, ids ma
 		sc:    scorer{b: b, arm: arm, ids: ids, cutoffs: append(append([]int(nil), orDefault(opts.Cutoffs, DefaultCutoffs)...), arm.topK())},
 		index: make(map[string]int, len(queries)),
 		once:  make([]sync.Once, len(queries)),
+	}
+	cr.scratch.New = func() any {
+		// Cutoffs are checked before a cell starts (Run, StartCell).
+		rs, err := metrics.NewRetrievalScorer(cr.sc.cutoffs)
+		if err != nil {
+			panic(err)
+		}
+		return &scratch{seen: map[string]struct{}{}, rs: rs}
 	}
 	cell.Queries = make([]QueryResult, len(queries))
 	for i, q := range queries {
@@ -115,7 +130,11 @@ func (cr *CellRun) Query(ctx context.Context, id string) (*QueryResult, error) {
 	return &cr.cell.Queries[n], nil
 }
 
-var seenPool = sync.Pool{New: func() any { return map[string]struct{}{} }}
+// scratch is per-goroutine scoring state, pooled per cell.
+type scratch struct {
+	seen map[string]struct{}
+	rs   *metrics.RetrievalScorer
+}
 
 // run runs query n once.
 func (cr *CellRun) run(ctx context.Context, n int) {
@@ -144,9 +163,9 @@ func (cr *CellRun) run(ctx context.Context, n int) {
 		}
 		// Restored queries are scored like fresh ones, so a resumed cell
 		// equals an uninterrupted one.
-		seen := seenPool.Get().(map[string]struct{})
-		cr.sc.score(r, seen)
-		seenPool.Put(seen)
+		sc := cr.scratch.Get().(*scratch)
+		cr.sc.score(r, sc)
+		cr.scratch.Put(sc)
 		cr.judgeQuery(ctx, r)
 	})
 }

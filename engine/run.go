@@ -114,6 +114,11 @@ func Run(ctx context.Context, benches []*BenchmarkRun, arms []Arm, opts Options)
 	if err := checkPlan(benches, arms); err != nil {
 		return nil, err
 	}
+	for _, k := range opts.Cutoffs {
+		if k < 1 {
+			return nil, fmt.Errorf("retrieval cutoff %d is not positive", k)
+		}
+	}
 	if opts.Shard != (Shard{}) && (opts.Shard.Count < 1 || opts.Shard.Index < 1 || opts.Shard.Index > opts.Shard.Count) {
 		return nil, fmt.Errorf("shard %d/%d: want i/n with 1 ≤ i ≤ n", opts.Shard.Index, opts.Shard.Count)
 	}
@@ -272,7 +277,8 @@ type scorer struct {
 // list holding an id twice is not scored (DUPLICATE_RETRIEVED_ID). Answer
 // metrics are computed when the arm answered and the query has references
 // or is unanswerable.
-func (s *scorer) score(r *QueryResult, seen map[string]struct{}) {
+func (s *scorer) score(r *QueryResult, sc *scratch) {
+	seen := sc.seen
 	if r.Err != nil {
 		return
 	}
@@ -296,7 +302,7 @@ func (s *scorer) score(r *QueryResult, seen map[string]struct{}) {
 			for i, h := range r.Output.Hits {
 				ids[i] = h.ID
 			}
-			if m, err := metrics.Retrieval(ids, judged, s.cutoffs); err == nil {
+			if m, err := sc.rs.Score(ids, judged); err == nil {
 				scores = m
 			}
 		}

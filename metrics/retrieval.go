@@ -722,38 +722,72 @@ func growF(s []float64, n int) []float64 {
 // trec_eval. It returns an error when cutoffs holds a value below 1 or when
 // ranked holds the same id twice (trec_eval rejects such runs).
 func Retrieval(ranked []string, judged map[string]int, cutoffs []int) (map[string]float64, error) {
+	sc, err := NewRetrievalScorer(cutoffs)
+	if err != nil {
+		return nil, err
+	}
+	return sc.Score(ranked, judged)
+}
+
+// RetrievalScorer computes [Retrieval] for many queries with the same
+// cutoffs, reusing its buffers and metric names. It is not safe for
+// concurrent use: give each goroutine its own.
+type RetrievalScorer struct {
+	cuts  []int
+	names [][6]string // per cutoff: ndcg@k, recall@k, precision@k, map@k, hit@k, mrr@k
+	opts  TrecOptions
+	e     Evaluator
+	seen  map[string]struct{}
+}
+
+// NewRetrievalScorer returns a scorer for the given cutoffs (sorted and
+// deduplicated); a cutoff below 1 is an error.
+func NewRetrievalScorer(cutoffs []int) (*RetrievalScorer, error) {
 	cuts := slices.Clone(cutoffs)
 	slices.Sort(cuts)
 	cuts = slices.Compact(cuts)
 	if len(cuts) > 0 && cuts[0] < 1 {
 		return nil, fmt.Errorf("retrieval cutoff %d is not positive", cuts[0])
 	}
-	seen := make(map[string]struct{}, len(ranked))
+	sc := &RetrievalScorer{
+		cuts:  cuts,
+		names: make([][6]string, len(cuts)),
+		opts:  TrecOptions{RelLevel: 1, P: cuts, Recall: cuts, NDCGCut: cuts, MAPCut: cuts, Success: cuts},
+		seen:  map[string]struct{}{},
+	}
+	for j, k := range cuts {
+		s := strconv.Itoa(k)
+		sc.names[j] = [6]string{"ndcg@" + s, "recall@" + s, "precision@" + s, "map@" + s, "hit@" + s, "mrr@" + s}
+	}
+	return sc, nil
+}
+
+// Score returns the metrics of one query, as [Retrieval] does.
+func (sc *RetrievalScorer) Score(ranked []string, judged map[string]int) (map[string]float64, error) {
+	clear(sc.seen)
 	for i, id := range ranked {
-		if _, dup := seen[id]; dup {
+		if _, dup := sc.seen[id]; dup {
 			return nil, fmt.Errorf("document %q appears twice in the ranked list (second time at rank %d)", id, i+1)
 		}
-		seen[id] = struct{}{}
+		sc.seen[id] = struct{}{}
 	}
-	opts := TrecOptions{RelLevel: 1, P: cuts, Recall: cuts, NDCGCut: cuts, MAPCut: cuts, Success: cuts}
-	var e Evaluator
-	m := EvaluateQuery(&e, ranked, func(s string) string { return s }, judged, &opts)
-	out := make(map[string]float64, 6*len(cuts)+4)
+	m := EvaluateQuery(&sc.e, ranked, func(s string) string { return s }, judged, &sc.opts)
+	out := make(map[string]float64, 6*len(sc.cuts)+4)
 	out["ndcg"] = m.NDCG
 	out["mrr"] = m.RecipRank
 	out["map"] = m.MAP
 	out["r_precision"] = m.RPrec
-	for j, k := range cuts {
-		s := strconv.Itoa(k)
-		out["ndcg@"+s] = m.NDCGCut[j]
-		out["recall@"+s] = m.Recall[j]
-		out["precision@"+s] = m.P[j]
-		out["map@"+s] = m.MAPCut[j]
-		out["hit@"+s] = m.Success[j]
-		if e.firstR > 0 && e.firstR <= k {
-			out["mrr@"+s] = 1 / float64(e.firstR)
+	for j, k := range sc.cuts {
+		n := &sc.names[j]
+		out[n[0]] = m.NDCGCut[j]
+		out[n[1]] = m.Recall[j]
+		out[n[2]] = m.P[j]
+		out[n[3]] = m.MAPCut[j]
+		out[n[4]] = m.Success[j]
+		if sc.e.firstR > 0 && sc.e.firstR <= k {
+			out[n[5]] = 1 / float64(sc.e.firstR)
 		} else {
-			out["mrr@"+s] = 0
+			out[n[5]] = 0
 		}
 	}
 	return out, nil
