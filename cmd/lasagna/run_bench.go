@@ -258,8 +258,7 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 var mainMetrics = []string{"ndcg@10", "recall@10", "recall@100", "mrr@10", "map@100", "precision@10", "hit@10", "r_precision", "exact_match", "token_f1", "judge_correctness", "groundedness"}
 
 func printRunTable(w io.Writer, rep *engine.Report, b *results.Bundle) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	for _, c := range rep.Cells {
+	for i, c := range rep.Cells {
 		res, ok := b.Result(c.Bench.Benchmark.Name, c.Arm.Name)
 		if !ok {
 			continue
@@ -270,14 +269,18 @@ func printRunTable(w io.Writer, rep *engine.Report, b *results.Bundle) {
 				failed++
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d queries", c.Bench.Benchmark.Name, c.Arm.Name, len(c.Queries))
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%s  arm %s  %d queries", c.Bench.Benchmark.Name, c.Arm.Name, len(c.Queries))
 		if failed > 0 {
-			fmt.Fprintf(tw, ", %d failed", failed)
+			fmt.Fprintf(w, ", %d failed", failed)
 		}
 		if c.Resumed > 0 {
-			fmt.Fprintf(tw, ", %d resumed", c.Resumed)
+			fmt.Fprintf(w, ", %d resumed", c.Resumed)
 		}
-		fmt.Fprintln(tw, "\t")
+		fmt.Fprintln(w)
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "  metric\tmean\t95% CI\tn")
 		for _, name := range mainMetrics {
 			st, ok := res.MetricStats[name]
@@ -286,8 +289,8 @@ func printRunTable(w io.Writer, rep *engine.Report, b *results.Bundle) {
 			}
 			fmt.Fprintf(tw, "  %s\t%.4f\t[%.4f, %.4f]\t%d\n", name, st.Mean, st.CILow, st.CIHigh, st.N)
 		}
+		tw.Flush()
 	}
-	tw.Flush()
 }
 
 // writeRunFiles writes one TREC run file per cell (tag = arm name), named
