@@ -4,7 +4,7 @@ GO ?= go
 FUZZTIME ?= 20s
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: test lint bench fuzz cover build
+.PHONY: test lint bench fuzz cover build junit
 
 build:
 	$(GO) build ./...
@@ -36,3 +36,13 @@ fuzz:
 cover:
 	$(GO) test -coverprofile=coverage.out ./...
 	$(GO) tool cover -func=coverage.out | tail -n 1
+
+# junit runs the examples under gotestsum (pinned in tools/go.mod, so it never
+# enters the module's dependency graph) and writes JUnit to JUNIT; each query
+# test case carries its lasagna.* metrics as <properties>, which checkjunit
+# then verifies. A Ginkgo suite is one test case (use ginkgo --junit-report
+# for per-spec properties).
+JUNIT ?= junit.xml
+junit:
+	$(GO) tool -modfile=tools/go.mod gotestsum --junitfile $(JUNIT) --format testname -- -count=1 -short ./examples/...
+	cd tools && $(GO) run ./checkjunit -min 100 $(abspath $(JUNIT))
