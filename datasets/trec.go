@@ -496,14 +496,6 @@ func fieldEnd(l []byte, i int) int {
 	return i
 }
 
-// skipLine returns the offset after the newline at or after i (or len(d)).
-func skipLine(d []byte, i int) int {
-	if j := bytes.IndexByte(d[i:], '\n'); j >= 0 {
-		return i + j + 1
-	}
-	return len(d)
-}
-
 // pow10 holds the powers of ten that float64 represents exactly.
 var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}

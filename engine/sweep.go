@@ -222,10 +222,10 @@ func (s *Sweep) Check() error {
 	}
 	for _, e := range s.Benchmarks {
 		if e.Path == "" && e.Name == "" {
-			errs = append(errs, fmt.Errorf("%sa benchmark entry needs path: (a file or BEIR folder) or name:", at(e.Pos)))
+			errs = append(errs, fmt.Errorf("%sa benchmark entry needs a path (a file or BEIR folder) or a name", at(e.Pos)))
 		}
 		if e.Path == "" && e.Name != "" {
-			errs = append(errs, fmt.Errorf("%sbenchmark %q has no path:, and this release has no registry of named benchmarks; give the file or folder with path:", at(e.Pos), e.Name))
+			errs = append(errs, fmt.Errorf("%sbenchmark %q has no path:, and this release has no registry of named benchmarks; give the file or folder as path", at(e.Pos), e.Name))
 		}
 		if e.NSamples < 0 {
 			errs = append(errs, fmt.Errorf("%sn_samples is %d; it must be positive (or absent for all queries)", at(e.Pos), e.NSamples))
@@ -235,7 +235,7 @@ func (s *Sweep) Check() error {
 	for _, a := range s.Arms {
 		switch {
 		case a.Name == "":
-			errs = append(errs, fmt.Errorf("%san arm needs a name:", at(a.Pos)))
+			errs = append(errs, fmt.Errorf("%san arm needs a name", at(a.Pos)))
 		case seen[a.Name]:
 			errs = append(errs, fmt.Errorf("%sarm name %q is used twice; arm names must be unique", at(a.Pos), a.Name))
 		}

@@ -63,7 +63,7 @@ func TestParseSweepErrors(t *testing.T) {
 			[]string{`s.yaml:4: arm name "a" is used twice`}},
 		{"no arms", "benchmarks: [{path: a.jsonl}]\n", []string{"the sweep lists no arms"}},
 		{"entry without path", "benchmarks: [{n_samples: 3}]\narms: [{name: a, retriever: bm25}]\n",
-			[]string{"s.yaml:1: a benchmark entry needs path:"}},
+			[]string{"s.yaml:1: a benchmark entry needs a path"}},
 		{"wrong type", "benchmarks: [{path: a.jsonl, n_samples: many}]\narms: [{name: a, retriever: bm25}]\n",
 			[]string{"s.yaml: line 1: cannot unmarshal !!str `many` into int"}},
 		{"dense without model", "benchmarks: [{path: a.jsonl}]\narms: [{name: d, retriever: dense}]\n",

@@ -94,7 +94,6 @@ type trecSelection struct {
 	// measure, "relstring_20"); relstringLen the number of ranks it shows.
 	relstringParam string
 	relstringLen   int
-	skipped        []string // trec_eval measures named by a nickname that lasagna lacks
 }
 
 func findTrecMeasure(name string) (trecMeasure, bool) {
