@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"strconv"
 
 	"github.com/lasagna-go/lasagna"
@@ -115,6 +116,13 @@ type Arm struct {
 	Varied   []string
 	// Thresholds apply to this arm only.
 	Thresholds []Threshold
+	// Judge, when set, scores the arm's answers with an LLM judge
+	// (judge_correctness, groundedness; see package judge, e.g.
+	// judge.New(client, judge.Config{Model: "gpt-4o-2024-08-06"})). A failed
+	// judge call is a JUDGE_ERRORS finding, never a score; judge_model and
+	// the judge's prompts enter held_fixed; a judged arm samples, so
+	// Config.Repeats applies and a single run raises SINGLE_RUN.
+	Judge engine.Judge
 
 	builtin *engine.ArmSpec
 }
@@ -158,7 +166,7 @@ func (a Arm) engineArm() (engine.Arm, error) {
 	if n != 1 || (a.Retriever != nil && a.BuildRetriever != nil) {
 		return engine.Arm{}, fmt.Errorf("arm %s: set exactly one of Retriever (or BuildRetriever, optionally with Generator), Generator, Pipeline or Build", a.Name)
 	}
-	arm := engine.Arm{Name: a.Name, TopK: topK, Stages: a.Stages, Settings: a.Settings, Varied: a.Varied, Samples: a.Samples}
+	arm := engine.Arm{Name: a.Name, TopK: topK, Stages: a.Stages, Settings: a.Settings, Varied: a.Varied, Samples: a.Samples || a.Judge != nil}
 	passages := a.Passages
 	if passages <= 0 {
 		passages = 5
@@ -236,6 +244,26 @@ func (a Arm) engineArm() (engine.Arm, error) {
 				}
 				return p, err
 			}
+		}
+	}
+	if a.Judge != nil {
+		if !arm.Answers {
+			return engine.Arm{}, fmt.Errorf("arm %s: a Judge scores answers, and this arm returns none; give it a Generator (or a Pipeline in generation or rag mode)", a.Name)
+		}
+		arm.Judge = a.Judge
+		arm.Settings = maps.Clone(arm.Settings)
+		if arm.Settings == nil {
+			arm.Settings = map[string]any{}
+		}
+		arm.Settings["judge_model"] = a.Judge.Model()
+		arm.Stages = maps.Clone(arm.Stages)
+		if arm.Stages == nil {
+			arm.Stages = map[lasagna.Stage]string{}
+		}
+		if d, ok := a.Judge.(interface{ Describe() string }); ok {
+			arm.Stages[engine.StageJudge] = d.Describe()
+		} else {
+			arm.Stages[engine.StageJudge] = a.Judge.Model()
 		}
 	}
 	return arm, nil

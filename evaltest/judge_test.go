@@ -1,0 +1,85 @@
+package evaltest_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/evaltest"
+	"github.com/lasagna-go/lasagna/fixtures"
+	"github.com/lasagna-go/lasagna/judge"
+	"github.com/lasagna-go/lasagna/llm"
+)
+
+// TestJudgedGeneratorArm runs a generator arm scored by an LLM judge on
+// the fake OpenAI server: the judge's scores reach the attrs and the
+// bundle, judge_model is held fixed, a judge failure is JUDGE_ERRORS (never
+// a score), and a single run of a judged arm raises SINGLE_RUN.
+func TestJudgedGeneratorArm(t *testing.T) {
+	t.Setenv(evaltest.EnvOut, t.TempDir())
+	srv := fixtures.NewFakeOpenAI(fixtures.FakeOpenAIOptions{Reply: func(c fixtures.ChatCall) string {
+		if strings.Contains(c.LastUser, "q05") || strings.Contains(c.LastUser, "lead glass") {
+			return "I cannot say." // not the JSON the judge must return
+		}
+		return `{"verdict": "correct"}`
+	}})
+	defer srv.Close()
+	client, err := llm.New(llm.Config{BaseURL: srv.URL, APIKey: "k", Model: "judge-model", MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := judge.New(client, judge.Config{Metrics: []string{judge.Correctness}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := lasagna.GeneratorFunc(func(ctx context.Context, q lasagna.Query, ps []lasagna.Document) (lasagna.Answer, error) {
+		if len(q.Answers) == 0 {
+			return lasagna.Answer{Abstained: true}, nil
+		}
+		return lasagna.Answer{Text: q.Answers[0]}, nil
+	})
+	ev, err := evaltest.Evaluate(t.Context(), "TestRAG", evaltest.Config{
+		FS: fixtures.Data, Benchmarks: []string{fixtures.TinyJSONL},
+		Arms: []evaltest.Arm{{Name: "gen", Generator: gen, Judge: j}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := ev.Bundle.Results[0]
+	if st := res.MetricStats["judge_correctness"]; st.N == 0 || st.Mean != 1 {
+		t.Errorf("judge_correctness = %+v, want a mean of 1 over the judged queries", st)
+	}
+	if got := *ev.Bundle.Configs[0].HeldFixed.JudgeModel; got != "judge-model" {
+		t.Errorf("held_fixed.judge_model = %q", got)
+	}
+	var judgeErrs, singleRun bool
+	for _, l := range ev.Bundle.Integrity.Blocking {
+		judgeErrs = judgeErrs || strings.HasPrefix(l, "JUDGE_ERRORS")
+	}
+	for _, l := range ev.Bundle.Integrity.Warnings {
+		singleRun = singleRun || strings.HasPrefix(l, "SINGLE_RUN")
+	}
+	if !judgeErrs || !singleRun {
+		t.Errorf("integrity = %+v, want JUDGE_ERRORS and SINGLE_RUN", ev.Bundle.Integrity)
+	}
+	for _, row := range res.PerSampleScores {
+		if row.JudgeError != "" {
+			if _, ok := row.Scores["judge_correctness"]; ok {
+				t.Errorf("%s: a failed judge call left a score", row.QueryID)
+			}
+		}
+	}
+	if !ev.Failed() {
+		t.Error("a blocking JUDGE_ERRORS did not fail the evaluation")
+	}
+
+	// A judge on an arm that returns no answer is refused.
+	ev, err = evaltest.Evaluate(t.Context(), "TestRAG", evaltest.Config{
+		FS: fixtures.Data, Benchmarks: []string{fixtures.TinyJSONL},
+		Arms: []evaltest.Arm{{Name: "r", Retriever: lasagna.RetrieverFunc(func(context.Context, lasagna.Query, int) ([]lasagna.Hit, error) { return nil, nil }), Judge: j}},
+	})
+	if err == nil && (!ev.Failed() || !strings.Contains(ev.Tests[0].Failure(), "a Judge scores answers")) {
+		t.Errorf("judge on a retrieval arm: %+v", ev.Tests[0])
+	}
+}
