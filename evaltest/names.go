@@ -6,9 +6,24 @@ import (
 	"unicode"
 )
 
-// safeName returns s as a subtest name that -run can select exactly: every
-// '/', space and non-printing character becomes '_'. (go test would turn a
-// '/' into another level of the name and rewrite spaces anyway.)
+// SubtestName returns s as a subtest name that -run can select exactly:
+// every '/', space and non-printing character becomes '_'. (go test would
+// turn a '/' into another level of the name and rewrite spaces anyway.)
+// Arms and query ids are named this way (made unique with _2, _3, …).
+func SubtestName(s string) string { return safeName(s) }
+
+// ShortName returns the subtest name of a benchmark registered as name:
+// the name without the "local/" prefix and the "@<hash>" suffix
+// ("local/faq@0123456789ab" → "faq"), made -run-safe. (When two
+// benchmarks of one run would share it, both subtests keep their hash.)
+func ShortName(name string) string {
+	s := strings.TrimPrefix(name, "local/")
+	if at := strings.LastIndexByte(s, '@'); at > 0 {
+		s = s[:at]
+	}
+	return safeName(s)
+}
+
 func safeName(s string) string {
 	return strings.Map(func(r rune) rune {
 		if r == '/' || unicode.IsSpace(r) || !unicode.IsPrint(r) {
@@ -52,11 +67,7 @@ func benchmarkNames(names []string) []string {
 	short := make([]string, len(names))
 	count := map[string]int{}
 	for i, n := range names {
-		s := strings.TrimPrefix(n, "local/")
-		if at := strings.LastIndexByte(s, '@'); at > 0 {
-			s = s[:at]
-		}
-		short[i] = safeName(s)
+		short[i] = ShortName(n)
 		count[short[i]]++
 	}
 	for i, n := range names {

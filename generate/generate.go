@@ -3,8 +3,6 @@ package generate
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,26 +13,10 @@ import (
 	"github.com/lasagna-go/lasagna/llm"
 )
 
-// Prompt is a versioned prompt: a stable ID, the system prompt and the
-// user message template. Any change to the text must come with a new ID;
-// SHA256 tells the versions apart even when that is forgotten.
-type Prompt struct {
-	ID     string
-	System string
-	// User is a text/template-free template: "{{question}}" and
-	// "{{passages}}" are replaced by the question and the numbered passages.
-	User string
-}
-
-// SHA256 returns the hex sha256 of the prompt's ID, system text and user
-// template.
-func (p Prompt) SHA256() string {
-	h := sha256.New()
-	for _, s := range []string{p.ID, p.System, p.User} {
-		fmt.Fprintf(h, "%d:%s\n", len(s), s)
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
+// Prompt is a versioned generator prompt (see llm.Prompt): its user
+// template has "{{question}}" and "{{passages}}" placeholders, replaced by
+// the question and the numbered passages.
+type Prompt = llm.Prompt
 
 const answerFormat = `Reply with one JSON object and nothing else: {"answer": "<the answer>", "abstained": false}. ` +
 	`Give the shortest answer that is complete: a name, number, date or short phrase, not a sentence. `

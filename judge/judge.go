@@ -2,8 +2,6 @@ package judge
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,24 +24,10 @@ const (
 // AllMetrics lists the judge metrics in a fixed order.
 func AllMetrics() []string { return []string{Correctness, Groundedness} }
 
-// Prompt is a versioned judge prompt: a stable ID, the system prompt and
-// the user message template ("{{question}}", "{{reference}}",
-// "{{answer}}", "{{passages}}" are replaced).
-type Prompt struct {
-	ID     string
-	System string
-	User   string
-}
-
-// SHA256 returns the hex sha256 of the prompt's ID, system text and
-// template.
-func (p Prompt) SHA256() string {
-	h := sha256.New()
-	for _, s := range []string{p.ID, p.System, p.User} {
-		fmt.Fprintf(h, "%d:%s\n", len(s), s)
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
+// Prompt is a versioned judge prompt (see llm.Prompt): its user template
+// has "{{question}}", "{{reference}}", "{{answer}}" and "{{passages}}"
+// placeholders.
+type Prompt = llm.Prompt
 
 // CorrectnessPrompt returns the prompt of judge_correctness.
 func CorrectnessPrompt() Prompt {

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
@@ -72,7 +71,7 @@ func Queries(ev *evaltest.Evaluation, arm string) ([]Query, error) {
 		if !slices.Contains(arms, parts[1]) {
 			arms = append(arms, parts[1])
 		}
-		if parts[1] != arm && parts[1] != safeName(arm) {
+		if parts[1] != arm && parts[1] != evaltest.SubtestName(arm) {
 			continue
 		}
 		q := Query{Benchmark: parts[0], Arm: arm, ID: parts[2], Test: t}
@@ -176,7 +175,7 @@ func sample(b *results.Bundle, q Query) *results.Sample {
 	}
 	for i := range b.Results {
 		r := &b.Results[i]
-		if (r.ConfigName != q.Arm && safeName(r.ConfigName) != q.Arm) || evalgomega.ShortName(r.BenchmarkName) != q.Benchmark {
+		if (r.ConfigName != q.Arm && evaltest.SubtestName(r.ConfigName) != q.Arm) || evalgomega.ShortName(r.BenchmarkName) != q.Benchmark {
 			continue
 		}
 		for j := range r.PerSampleScores {
@@ -186,15 +185,4 @@ func sample(b *results.Bundle, q Query) *results.Sample {
 		}
 	}
 	return nil
-}
-
-// safeName is the subtest name of an arm: '/', spaces and non-printing
-// characters become '_' (as evaltest names subtests).
-func safeName(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '/' || unicode.IsSpace(r) || !unicode.IsPrint(r) {
-			return '_'
-		}
-		return r
-	}, s)
 }

@@ -320,18 +320,9 @@ func (pm *passMatcher) NegatedFailureMessage(actual any) string {
 	return "Expected the evaluation to fail; it passed"
 }
 
-// ShortName returns a benchmark's short name, as subtests name it:
-// "local/faq@ea3e86b12545" → "faq".
-func ShortName(benchmark string) string {
-	s := benchmark
-	if i := strings.LastIndex(s, "/"); i >= 0 {
-		s = s[i+1:]
-	}
-	if i := strings.Index(s, "@"); i >= 0 {
-		s = s[:i]
-	}
-	return s
-}
+// ShortName returns a benchmark's short name, as evaltest names its
+// subtest: "local/faq@ea3e86b12545" → "faq" (see evaltest.ShortName).
+func ShortName(benchmark string) string { return evaltest.ShortName(benchmark) }
 
 // bundleOf returns ev's bundle, or an error quoting why there is none.
 func bundleOf(ev *evaltest.Evaluation) (*results.Bundle, error) {
