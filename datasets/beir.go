@@ -149,54 +149,33 @@ func missingSplit(fsys fs.FS, dir, split, qrelsPath string, err error) error {
 }
 
 func parseBEIRCorpus(r interface{ Read([]byte) (int, error) }, file string, ids map[string]int, c *collector) []lasagna.Document {
-	lr := newLineReader(r)
 	l := &jlex{}
 	var docs []lasagna.Document
 	var lines []int32 // line of each document, for messages
-	for {
-		line, ok := lr.Next()
-		if !ok {
-			break
-		}
-		if blank(line) {
-			continue
-		}
-		pos := lasagna.Pos{File: file, Line: lr.line}
+	for pos, line := range nonBlankLines(r, file, c) {
 		var d lasagna.Document
 		var hasID, hasText bool
-		l.reset(line)
 		lineOK := true
-		err := l.object(func(key string) error {
+		err := l.objectLine(line, func(key string) error {
 			switch key {
 			case "_id":
-				text, k, err := l.scalarText()
+				id, ok, err := beirID(l, pos, c)
 				if err != nil {
 					return err
 				}
-				if text == "" {
-					lineOK = false
-					c.add(pos, key, "field \"_id\" must be a non-empty string, got %s", kindName(k))
-				}
-				d.ID, hasID = text, true
+				lineOK = lineOK && ok
+				d.ID, hasID = id, true
 			case "title", "text":
-				k := l.kind()
-				if k == 'n' {
+				if l.kind() == 'n' {
 					_, err := l.raw()
 					if key == "text" {
 						hasText = true
 					}
 					return err
 				}
-				if k != '"' {
-					if _, err := l.raw(); err != nil {
-						return err
-					}
+				s, ok, err := beirString(l, key, pos, c)
+				if !ok {
 					lineOK = false
-					c.add(pos, key, "field %q must be a string, got %s", key, kindName(k))
-					return nil
-				}
-				s, err := l.str()
-				if err != nil {
 					return err
 				}
 				if key == "title" {
@@ -216,22 +195,14 @@ func parseBEIRCorpus(r interface{ Read([]byte) (int, error) }, file string, ids 
 			}
 			return nil
 		})
-		if err == nil {
-			err = l.end()
-		}
 		if err != nil {
 			if !c.add(pos, "", "%v", err) {
 				return nil
 			}
 			continue
 		}
-		if !hasID {
+		if !beirRequired(pos, hasID, hasText, "BEIR corpus lines are {\"_id\", \"title\", \"text\"}", c) {
 			lineOK = false
-			c.add(pos, "_id", "missing field \"_id\" (BEIR corpus lines are {\"_id\", \"title\", \"text\"})")
-		}
-		if !hasText {
-			lineOK = false
-			c.add(pos, "text", "missing field \"text\" (BEIR corpus lines are {\"_id\", \"title\", \"text\"})")
 		}
 		if lineOK {
 			if first, dup := ids[d.ID]; dup {
@@ -248,10 +219,48 @@ func parseBEIRCorpus(r interface{ Read([]byte) (int, error) }, file string, ids 
 			lines = append(lines, int32(pos.Line))
 		}
 	}
-	if err := lr.Err(); err != nil {
-		c.add(lasagna.Pos{File: file, Line: lr.line + 1}, "", "read error: %v", err)
-	}
 	return docs
+}
+
+// beirID reads the value of "_id" on a BEIR line; an empty id (or one that
+// is not a string or a number) is a problem in c and ok is false.
+func beirID(l *jlex, pos lasagna.Pos, c *collector) (id string, ok bool, err error) {
+	text, k, err := l.scalarText()
+	if err != nil {
+		return "", false, err
+	}
+	if text == "" {
+		c.add(pos, "_id", "field \"_id\" must be a non-empty string, got %s", kindName(k))
+		return text, false, nil
+	}
+	return text, true, nil
+}
+
+// beirString reads the value of field key on a BEIR line as a string; any
+// other kind of value is consumed and is a problem in c. ok is false then,
+// and on a syntax error (err).
+func beirString(l *jlex, key string, pos lasagna.Pos, c *collector) (s string, ok bool, err error) {
+	if k := l.kind(); k != '"' {
+		if _, err := l.raw(); err != nil {
+			return "", false, err
+		}
+		c.add(pos, key, "field %q must be a string, got %s", key, kindName(k))
+		return "", false, nil
+	}
+	s, err = l.str()
+	return s, err == nil, err
+}
+
+// beirRequired records a problem for each of "_id" and "text" that a BEIR
+// line lacks (shape describes such lines) and reports whether it has both.
+func beirRequired(pos lasagna.Pos, hasID, hasText bool, shape string, c *collector) bool {
+	if !hasID {
+		c.add(pos, "_id", "missing field \"_id\" (%s)", shape)
+	}
+	if !hasText {
+		c.add(pos, "text", "missing field \"text\" (%s)", shape)
+	}
+	return hasID && hasText
 }
 
 // rawValue decodes any JSON value as encoding/json would into an any.
@@ -260,48 +269,27 @@ func rawValue(l *jlex) (any, error) {
 }
 
 func parseBEIRQueries(r interface{ Read([]byte) (int, error) }, file string, c *collector) []lasagna.Query {
-	lr := newLineReader(r)
 	l := &jlex{}
 	var qs []lasagna.Query
 	seen := make(map[string]int)
-	for {
-		line, ok := lr.Next()
-		if !ok {
-			break
-		}
-		if blank(line) {
-			continue
-		}
-		pos := lasagna.Pos{File: file, Line: lr.line}
+	for pos, line := range nonBlankLines(r, file, c) {
 		q := lasagna.Query{Pos: pos}
 		var hasID, hasText bool
 		var extra map[string]any
-		l.reset(line)
 		lineOK := true
-		err := l.object(func(key string) error {
+		err := l.objectLine(line, func(key string) error {
 			switch key {
 			case "_id":
-				text, k, err := l.scalarText()
+				id, ok, err := beirID(l, pos, c)
 				if err != nil {
 					return err
 				}
-				if text == "" {
-					lineOK = false
-					c.add(pos, key, "field \"_id\" must be a non-empty string, got %s", kindName(k))
-				}
-				q.ID, hasID = text, true
+				lineOK = lineOK && ok
+				q.ID, hasID = id, true
 			case "text":
-				k := l.kind()
-				if k != '"' {
-					if _, err := l.raw(); err != nil {
-						return err
-					}
+				s, ok, err := beirString(l, key, pos, c)
+				if !ok {
 					lineOK = false
-					c.add(pos, key, "field \"text\" must be a string, got %s", kindName(k))
-					return nil
-				}
-				s, err := l.str()
-				if err != nil {
 					return err
 				}
 				q.Text, hasText = s, true
@@ -330,9 +318,6 @@ func parseBEIRQueries(r interface{ Read([]byte) (int, error) }, file string, c *
 			}
 			return nil
 		})
-		if err == nil {
-			err = l.end()
-		}
 		if err != nil {
 			if !c.add(pos, "", "%v", err) {
 				return nil
@@ -347,13 +332,8 @@ func parseBEIRQueries(r interface{ Read([]byte) (int, error) }, file string, c *
 				q.Metadata[k] = v
 			}
 		}
-		if !hasID {
+		if !beirRequired(pos, hasID, hasText, "BEIR query lines are {\"_id\", \"text\"}", c) {
 			lineOK = false
-			c.add(pos, "_id", "missing field \"_id\" (BEIR query lines are {\"_id\", \"text\"})")
-		}
-		if !hasText {
-			lineOK = false
-			c.add(pos, "text", "missing field \"text\" (BEIR query lines are {\"_id\", \"text\"})")
 		}
 		if lineOK {
 			if first, dup := seen[q.ID]; dup {
@@ -368,9 +348,6 @@ func parseBEIRQueries(r interface{ Read([]byte) (int, error) }, file string, c *
 			seen[q.ID] = pos.Line
 			qs = append(qs, q)
 		}
-	}
-	if err := lr.Err(); err != nil {
-		c.add(lasagna.Pos{File: file, Line: lr.line + 1}, "", "read error: %v", err)
 	}
 	return qs
 }
@@ -416,19 +393,10 @@ func ParseBEIRQrels(fsys fs.FS, file string) (lasagna.Qrels, error) {
 // parseBEIRQrels reads a qrels file; docs and queries (when non-nil) are the
 // ids that judgements must name.
 func parseBEIRQrels(r interface{ Read([]byte) (int, error) }, file string, docs map[string]int, queries map[string]int, c *collector) lasagna.Qrels {
-	lr := newLineReader(r)
 	qrels := lasagna.Qrels{}
 	var missDocs, missQueries missingRef
 	n := 0
-	for {
-		line, ok := lr.Next()
-		if !ok {
-			break
-		}
-		if blank(line) {
-			continue
-		}
-		pos := lasagna.Pos{File: file, Line: lr.line}
+	for pos, line := range nonBlankLines(r, file, c) {
 		s := string(line)
 		cols := strings.Split(s, "\t")
 		if len(cols) != 3 {
@@ -448,7 +416,7 @@ func parseBEIRQrels(r interface{ Read([]byte) (int, error) }, file string, docs 
 			}
 		}
 		if err != nil {
-			if lr.line == 1 && isHeaderWord(score) {
+			if pos.Line == 1 && isHeaderWord(score) {
 				continue // a header row, such as "query-id corpus-id score"
 			}
 			if !c.add(pos, "score", "score %q is not an integer (want query-id, corpus-id, integer score)", truncate(score, 20)) {
@@ -486,9 +454,6 @@ func parseBEIRQrels(r interface{ Read([]byte) (int, error) }, file string, docs 
 			continue
 		}
 		qrels.Add(qid, did, grade)
-	}
-	if err := lr.Err(); err != nil {
-		c.add(lasagna.Pos{File: file, Line: lr.line + 1}, "", "read error: %v", err)
 	}
 	if missDocs.count > 0 {
 		c.add(lasagna.Pos{File: file, Line: missDocs.firstLine}, "corpus-id", "%d judgement(s) name documents missing from corpus.jsonl (first: %s); fix the ids or add the documents", missDocs.count, describeIDs(missDocs.ids, 5))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"iter"
 	"strconv"
 	"strings"
 
@@ -29,20 +30,7 @@ func ReadCSV(fsys fs.FS, path string) ([]Row, error) {
 }
 
 func readCSV(fsys fs.FS, path string) ([]Row, string, error) {
-	hf, err := openHashed(fsys, path)
-	if err != nil {
-		return nil, "", err
-	}
-	var c collector
-	rows := parseCSVRows(hf.r, path, &c)
-	digest, ferr := hf.finish()
-	if err := c.err(); err != nil {
-		return nil, "", err
-	}
-	if ferr != nil {
-		return nil, "", fmt.Errorf("read %s: %w", path, ferr)
-	}
-	return rows, digest, nil
+	return readHashed(fsys, path, parseCSVRows)
 }
 
 // csvReader returns an encoding/csv reader that strips a UTF-8 byte order
@@ -145,50 +133,76 @@ func hasCol(cols map[string]int, name string) bool {
 	return ok
 }
 
-func parseCSVRows(r io.Reader, path string, c *collector) []Row {
-	cr := csvReader(r)
-	cols := csvHeader(cr, path, csvColumns, []string{"question"}, true, c)
-	if cols == nil {
-		return nil
+// csvRecord is one record of a CSV file whose header has been read.
+type csvRecord struct {
+	pos  lasagna.Pos
+	rec  []string
+	cols map[string]int
+}
+
+// cell returns the record's cell in the named column, or "" when the header
+// has no such column or the record is short.
+func (r csvRecord) cell(name string) string {
+	if i, ok := r.cols[name]; ok && i < len(r.rec) {
+		return r.rec[i]
 	}
-	cell := func(rec []string, name string) string {
-		if i, ok := cols[name]; ok && i < len(rec) {
-			return rec[i]
+	return ""
+}
+
+// csvRecords reads the header of a CSV file (see csvHeader) and yields its
+// records, skipping blank lines. A malformed record is a problem in c: one
+// with the wrong number of fields is skipped, and a quoting error ends the
+// records (the reader is then at an unknown place). When the header is bad,
+// nothing is yielded; the records also end when c fills up, so callers check
+// c.full after the loop.
+func csvRecords(r io.Reader, path string, known, required []string, vectaHint bool, c *collector) iter.Seq[csvRecord] {
+	return func(yield func(csvRecord) bool) {
+		cr := csvReader(r)
+		cols := csvHeader(cr, path, known, required, vectaHint, c)
+		if cols == nil {
+			return
 		}
-		return ""
+		for {
+			rec, err := cr.Read()
+			if err == io.EOF {
+				return
+			}
+			if err != nil {
+				if !c.addProblem(csvError(path, err)) {
+					return
+				}
+				var pe *csv.ParseError
+				if errors.As(err, &pe) && errors.Is(pe.Err, csv.ErrFieldCount) {
+					continue
+				}
+				return
+			}
+			line, _ := cr.FieldPos(0)
+			if len(rec) == 1 && rec[0] == "" {
+				continue // a blank line
+			}
+			if !yield(csvRecord{pos: lasagna.Pos{File: path, Line: line}, rec: rec, cols: cols}) {
+				return
+			}
+		}
 	}
+}
+
+func parseCSVRows(r io.Reader, path string, c *collector) []Row {
 	var rows []Row
 	seen := make(map[string]int)
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			if !c.addProblem(csvError(path, err)) {
-				return nil
-			}
-			var pe *csv.ParseError
-			if errors.As(err, &pe) && errors.Is(pe.Err, csv.ErrFieldCount) {
-				continue
-			}
-			break // a quoting error leaves the reader at an unknown place
-		}
-		line, _ := cr.FieldPos(0)
-		pos := lasagna.Pos{File: path, Line: line}
-		if len(rec) == 1 && rec[0] == "" {
-			continue // a blank line
-		}
-		row := Row{Pos: pos, ID: strings.TrimSpace(cell(rec, "id")), Question: cell(rec, "question")}
+	for rec := range csvRecords(r, path, csvColumns, []string{"question"}, true, c) {
+		pos := rec.pos
+		row := Row{Pos: pos, ID: strings.TrimSpace(rec.cell("id")), Question: rec.cell("question")}
 		ok := true
 		if blankString(row.Question) {
 			c.add(pos, "question", "the question cell is empty")
 			ok = false
 		}
-		if a := cell(rec, "answer"); a != "" {
+		if a := rec.cell("answer"); a != "" {
 			row.Answers = []string{a}
 		}
-		if cx := cell(rec, "contexts"); cx != "" {
+		if cx := rec.cell("contexts"); cx != "" {
 			row.Contexts = strings.Split(cx, ContextSeparator)
 			for i, p := range row.Contexts {
 				if blankString(p) {
@@ -198,7 +212,7 @@ func parseCSVRows(r io.Reader, path string, c *collector) []Row {
 			}
 		}
 		if row.ID == "" {
-			row.ID = "row" + strconv.Itoa(line)
+			row.ID = "row" + strconv.Itoa(pos.Line)
 		}
 		if first, dup := seen[row.ID]; dup {
 			c.add(pos, "id", "duplicate id %q (first used at line %d); ids must be unique", row.ID, first)
@@ -210,10 +224,11 @@ func parseCSVRows(r io.Reader, path string, c *collector) []Row {
 		if !ok {
 			continue
 		}
-		seen[row.ID] = line
+		seen[row.ID] = pos.Line
 		rows = append(rows, row)
+	}
+	if c.full {
+		return nil
 	}
 	return rows
 }
-
-func asParseError(err error, target **csv.ParseError) bool { return errors.As(err, target) }

@@ -48,56 +48,12 @@ func ReadJSONL(fsys fs.FS, path string) ([]Row, error) {
 }
 
 func readJSONL(fsys fs.FS, path string) ([]Row, string, error) {
-	hf, err := openHashed(fsys, path)
-	if err != nil {
-		return nil, "", err
-	}
-	var c collector
-	rows := parseJSONLRows(hf.r, path, &c)
-	digest, ferr := hf.finish()
-	if err := c.err(); err != nil {
-		return nil, "", err
-	}
-	if ferr != nil {
-		return nil, "", fmt.Errorf("read %s: %w", path, ferr)
-	}
-	return rows, digest, nil
+	return readHashed(fsys, path, parseJSONLRows)
 }
 
 func parseJSONLRows(r io.Reader, path string, c *collector) []Row {
-	lr := newLineReader(r)
-	l := &jlex{}
-	var rows []Row
-	seen := make(map[string]int) // id → line
-	for {
-		line, ok := lr.Next()
-		if !ok {
-			break
-		}
-		if blank(line) {
-			continue
-		}
-		pos := lasagna.Pos{File: path, Line: lr.line}
-		row, ok := parseRow(l, line, pos, c)
-		if !ok {
-			if c.full {
-				return nil
-			}
-			continue
-		}
-		if first, dup := seen[row.ID]; dup {
-			if !c.add(pos, "id", "duplicate id %q (first used at line %d); ids must be unique", row.ID, first) {
-				return nil
-			}
-			continue
-		}
-		seen[row.ID] = pos.Line
-		rows = append(rows, row)
-	}
-	if err := lr.Err(); err != nil {
-		c.add(lasagna.Pos{File: path, Line: lr.line + 1}, "", "read error: %v", err)
-	}
-	return rows
+	return uniqueLines(r, path, c, parseRow, func(row Row) string { return row.ID },
+		"duplicate id %q (first used at line %d); ids must be unique")
 }
 
 // parseRow parses one JSONL line; problems go to c and ok is false.
@@ -108,11 +64,10 @@ func parseRow(l *jlex, line []byte, pos lasagna.Pos, c *collector) (Row, bool) {
 		ok = false
 		c.add(pos, field, format, args...)
 	}
-	l.reset(line)
 	seen := 0 // bit set of seen fields
 	var questionIsString bool
 	var answerGiven, answersGiven, contextGiven, contextsGiven, unanswerable bool
-	err := l.object(func(key string) error {
+	err := l.objectLine(line, func(key string) error {
 		idx := -1
 		for i, f := range jsonlFields {
 			if f == key {
@@ -227,9 +182,6 @@ func parseRow(l *jlex, line []byte, pos lasagna.Pos, c *collector) (Row, bool) {
 		}
 		return nil
 	})
-	if err == nil {
-		err = l.end()
-	}
 	if err != nil {
 		c.add(pos, "", "%v", err)
 		return row, false

@@ -123,6 +123,16 @@ func (l *jlex) object(member func(key string) error) error {
 	}
 }
 
+// objectLine reads line as one object (see object) followed only by white
+// space.
+func (l *jlex) objectLine(line []byte, member func(key string) error) error {
+	l.reset(line)
+	if err := l.object(member); err != nil {
+		return err
+	}
+	return l.end()
+}
+
 // end checks that only white space follows.
 func (l *jlex) end() error {
 	if l.ws(); l.i < len(l.b) {

@@ -6,9 +6,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"hash"
 	"io"
 	"io/fs"
+	"iter"
+
+	"github.com/lasagna-go/lasagna"
 )
 
 // hashedFile is an open dataset file whose bytes are hashed as they are read.
@@ -39,6 +43,81 @@ func (hf *hashedFile) finish() (string, error) {
 		err = cerr
 	}
 	return hex.EncodeToString(hf.h.Sum(nil)), err
+}
+
+// readHashed opens path in fsys, parses it with parse (problems go to a
+// collector) and returns the result with the hex sha256 of the whole file.
+// Problems come back as Problems, before any read error from finishing the
+// file.
+func readHashed[T any](fsys fs.FS, path string, parse func(r io.Reader, path string, c *collector) T) (T, string, error) {
+	var zero T
+	hf, err := openHashed(fsys, path)
+	if err != nil {
+		return zero, "", err
+	}
+	var c collector
+	v := parse(hf.r, path, &c)
+	digest, ferr := hf.finish()
+	if err := c.err(); err != nil {
+		return zero, "", err
+	}
+	if ferr != nil {
+		return zero, "", fmt.Errorf("read %s: %w", path, ferr)
+	}
+	return v, digest, nil
+}
+
+// nonBlankLines yields the lines of r that are not blank, with their
+// positions in file. When the loop ends early nothing more is read; when the
+// input ends on a read error, that error is a problem in c.
+func nonBlankLines(r io.Reader, file string, c *collector) iter.Seq2[lasagna.Pos, []byte] {
+	return func(yield func(lasagna.Pos, []byte) bool) {
+		lr := newLineReader(r)
+		for {
+			line, ok := lr.Next()
+			if !ok {
+				break
+			}
+			if blank(line) {
+				continue
+			}
+			if !yield(lasagna.Pos{File: file, Line: lr.line}, line) {
+				return
+			}
+		}
+		if err := lr.Err(); err != nil {
+			c.add(lasagna.Pos{File: file, Line: lr.line + 1}, "", "read error: %v", err)
+		}
+	}
+}
+
+// uniqueLines parses each non-blank line of r with parse, which reports its
+// problems to c and whether the record is good, and keeps the good records
+// whose id (given by id) was not used before. A repeated id is a problem on
+// field "id": dupFormat gets the id and the line that first used it. It
+// returns nil when c fills up.
+func uniqueLines[T any](r io.Reader, path string, c *collector, parse func(l *jlex, line []byte, pos lasagna.Pos, c *collector) (T, bool), id func(T) string, dupFormat string) []T {
+	l := &jlex{}
+	var out []T
+	seen := make(map[string]int) // id → line
+	for pos, line := range nonBlankLines(r, path, c) {
+		v, ok := parse(l, line, pos, c)
+		if c.full {
+			return nil
+		}
+		if !ok {
+			continue
+		}
+		if first, dup := seen[id(v)]; dup {
+			if !c.add(pos, "id", dupFormat, id(v), first) {
+				return nil
+			}
+			continue
+		}
+		seen[id(v)] = pos.Line
+		out = append(out, v)
+	}
+	return out
 }
 
 // lineReader reads lines of any length. The slice Next returns is valid

@@ -59,39 +59,8 @@ func ReadPredictions(fsys fs.FS, path string) ([]Prediction, error) {
 }
 
 func parsePredictions(r io.Reader, path string, c *collector) []Prediction {
-	lr := newLineReader(r)
-	l := &jlex{}
-	var out []Prediction
-	seen := make(map[string]int)
-	for {
-		line, ok := lr.Next()
-		if !ok {
-			break
-		}
-		if blank(line) {
-			continue
-		}
-		pos := lasagna.Pos{File: path, Line: lr.line}
-		p, ok := parsePrediction(l, line, pos, c)
-		if c.full {
-			return nil
-		}
-		if !ok {
-			continue
-		}
-		if first, dup := seen[p.ID]; dup {
-			if !c.add(pos, "id", "duplicate id %q (first at line %d); one line per query", p.ID, first) {
-				return nil
-			}
-			continue
-		}
-		seen[p.ID] = pos.Line
-		out = append(out, p)
-	}
-	if err := lr.Err(); err != nil {
-		c.add(lasagna.Pos{File: path, Line: lr.line + 1}, "", "read error: %v", err)
-	}
-	return out
+	return uniqueLines(r, path, c, parsePrediction, func(p Prediction) string { return p.ID },
+		"duplicate id %q (first at line %d); one line per query")
 }
 
 func parsePrediction(l *jlex, line []byte, pos lasagna.Pos, c *collector) (Prediction, bool) {
@@ -101,9 +70,8 @@ func parsePrediction(l *jlex, line []byte, pos lasagna.Pos, c *collector) (Predi
 		ok = false
 		c.add(pos, field, format, args...)
 	}
-	l.reset(line)
 	seen := map[string]bool{}
-	err := l.object(func(key string) error {
+	err := l.objectLine(line, func(key string) error {
 		known := false
 		for _, f := range predictionFields {
 			known = known || f == key
@@ -171,9 +139,6 @@ func parsePrediction(l *jlex, line []byte, pos lasagna.Pos, c *collector) (Predi
 		}
 		return nil
 	})
-	if err == nil {
-		err = l.end()
-	}
 	if err != nil {
 		c.add(pos, "", "%v", err)
 		return p, false

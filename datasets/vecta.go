@@ -41,57 +41,15 @@ func ReadVectaCSV(fsys fs.FS, path string) ([]VectaEntry, error) {
 }
 
 func readVectaCSV(fsys fs.FS, path string) ([]VectaEntry, string, error) {
-	hf, err := openHashed(fsys, path)
-	if err != nil {
-		return nil, "", err
-	}
-	var c collector
-	es := parseVectaRows(hf.r, path, &c)
-	digest, ferr := hf.finish()
-	if err := c.err(); err != nil {
-		return nil, "", err
-	}
-	if ferr != nil {
-		return nil, "", fmt.Errorf("read %s: %w", path, ferr)
-	}
-	return es, digest, nil
+	return readHashed(fsys, path, parseVectaRows)
 }
 
 func parseVectaRows(r io.Reader, path string, c *collector) []VectaEntry {
-	cr := csvReader(r)
-	cols := csvHeader(cr, path, vectaColumns, []string{"question", "answer"}, false, c)
-	if cols == nil {
-		return nil
-	}
-	cell := func(rec []string, name string) string {
-		if i, ok := cols[name]; ok && i < len(rec) {
-			return rec[i]
-		}
-		return ""
-	}
 	var out []VectaEntry
 	seen := make(map[string]int)
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			if !c.addProblem(csvError(path, err)) {
-				return nil
-			}
-			var pe *csv.ParseError
-			if ok := asParseError(err, &pe); ok && pe.Err == csv.ErrFieldCount {
-				continue
-			}
-			break
-		}
-		line, _ := cr.FieldPos(0)
-		pos := lasagna.Pos{File: path, Line: line}
-		if len(rec) == 1 && rec[0] == "" {
-			continue
-		}
-		e := VectaEntry{Pos: pos, ID: strings.TrimSpace(cell(rec, "id")), Question: cell(rec, "question"), Answer: cell(rec, "answer")}
+	for rec := range csvRecords(r, path, vectaColumns, []string{"question", "answer"}, false, c) {
+		pos := rec.pos
+		e := VectaEntry{Pos: pos, ID: strings.TrimSpace(rec.cell("id")), Question: rec.cell("question"), Answer: rec.cell("answer")}
 		ok := true
 		fail := func(field, format string, args ...any) {
 			ok = false
@@ -104,15 +62,15 @@ func parseVectaRows(r io.Reader, path string, c *collector) []VectaEntry {
 			fail("answer", "the answer cell is empty (a Vecta benchmark needs an answer on every entry)")
 		}
 		var bad string
-		e.ChunkIDs, bad = splitList(cell(rec, "chunk_ids"))
+		e.ChunkIDs, bad = splitList(rec.cell("chunk_ids"))
 		if bad != "" {
 			fail("chunk_ids", "chunk_ids: %s", bad)
 		}
-		e.SourcePaths, bad = splitList(cell(rec, "source_paths"))
+		e.SourcePaths, bad = splitList(rec.cell("source_paths"))
 		if bad != "" {
 			fail("source_paths", "source_paths: %s", bad)
 		}
-		pages, bad := splitList(cell(rec, "page_nums"))
+		pages, bad := splitList(rec.cell("page_nums"))
 		if bad != "" {
 			fail("page_nums", "page_nums: %s", bad)
 		}
@@ -125,7 +83,7 @@ func parseVectaRows(r io.Reader, path string, c *collector) []VectaEntry {
 			e.PageNums = append(e.PageNums, n)
 		}
 		if e.ID == "" {
-			e.ID = "row" + strconv.Itoa(line)
+			e.ID = "row" + strconv.Itoa(pos.Line)
 		}
 		if first, dup := seen[e.ID]; dup {
 			fail("id", "duplicate id %q (first used at line %d); ids must be unique", e.ID, first)
@@ -134,9 +92,12 @@ func parseVectaRows(r io.Reader, path string, c *collector) []VectaEntry {
 			return nil
 		}
 		if ok {
-			seen[e.ID] = line
+			seen[e.ID] = pos.Line
 			out = append(out, e)
 		}
+	}
+	if c.full {
+		return nil
 	}
 	return out
 }
