@@ -1,11 +1,8 @@
 package bench
 
 import (
-	"fmt"
-	"math/rand/v2"
-	"strings"
-
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/corpusgen"
 )
 
 // Generate makes a deterministic corpus of n passages of 40–119 words drawn
@@ -14,41 +11,5 @@ import (
 // each taken from a random passage, as a question about it would be. The
 // same arguments give the same corpus and queries on any machine.
 func Generate(n, nq int) ([]lasagna.Document, []string) {
-	r := rand.New(rand.NewPCG(2026, 5))
-	vocab := strings.Fields("the of and to a in is that for it as was with be by on not he this are or his from at which but have an they you were her she there been one all we their has would when if so no will can more other into")
-	syll := strings.Fields("ka ri to me sa lo vi nu pe da ron tel mis gar en ing ed er tion al ly ous con pre")
-	seen := map[string]bool{}
-	for _, w := range vocab {
-		seen[w] = true
-	}
-	for len(vocab) < 100_000 {
-		var b strings.Builder
-		for range 2 + r.IntN(3) {
-			b.WriteString(syll[r.IntN(len(syll))])
-		}
-		if w := b.String(); !seen[w] {
-			seen[w] = true
-			vocab = append(vocab, w)
-		}
-	}
-	z := rand.NewZipf(r, 1.1, 2, uint64(len(vocab)-1))
-	docs := make([]lasagna.Document, n)
-	words := make([]string, 0, 120)
-	for i := range docs {
-		words = words[:0]
-		for range 40 + r.IntN(80) {
-			words = append(words, vocab[z.Uint64()])
-		}
-		docs[i] = lasagna.Document{ID: fmt.Sprintf("p%06d", i), Text: strings.Join(words, " ")}
-	}
-	queries := make([]string, nq)
-	for i := range queries {
-		ws := strings.Fields(docs[r.IntN(n)].Text)
-		q := make([]string, 2+r.IntN(5))
-		for j := range q {
-			q[j] = ws[r.IntN(len(ws))]
-		}
-		queries[i] = strings.Join(q, " ")
-	}
-	return docs, queries
+	return corpusgen.Zipf(n, nq)
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/topk"
 )
 
 // The default BM25 parameters (Anserini's; see the package documentation).
@@ -83,10 +84,9 @@ type scratch struct {
 	buf     []byte
 }
 
-type item struct {
-	score float32
-	doc   uint32
-}
+// item is a scored document in the top-k heap: tie key the rank of its id,
+// value its number.
+type item = topk.Entry[float32, uint32, uint32]
 
 type qterm struct {
 	term string
@@ -388,65 +388,21 @@ func (ix *Index) Search(query string, k int) []lasagna.Hit {
 		}
 	}
 
-	// Bounded min-heap of the k best; h[0] is the worst kept.
+	// Bounded min-heap of the k best, ties broken by the rank of the id.
 	rank := ix.idRank
-	better := func(a, b item) bool {
-		return a.score > b.score || (a.score == b.score && rank[a.doc] > rank[b.doc])
-	}
-	h := s.heap[:0]
-	offer := func(it item) {
-		if len(h) < k {
-			h = append(h, it)
-			for j := len(h) - 1; j > 0; { // sift up
-				p := (j - 1) / 2
-				if !better(h[p], h[j]) {
-					break
-				}
-				h[p], h[j] = h[j], h[p]
-				j = p
-			}
-			return
-		}
-		if !better(it, h[0]) {
-			return
-		}
-		h[0] = it
-		for j := 0; ; { // sift down
-			l := 2*j + 1
-			if l >= len(h) {
-				break
-			}
-			m := l
-			if r := l + 1; r < len(h) && better(h[l], h[r]) {
-				m = r
-			}
-			if !better(h[j], h[m]) {
-				break
-			}
-			h[j], h[m] = h[m], h[j]
-			j = m
-		}
-	}
+	h := topk.New(k, s.heap)
 	for _, d := range touched {
 		sc := acc[d]
 		acc[d] = 0
-		if len(h) < k || sc >= h[0].score {
-			offer(item{sc, d})
+		if !h.Full() || sc >= h.Worst().Score {
+			h.Offer(sc, rank[d], d)
 		}
 	}
-	slices.SortFunc(h, func(a, b item) int {
-		if better(a, b) {
-			return -1
-		}
-		if better(b, a) {
-			return 1
-		}
-		return 0
-	})
-	hits := make([]lasagna.Hit, len(h))
-	for i, it := range h {
-		hits[i] = lasagna.Hit{ID: ix.ids[it.doc], Score: float64(it.score)}
+	best := h.Sorted()
+	hits := make([]lasagna.Hit, len(best))
+	for i, it := range best {
+		hits[i] = lasagna.Hit{ID: ix.ids[it.Value], Score: float64(it.Score)}
 	}
-	s.touched, s.heap = touched, h
+	s.touched, s.heap = touched, best
 	return hits
 }

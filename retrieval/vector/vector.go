@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/topk"
 )
 
 // Metric is how a query vector is compared with the stored vectors.
@@ -174,11 +175,6 @@ func dot(a, b []float32) float32 {
 	return (s0 + s1) + (s2 + s3)
 }
 
-type item struct {
-	score float32
-	i     int
-}
-
 // Search returns the k stored ids most similar to vector, best first, ties
 // by descending id (trec_eval's order); all of them when k exceeds Len, none when k ≤ 0 or the
 // index is empty. It fails when vector does not fit the index (its dimension,
@@ -201,57 +197,16 @@ func (ix *Index) Search(ctx context.Context, vector []float32, k int) ([]lasagna
 		q = slices.Clone(vector)
 		normalize(q)
 	}
-	better := func(a, b item) bool {
-		return a.score > b.score || (a.score == b.score && ix.ids[a.i] > ix.ids[b.i])
-	}
+	// Bounded min-heap of the k best, ties broken by id.
 	k = min(k, len(ix.ids))
-	h := make([]item, 0, k) // min-heap: h[0] is the worst kept
-	for i := range ix.ids {
-		it := item{dot(q, ix.data[i*ix.dim:(i+1)*ix.dim]), i}
-		if len(h) < k {
-			h = append(h, it)
-			for j := len(h) - 1; j > 0; {
-				p := (j - 1) / 2
-				if !better(h[p], h[j]) {
-					break
-				}
-				h[p], h[j] = h[j], h[p]
-				j = p
-			}
-			continue
-		}
-		if !better(it, h[0]) {
-			continue
-		}
-		h[0] = it
-		for j := 0; ; {
-			l := 2*j + 1
-			if l >= len(h) {
-				break
-			}
-			m := l
-			if r := l + 1; r < len(h) && better(h[l], h[r]) {
-				m = r
-			}
-			if !better(h[j], h[m]) {
-				break
-			}
-			h[j], h[m] = h[m], h[j]
-			j = m
-		}
+	h := topk.New(k, make([]topk.Entry[float32, string, struct{}], 0, k))
+	for i, id := range ix.ids {
+		h.Offer(dot(q, ix.data[i*ix.dim:(i+1)*ix.dim]), id, struct{}{})
 	}
-	slices.SortFunc(h, func(a, b item) int {
-		if better(a, b) {
-			return -1
-		}
-		if better(b, a) {
-			return 1
-		}
-		return 0
-	})
-	hits := make([]lasagna.Hit, len(h))
-	for r, it := range h {
-		hits[r] = lasagna.Hit{ID: ix.ids[it.i], Score: float64(it.score)}
+	best := h.Sorted()
+	hits := make([]lasagna.Hit, len(best))
+	for r, e := range best {
+		hits[r] = lasagna.Hit{ID: e.Tie, Score: float64(e.Score)}
 	}
 	return hits, nil
 }
