@@ -150,3 +150,29 @@ arms:
 		}
 	}
 }
+
+// TestBenchmarkRunShippedBEIRExample runs the shipped BEIR-layout example:
+// a real corpus (gold passages and hard negatives), so no pooled-corpus
+// warning and a clean validation.
+func TestBenchmarkRunShippedBEIRExample(t *testing.T) {
+	t.Setenv("LASAGNA_CACHE_DIR", t.TempDir())
+	bundle := filepath.Join(t.TempDir(), "b.json")
+	out, errOut, code := runCLI(t, "benchmark", "run", "../../examples/data/glasscoins", "-o", bundle)
+	if code != 0 || strings.Contains(out, "POOLED_GOLD_CORPUS") || !strings.Contains(out, "local/glasscoins@") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	raw, err := os.ReadFile(bundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := results.Validate(raw); !r.OK(true) {
+		t.Errorf("the bundle does not validate strictly: %v", r.Problems)
+	}
+	b, _ := results.Unmarshal(raw)
+	if hf := b.Configs[0].HeldFixed; hf.CorpusProvenance != "native" || hf.Split != "test" {
+		t.Errorf("held_fixed provenance %q split %q", hf.CorpusProvenance, hf.Split)
+	}
+	if got := b.Results[0].MetricStats["ndcg@10"].N; got != 44 {
+		t.Errorf("ndcg@10 over %d queries, want 44", got)
+	}
+}
