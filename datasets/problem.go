@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/suggest"
 )
 
 // MaxProblems is how many problems a loader collects before it stops reading.
@@ -77,57 +78,13 @@ func (c *collector) err() error {
 	return c.list
 }
 
-// suggest returns the known name nearest to name (edit distance at most 2,
-// or a case-insensitive match), or "".
-func suggest(name string, known []string) string {
-	best, bestD := "", 3
-	for _, k := range known {
-		if strings.EqualFold(k, name) {
-			return k
-		}
-		if d := editDistance(strings.ToLower(name), k); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
-
 // unknownMsg formats the message for an unknown field or column.
 func unknownMsg(what, name string, known []string, tail string) string {
 	msg := fmt.Sprintf("unknown %s %q", what, name)
-	if s := suggest(name, known); s != "" {
-		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	if h := suggest.Hint(name, known); h != "" {
+		msg += h
 	} else {
 		msg += fmt.Sprintf(" (known %ss: %s)", what, strings.Join(known, ", "))
 	}
 	return msg + tail
-}
-
-// editDistance is the Damerau-Levenshtein (optimal string alignment)
-// distance between a and b, over bytes.
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 1 << 30
-	}
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(b)]
 }

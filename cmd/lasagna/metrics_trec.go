@@ -16,6 +16,7 @@ import (
 
 	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/datasets"
+	"github.com/lasagna-go/lasagna/internal/suggest"
 	"github.com/lasagna-go/lasagna/metrics"
 )
 
@@ -232,39 +233,11 @@ func parseFloatCutoffs(name, params string) ([]float64, error) {
 }
 
 func didYouMean(name string) string {
-	best, bestD := "", 3
-	for _, m := range trecMeasures {
-		if strings.EqualFold(m.name, name) {
-			return fmt.Sprintf(" (did you mean %q?)", m.name)
-		}
-		if d := levenshtein(strings.ToLower(name), strings.ToLower(m.name)); d < bestD {
-			best, bestD = m.name, d
-		}
+	names := make([]string, len(trecMeasures))
+	for i, m := range trecMeasures {
+		names[i] = m.name
 	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return suggest.Hint(name, names)
 }
 
 // options turns the selection into metrics options: selected cutoff

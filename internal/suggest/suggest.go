@@ -2,15 +2,21 @@
 // "did you mean" hints in error messages.
 package suggest
 
-// Nearest returns the candidate closest to name by edit distance
-// (Levenshtein with adjacent transpositions counted as one
-// edit, case-sensitive), and false when none is close enough to be
-// a plausible typo: at most 2 edits, and fewer edits than half the length
-// of the longer word.
+import "strings"
+
+// Nearest returns the candidate closest to name: one equal to it but for
+// case, else the one at the smallest edit distance (Levenshtein with
+// adjacent transpositions counted as one edit, compared in lower case), and
+// false when none is close enough to be a plausible typo: at most 2 edits,
+// and fewer edits than the longer word has letters.
 func Nearest(name string, candidates []string) (string, bool) {
+	lower := strings.ToLower(name)
 	best, bestD := "", -1
 	for _, c := range candidates {
-		d := distance(name, c)
+		if strings.EqualFold(c, name) {
+			return c, true
+		}
+		d := distance(lower, strings.ToLower(c))
 		if bestD < 0 || d < bestD {
 			best, bestD = c, d
 		}
@@ -19,7 +25,7 @@ func Nearest(name string, candidates []string) (string, bool) {
 		return "", false
 	}
 	longest := max(len([]rune(name)), len([]rune(best)))
-	if bestD > 2 || 2*bestD >= longest {
+	if bestD > 2 || bestD >= longest {
 		return "", false
 	}
 	return best, true

@@ -13,7 +13,9 @@ func TestNearest(t *testing.T) {
 		{"questoin", "question", true},
 		{"contxts", "contexts", true},
 		{"expected_doc", "expected_docs", true},
-		{"ix", "", false}, // one edit in two letters is no evidence of a typo
+		{"ix", "id", true},
+		{"Answer", "answer", true},
+		{"xy", "", false}, // two edits in two letters is no evidence of a typo
 		{"zzzzzz", "", false},
 		{"title", "", false},
 		{"", "", false},
