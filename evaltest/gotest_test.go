@@ -1,56 +1,25 @@
 package evaltest
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
-	"errors"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lasagna-go/lasagna/internal/gotestjson"
 
 	"github.com/lasagna-go/lasagna/results"
 )
 
 // event is one line of go test -json output.
-type event struct {
-	Action, Test, Output, Key, Value, Path string
-}
+type event = gotestjson.Event
 
 // goTest runs go test -json on the package in testdata/gotest with extra
 // environment variables and returns its events and exit code.
 func goTest(t *testing.T, vars []string, args ...string) ([]event, int) {
 	t.Helper()
-	cmd := exec.Command("go", append([]string{"test", "-json", "-count=1"}, append(args, "./testdata/gotest")...)...)
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "LASAGNA_") && !strings.HasPrefix(kv, "GITHUB_STEP_SUMMARY=") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env, "GOPROXY=off", "GOFLAGS=")
-	cmd.Env = append(cmd.Env, vars...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	code := 0
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("go test: %v\n%s", err, stderr.String())
-	}
-	var evs []event
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var e event
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatalf("go test printed a non-JSON line %q (stderr: %s)", sc.Text(), stderr.String())
-		}
-		evs = append(evs, e)
+	evs, code, err := gotestjson.Run("", append(args, "./testdata/gotest"), append([]string{"GOFLAGS="}, vars...))
+	if err != nil {
+		t.Fatal(err)
 	}
 	return evs, code
 }

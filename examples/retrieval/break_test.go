@@ -1,16 +1,13 @@
 package retrieval
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/lasagna-go/lasagna/internal/gotestjson"
 )
 
 // TestBrokenPipeline copies this example into a temporary module, breaks
@@ -157,44 +154,16 @@ func copyExample(t *testing.T) string {
 }
 
 // event is one line of go test -json output.
-type event struct{ Action, Test, Output string }
+type event = gotestjson.Event
 
 // goTestJSON runs go test -json -count=1 in dir offline with the extra
 // environment variables and returns its events and exit code.
 func goTestJSON(t *testing.T, dir string, vars ...string) ([]event, int) {
 	t.Helper()
-	cmd := exec.Command("go", "test", "-json", "-count=1", ".")
-	cmd.Dir = dir
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "LASAGNA_") && !strings.HasPrefix(kv, "GITHUB_STEP_SUMMARY=") && !strings.HasPrefix(kv, "GOFLAGS=") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env, "GOFLAGS=-mod=mod", "GOPROXY=off", "GOSUMDB=off", "GOWORK=off", "LASAGNA_OUT="+t.TempDir())
-	cmd.Env = append(cmd.Env, vars...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	code := 0
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("go test: %v\n%s", err, stderr.String())
-	}
-	var evs []event
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var e event
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatalf("go test printed a non-JSON line %q (stderr: %s)", sc.Text(), stderr.String())
-		}
-		evs = append(evs, e)
-	}
-	if len(evs) == 0 {
-		t.Fatalf("go test printed no events (exit code %d); stderr:\n%s", code, stderr.String())
+	env := append([]string{"GOFLAGS=-mod=mod", "GOSUMDB=off", "GOWORK=off", "LASAGNA_OUT=" + t.TempDir()}, vars...)
+	evs, code, err := gotestjson.Run(dir, []string{"."}, env)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return evs, code
 }
