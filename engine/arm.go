@@ -5,28 +5,57 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 
 	"github.com/lasagna-go/lasagna"
-	"github.com/lasagna-go/lasagna/llm"
 	"github.com/lasagna-go/lasagna/retrieval/bm25"
 	"github.com/lasagna-go/lasagna/retrieval/dense"
 	"github.com/lasagna-go/lasagna/retrieval/fusion"
 	"github.com/lasagna-go/lasagna/retrieval/vector"
 )
 
-// Arm is one arm of a run: a name, a way to build its pipeline for a
-// benchmark, and the description of its components that feeds held_fixed,
-// stage isolation and the resume journal.
+// Arm is one arm of a run: its components, and the description of them
+// that feeds held_fixed, stage isolation and the resume journal. The engine
+// assembles the arm's pipeline from its components (see Arm.Build); this is
+// the one place where a retriever, a generator and a judge are put
+// together, for evaltest arms, CLI profiles and sweep arms alike.
+//
+// Set exactly one way of running the arm:
+//
+//   - Retriever: a retrieval arm; with Generator also set, a RAG arm whose
+//     generator sees the documents of the first Passages hits.
+//   - Generator alone: answers from each row's gold contexts (mode
+//     generation), or from the question alone when Mode is
+//     lasagna.ModeClosedBook.
+//   - Pipeline: a whole system as one function from a query to an Output;
+//     Mode says what it returns (retrieval, generation or rag; "" is rag;
+//     closed_book for answers given without any passage).
 type Arm struct {
 	// Name is unique within a run.
 	Name string
-	// Build returns the arm's pipeline for benchmark b (indexing b's corpus
-	// when the arm retrieves). It is called once per benchmark, before any
-	// of its queries runs; an error fails the whole cell (MISSING_RESULTS).
-	Build func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Pipeline, error)
+
+	// Retriever returns the arm's retriever for benchmark b (indexing b's
+	// corpus when it needs to). It is called once per benchmark, before
+	// any of its queries runs; an error fails the whole cell
+	// (MISSING_RESULTS). A retriever that implements FactReporter states
+	// held_fixed facts it learned while building.
+	Retriever func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Retriever, error)
+	// Generator answers questions; see the kinds of arms above.
+	Generator lasagna.Generator
+	// Passages is how many retrieved documents a RAG arm's Generator sees;
+	// 0 means DefaultPassages.
+	Passages int
+	// Pipeline returns the arm's whole pipeline for benchmark b, once per
+	// benchmark, like Retriever.
+	Pipeline func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Pipeline, error)
+	// Mode is what a Pipeline arm returns, or lasagna.ModeClosedBook for a
+	// Generator arm that sees no passages; other arms derive their mode
+	// (see ResolvedMode).
+	Mode lasagna.Mode
+
 	// TopK is the depth of ranked lists; longer lists are cut to TopK
 	// (0 means DefaultTopK).
 	TopK int
@@ -41,15 +70,9 @@ type Arm struct {
 	// Varied names the dimensions the arm varies on purpose (stage names or
 	// held_fixed fields); they are left out of the comparability key.
 	Varied []string
-	// Retrieves is true when the arm returns ranked lists, Answers when it
-	// returns answers.
-	Retrieves, Answers bool
 	// Samples is true when the arm calls a sampling LLM (so one run is not
 	// the whole answer and SINGLE_RUN applies).
 	Samples bool
-	// ClosedBook is true when the arm answers without any passage (mode
-	// closed_book, which needs only reference answers).
-	ClosedBook bool
 	// Judge, when set, scores the arm's answers with an LLM judge
 	// (judge_correctness, groundedness); nil judges nothing. A judged arm
 	// calls an LLM, so it counts as sampling (nothing_samples false,
@@ -58,15 +81,16 @@ type Arm struct {
 }
 
 // Fingerprint returns the sha256 of the arm's canonical configuration (name,
-// depth, stages, settings, varied), which keys the resume journal.
+// mode, depth, stages, settings, varied), which keys the resume journal.
 func (a *Arm) Fingerprint() string {
 	data, _ := json.Marshal(struct {
 		Name     string                   `json:"name"`
+		Mode     lasagna.Mode             `json:"mode"`
 		TopK     int                      `json:"top_k"`
 		Stages   map[lasagna.Stage]string `json:"stages"`
 		Settings map[string]any           `json:"settings"`
 		Varied   []string                 `json:"varied"`
-	}{a.Name, a.topK(), a.Stages, a.Settings, a.Varied})
+	}{a.Name, a.ResolvedMode(), a.topK(), a.Stages, a.Settings, a.Varied})
 	sum := sha256.Sum256(data) // encoding/json sorts map keys: canonical enough for a local key
 	return hex.EncodeToString(sum[:])
 }
@@ -78,64 +102,199 @@ func (a *Arm) topK() int {
 	return DefaultTopK
 }
 
-// Mode returns the mode the arm resolves to.
-func (a *Arm) Mode() lasagna.Mode {
+func (a *Arm) passages() int {
+	if a.Passages > 0 {
+		return a.Passages
+	}
+	return DefaultPassages
+}
+
+// ResolvedMode returns the mode the arm resolves to (resolved_mode in the
+// bundle).
+func (a *Arm) ResolvedMode() lasagna.Mode {
 	switch {
-	case a.ClosedBook:
-		return lasagna.ModeClosedBook
-	case a.Retrieves && a.Answers:
+	case a.Retriever != nil && a.Generator != nil:
 		return lasagna.ModeRAG
-	case a.Answers:
-		return lasagna.ModeGeneration
-	default:
+	case a.Retriever != nil:
 		return lasagna.ModeRetrieval
+	case a.Generator != nil && a.Mode == lasagna.ModeClosedBook:
+		return lasagna.ModeClosedBook
+	case a.Generator != nil:
+		return lasagna.ModeGeneration
+	case a.Mode == "":
+		return lasagna.ModeRAG
+	default:
+		return a.Mode
 	}
 }
+
+// Retrieves reports whether the arm returns ranked lists.
+func (a *Arm) Retrieves() bool {
+	m := a.ResolvedMode()
+	return m == lasagna.ModeRetrieval || m == lasagna.ModeRAG
+}
+
+// Answers reports whether the arm returns answers.
+func (a *Arm) Answers() bool { return a.ResolvedMode() != lasagna.ModeRetrieval }
 
 // Tracks returns the tracks the arm needs from a benchmark.
 func (a *Arm) Tracks() []lasagna.Track {
-	var ts []lasagna.Track
-	if a.ClosedBook {
+	switch a.ResolvedMode() {
+	case lasagna.ModeClosedBook:
 		return []lasagna.Track{lasagna.TrackClosedBook}
+	case lasagna.ModeGeneration:
+		return []lasagna.Track{lasagna.TrackGeneration}
+	default:
+		return []lasagna.Track{lasagna.TrackRetrieval}
 	}
-	if a.Retrieves {
-		ts = append(ts, lasagna.TrackRetrieval)
-	}
-	if a.Answers && !a.Retrieves {
-		ts = append(ts, lasagna.TrackGeneration)
-	}
-	return ts
 }
 
-// RetrieverArm wraps a retriever as a retrieval-only arm.
-func RetrieverArm(name string, topK int, build func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Retriever, error)) Arm {
-	arm := Arm{Name: name, TopK: topK, Retrieves: true}
-	k := arm.topK()
-	arm.Build = func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Pipeline, error) {
-		r, err := build(ctx, b)
-		if err != nil {
-			return nil, err
+// Check reports what is wrong with the arm's definition: a missing name,
+// no way or two ways of running it, a mode that does not fit, a judge on
+// an arm without answers, a negative depth.
+func (a *Arm) Check() error {
+	if a.Name == "" {
+		return errors.New("an arm needs a name")
+	}
+	ways := 0
+	if a.Retriever != nil || (a.Generator != nil && a.Pipeline == nil) {
+		ways++
+	}
+	if a.Pipeline != nil {
+		ways++
+	}
+	if ways != 1 {
+		return fmt.Errorf("arm %s: set exactly one of Retriever (optionally with Generator), Generator or Pipeline", a.Name)
+	}
+	if a.TopK < 0 {
+		return fmt.Errorf("arm %s: TopK is %d; want a positive depth (or 0 for %d)", a.Name, a.TopK, DefaultTopK)
+	}
+	if a.Passages < 0 {
+		return fmt.Errorf("arm %s: Passages is %d; want a positive number (or 0 for %d)", a.Name, a.Passages, DefaultPassages)
+	}
+	switch {
+	case a.Pipeline != nil:
+		switch a.Mode {
+		case "", lasagna.ModeRetrieval, lasagna.ModeGeneration, lasagna.ModeRAG, lasagna.ModeClosedBook:
+		default:
+			return fmt.Errorf("arm %s: Mode %q is not one of retrieval, generation, rag or closed_book", a.Name, a.Mode)
 		}
-		p := lasagna.PipelineFunc(func(ctx context.Context, q lasagna.Query) (lasagna.Output, error) {
+	case a.Retriever != nil:
+		if a.Mode != "" && a.Mode != a.ResolvedMode() {
+			return fmt.Errorf("arm %s: a Retriever arm's mode is %s; leave Mode empty", a.Name, a.ResolvedMode())
+		}
+	default:
+		if a.Mode != "" && a.Mode != lasagna.ModeClosedBook && a.Mode != lasagna.ModeGeneration {
+			return fmt.Errorf("arm %s: a Generator arm's Mode is generation (gold contexts) or closed_book, not %q", a.Name, a.Mode)
+		}
+	}
+	if a.Judge != nil && !a.Answers() {
+		return fmt.Errorf("arm %s: a Judge scores answers, and this arm returns none; give it a Generator (or a Pipeline in generation or rag mode)", a.Name)
+	}
+	return nil
+}
+
+// Build assembles the arm's pipeline for benchmark b from its components.
+// Callers of the engine need not call it (Run and StartCell do); it is
+// exported for tools that drive a pipeline themselves.
+func (a *Arm) Build(ctx context.Context, b *lasagna.Benchmark) (lasagna.Pipeline, error) {
+	if err := a.Check(); err != nil {
+		return nil, err
+	}
+	if a.Pipeline != nil {
+		p, err := a.Pipeline(ctx, b)
+		if err == nil && p == nil {
+			err = errors.New("the arm's Pipeline returned a nil pipeline")
+		}
+		return p, err
+	}
+	gen := a.Generator
+	if a.Retriever == nil {
+		closed := a.ResolvedMode() == lasagna.ModeClosedBook
+		return lasagna.PipelineFunc(func(ctx context.Context, q lasagna.Query) (lasagna.Output, error) {
+			var ps []lasagna.Document
+			if !closed {
+				ps = make([]lasagna.Document, len(q.Contexts))
+				for i, c := range q.Contexts {
+					ps[i] = lasagna.Document{ID: "context-" + strconv.Itoa(i+1), Text: c}
+				}
+			}
+			return answerWith(ctx, gen, q, ps, nil)
+		}), nil
+	}
+	r, err := a.Retriever(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	if r == nil {
+		return nil, errors.New("the arm's Retriever returned a nil retriever")
+	}
+	k := a.topK()
+	var p lasagna.Pipeline
+	if gen == nil {
+		p = lasagna.PipelineFunc(func(ctx context.Context, q lasagna.Query) (lasagna.Output, error) {
 			hits, err := r.Retrieve(ctx, q, k)
 			return lasagna.Output{Hits: hits}, err
 		})
-		if fr, ok := r.(FactReporter); ok {
-			return pipelineFacts{p, fr.Facts()}, nil
+	} else {
+		n := a.passages()
+		docs := make(map[string]*lasagna.Document, len(b.Corpus))
+		for i := range b.Corpus {
+			docs[b.Corpus[i].ID] = &b.Corpus[i]
 		}
-		return p, nil
+		p = lasagna.PipelineFunc(func(ctx context.Context, q lasagna.Query) (lasagna.Output, error) {
+			hits, err := r.Retrieve(ctx, q, k)
+			if err != nil {
+				return lasagna.Output{Hits: hits}, err
+			}
+			var ps []lasagna.Document
+			for _, h := range hits[:min(n, len(hits))] {
+				if d, ok := docs[h.ID]; ok {
+					ps = append(ps, *d)
+				}
+			}
+			return answerWith(ctx, gen, q, ps, hits)
+		})
 	}
-	return arm
+	if fr, ok := r.(FactReporter); ok {
+		return pipelineFacts{p, fr.Facts()}, nil
+	}
+	return p, nil
 }
 
-// Deps are what built-in arms need from outside the process. The zero
-// Deps builds BM25 arms only.
+// answerWith asks gen for an answer to q from ps and returns it as an
+// Output with hits (Passages are the texts gen saw). A generator error is
+// the query's error.
+func answerWith(ctx context.Context, gen lasagna.Generator, q lasagna.Query, ps []lasagna.Document, hits []lasagna.Hit) (lasagna.Output, error) {
+	a, err := gen.Generate(ctx, q, ps)
+	if err != nil {
+		return lasagna.Output{Hits: hits}, err
+	}
+	var texts []string
+	if len(ps) > 0 {
+		texts = make([]string, len(ps))
+		for i, p := range ps {
+			texts[i] = p.Text
+		}
+	}
+	return lasagna.Output{Hits: hits, Answer: a.Text, Answered: true, Abstained: a.Abstained, Passages: texts}, nil
+}
+
+// Deps are the components of built-in arms that call a model outside the
+// process. The engine assembles arms from them but imports no LLM client:
+// package engine/llmarms makes Deps from an OpenAI-compatible client. The
+// zero Deps builds BM25 arms only.
 type Deps struct {
 	// Embedder returns the embedder of a model, for dense and hybrid arms.
 	Embedder func(model string) (lasagna.Embedder, error)
-	// LLM is the chat client of generator arms and judges; nil refuses
-	// arms with a generator.
-	LLM *llm.Client
+	// Generator returns the LLM generator spec describes (Kind grounded or
+	// closed_book); a generator that implements Describe() string names
+	// its model and prompt in fixed_stages. nil refuses arms with a
+	// generator.
+	Generator func(spec GeneratorSpec) (lasagna.Generator, error)
+	// Judge returns the judge spec describes, scoring metrics (never
+	// empty); nil refuses judged arms.
+	Judge func(spec JudgeSpec, metrics []string) (Judge, error)
 }
 
 type pipelineFacts struct {
@@ -150,11 +309,101 @@ func (p pipelineFacts) Facts() map[string]any { return p.facts }
 func BuiltinArm(spec ArmSpec, topK int) (Arm, error) { return Deps{}.Arm(spec, topK) }
 
 // Arm returns the arm a sweep's ArmSpec describes, with depth topK. A
-// dense or hybrid arm needs d.Embedder, an arm with a generator d.LLM.
+// dense or hybrid arm needs d.Embedder, an arm with a generator
+// d.Generator, a judged arm d.Judge.
 func (d Deps) Arm(spec ArmSpec, topK int) (Arm, error) {
-	if spec.Generator != nil {
-		return d.generationArm(spec, topK)
+	where := fmt.Sprintf("%sarm %q", posPrefix(spec.Pos), spec.Name)
+	if errs := checkGeneration(spec, posPrefix(spec.Pos)); len(errs) > 0 {
+		return Arm{}, errs[0]
 	}
+	arm := Arm{Name: spec.Name, TopK: topK, Varied: spec.Varied, Stages: map[lasagna.Stage]string{}, Settings: map[string]any{}}
+	if spec.Retriever != "" {
+		if err := d.retriever(&arm, spec); err != nil {
+			return Arm{}, err
+		}
+	}
+	if g := spec.Generator; g != nil {
+		if d.Generator == nil {
+			return Arm{}, fmt.Errorf("%s: the %s generator needs an LLM endpoint; configure one (see `lasagna help benchmark run`)", where, g.Kind)
+		}
+		gen, err := d.Generator(*g)
+		if err != nil {
+			return Arm{}, fmt.Errorf("%s: %w", where, err)
+		}
+		arm.Generator, arm.Passages, arm.Samples = gen, g.Passages, true
+		desc := describe(gen, "llm generator")
+		switch {
+		case g.Kind == GeneratorClosedBook:
+			arm.Mode = lasagna.ModeClosedBook
+		case spec.Retriever == "":
+			desc += " passages=gold_contexts"
+		default:
+			desc += " passages=" + strconv.Itoa(arm.passages())
+		}
+		arm.Stages[lasagna.StageGenerator] = desc
+	}
+	if spec.Judge != nil {
+		if d.Judge == nil {
+			return Arm{}, fmt.Errorf("%s: the judge needs an LLM endpoint; configure one (see `lasagna help benchmark run`)", where)
+		}
+		ms := spec.Judge.Metrics
+		if len(ms) == 0 {
+			ms = JudgeMetrics()
+			if arm.Mode == lasagna.ModeClosedBook {
+				ms = []string{MetricJudgeCorrectness}
+			}
+		}
+		j, err := d.Judge(*spec.Judge, ms)
+		if err != nil {
+			return Arm{}, fmt.Errorf("%s: %w", where, err)
+		}
+		arm.setJudge(j)
+	}
+	return arm, nil
+}
+
+// setJudge sets a's judge and records it in held_fixed: judge_model, and
+// the judge's description (model, metrics, prompt versions) under
+// fixed_stages, since its prompts decide its scores.
+func (a *Arm) setJudge(j Judge) {
+	a.Judge = j
+	if a.Settings == nil {
+		a.Settings = map[string]any{}
+	}
+	if a.Stages == nil {
+		a.Stages = map[lasagna.Stage]string{}
+	}
+	a.Settings["judge_model"] = j.Model()
+	a.Stages[StageJudge] = describe(j, j.Model())
+}
+
+// WithJudge returns a copy of a judged by j, with judge_model and the
+// judge's description in held_fixed (see Arm.Judge).
+func (a Arm) WithJudge(j Judge) Arm {
+	a.Settings = cloneMap(a.Settings)
+	a.Stages = cloneMap(a.Stages)
+	a.setJudge(j)
+	return a
+}
+
+func cloneMap[K comparable, V any](m map[K]V) map[K]V {
+	out := make(map[K]V, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// describe returns v.Describe() when v has it, else def.
+func describe(v any, def string) string {
+	if d, ok := v.(interface{ Describe() string }); ok {
+		return d.Describe()
+	}
+	return def
+}
+
+// retriever sets the retriever of a built-in arm from spec.
+func (d Deps) retriever(arm *Arm, spec ArmSpec) error {
 	varied := func(name string) bool { return slices.Contains(spec.Varied, name) }
 	opts := bm25.DefaultOptions()
 	if spec.BM25.K1 > 0 {
@@ -182,12 +431,12 @@ func (d Deps) Arm(spec ArmSpec, topK int) (Arm, error) {
 	}
 	if spec.Retriever == RetrieverDense || spec.Retriever == RetrieverHybrid {
 		if d.Embedder == nil {
-			return Arm{}, fmt.Errorf("%sarm %q: retriever %s needs an embedding endpoint; configure one (see `lasagna help benchmark run`) or use retriever: bm25",
+			return fmt.Errorf("%sarm %q: retriever %s needs an embedding endpoint; configure one (see `lasagna help benchmark run`) or use retriever: bm25",
 				posPrefix(spec.Pos), spec.Name, spec.Retriever)
 		}
 		var err error
 		if emb, err = d.Embedder(modelID); err != nil {
-			return Arm{}, fmt.Errorf("%sarm %q: %w", posPrefix(spec.Pos), spec.Name, err)
+			return fmt.Errorf("%sarm %q: %w", posPrefix(spec.Pos), spec.Name, err)
 		}
 	}
 	buildDense := func(ctx context.Context, b *lasagna.Benchmark) (*dense.Retriever, error) {
@@ -197,31 +446,25 @@ func (d Deps) Arm(spec ArmSpec, topK int) (Arm, error) {
 		}
 		return dense.Build(ctx, b.Corpus, emb, backend, dense.Options{})
 	}
-
-	var arm Arm
 	switch spec.Retriever {
 	case RetrieverBM25:
-		arm = RetrieverArm(spec.Name, topK, func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Retriever, error) {
-			return buildBM25(b)
-		})
-		arm.Stages = map[lasagna.Stage]string{lasagna.StageRetriever: bm25Desc}
-		arm.Settings = map[string]any{"bm25_stemming": opts.Stemming}
+		arm.Retriever = func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Retriever, error) { return buildBM25(b) }
+		arm.Stages[lasagna.StageRetriever] = bm25Desc
+		arm.Settings["bm25_stemming"] = opts.Stemming
 	case RetrieverDense:
-		arm = RetrieverArm(spec.Name, topK, func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Retriever, error) {
+		arm.Retriever = func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Retriever, error) {
 			r, err := buildDense(ctx, b)
 			if err != nil {
 				return nil, err
 			}
 			return withFacts{r, denseFacts(emb, r)}, nil
-		})
-		arm.Stages = map[lasagna.Stage]string{
-			lasagna.StageEmbedder:      "openai-compatible " + modelID,
-			lasagna.StageVectorBackend: "exact cosine",
-			lasagna.StageRetriever:     "dense",
 		}
-		arm.Settings = map[string]any{"embedder_model": modelID, "vector_backend": "exact", "similarity_model": "cosine"}
+		arm.Stages[lasagna.StageEmbedder] = "openai-compatible " + modelID
+		arm.Stages[lasagna.StageVectorBackend] = "exact cosine"
+		arm.Stages[lasagna.StageRetriever] = "dense"
+		arm.Settings["embedder_model"], arm.Settings["vector_backend"], arm.Settings["similarity_model"] = modelID, "exact", "cosine"
 	case RetrieverHybrid:
-		arm = RetrieverArm(spec.Name, topK, func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Retriever, error) {
+		arm.Retriever = func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Retriever, error) {
 			lex, err := buildBM25(b)
 			if err != nil {
 				return nil, err
@@ -231,18 +474,16 @@ func (d Deps) Arm(spec ArmSpec, topK int) (Arm, error) {
 				return nil, err
 			}
 			return withFacts{fusion.RRF(rrfK, lex, r), denseFacts(emb, r)}, nil
-		})
-		arm.Stages = map[lasagna.Stage]string{
-			lasagna.StageEmbedder:      "openai-compatible " + modelID,
-			lasagna.StageVectorBackend: "exact cosine",
-			lasagna.StageRetriever:     fmt.Sprintf("rrf k=%d of %s and dense", rrfK, bm25Desc),
 		}
-		arm.Settings = map[string]any{"bm25_stemming": opts.Stemming, "embedder_model": modelID, "vector_backend": "exact", "similarity_model": "cosine"}
+		arm.Stages[lasagna.StageEmbedder] = "openai-compatible " + modelID
+		arm.Stages[lasagna.StageVectorBackend] = "exact cosine"
+		arm.Stages[lasagna.StageRetriever] = fmt.Sprintf("rrf k=%d of %s and dense", rrfK, bm25Desc)
+		arm.Settings["bm25_stemming"] = opts.Stemming
+		arm.Settings["embedder_model"], arm.Settings["vector_backend"], arm.Settings["similarity_model"] = modelID, "exact", "cosine"
 	default:
-		return Arm{}, fmt.Errorf("%sarm %q: unknown retriever %q; use bm25, dense or hybrid", posPrefix(spec.Pos), spec.Name, spec.Retriever)
+		return fmt.Errorf("%sarm %q: unknown retriever %q; use bm25, dense or hybrid", posPrefix(spec.Pos), spec.Name, spec.Retriever)
 	}
-	arm.Varied = spec.Varied
-	return arm, nil
+	return nil
 }
 
 // denseFacts returns the held_fixed facts a dense index learns while

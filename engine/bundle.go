@@ -76,11 +76,11 @@ func (rep *Report) Bundle(o BundleOptions) (*results.Bundle, error) {
 func cellConfig(c *Cell, varied []string) results.Config {
 	br := c.Bench
 	arm := c.Arm
-	hf := results.NewHeldFixed(br.Benchmark, arm.Mode(), br.NSamples, int64(br.Sample.Seed), br.Sample.Digest)
+	hf := results.NewHeldFixed(br.Benchmark, arm.ResolvedMode(), br.NSamples, int64(br.Sample.Seed), br.Sample.Digest)
 	varied = slices.Compact(slices.Sorted(slices.Values(varied)))
 	isVaried := func(name string) bool { return slices.Contains(varied, name) }
 	levels := map[string]string{}
-	if arm.Retrieves && !isVaried("retriever_top_k") {
+	if arm.Retrieves() && !isVaried("retriever_top_k") {
 		k := arm.topK()
 		hf.RetrieverTopK = &k
 	}
@@ -164,7 +164,7 @@ func cellResult(c *Cell, seed uint64) results.Result {
 			res.PerSampleScores = append(res.PerSampleScores, row)
 			continue
 		}
-		if c.Arm.Retrieves {
+		if c.Arm.Retrieves() {
 			row.RetrievedIDs = make([]string, len(r.Output.Hits))
 			row.Retrieved = make([]results.Retrieved, len(r.Output.Hits))
 			for i, h := range r.Output.Hits {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/metrics"
@@ -52,7 +53,7 @@ func startCell(ctx context.Context, cell *Cell, queries []*lasagna.Query, ids ma
 	arm := cell.Arm
 	cr := &CellRun{
 		cell:  cell,
-		sc:    scorer{b: b, arm: arm, ids: ids, cutoffs: append(append([]int(nil), orDefault(opts.Cutoffs, DefaultCutoffs)...), arm.topK())},
+		sc:    scorer{b: b, arm: arm, ids: ids, cutoffs: cutoffsOf(arm, opts.Cutoffs)},
 		index: make(map[string]int, len(queries)),
 		once:  make([]sync.Once, len(queries)),
 	}
@@ -145,7 +146,9 @@ func (cr *CellRun) run(ctx context.Context, n int) {
 				r.Err = fmt.Errorf("not run: the arm could not be built: %w", cr.cell.BuildErr)
 				return
 			}
+			start := time.Now()
 			out, err := callPipeline(ctx, cr.pipe, *r.Query)
+			r.Latency = time.Since(start)
 			if err != nil {
 				r.Err = err
 				return

@@ -28,7 +28,7 @@ func findings(rep *Report) []lasagna.Finding {
 					Detail: fmt.Sprintf("%d of %d queries are LLM-written (metadata.synthetic)", n, len(b.Queries))})
 			}
 		}
-		if c.Arm.Retrieves && b.Provenance == lasagna.ProvenancePooledGold {
+		if c.Arm.Retrieves() && b.Provenance == lasagna.ProvenancePooledGold {
 			out = append(out, lasagna.Finding{Code: lasagna.PooledGoldCorpus, Where: c.Where(),
 				Detail: fmt.Sprintf("retrieval searched a pool of %d gold passages from the rows' contexts, with no hard negatives", len(b.Corpus))})
 		}

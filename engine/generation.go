@@ -4,13 +4,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/lasagna-go/lasagna"
-	"github.com/lasagna-go/lasagna/generate"
 	"github.com/lasagna-go/lasagna/internal/suggest"
-	"github.com/lasagna-go/lasagna/judge"
 )
 
 // GeneratorSpec sets the LLM generator of a built-in arm (SPEC §4). With a
@@ -26,7 +23,7 @@ type GeneratorSpec struct {
 	// Passages is how many of the retrieved documents a rag arm's
 	// generator sees; 0 means DefaultPassages.
 	Passages int `yaml:"passages"`
-	// MaxTokens caps an answer; 0 means generate.DefaultMaxTokens.
+	// MaxTokens caps an answer; 0 means the generator's default.
 	MaxTokens int `yaml:"max_tokens"`
 }
 
@@ -82,159 +79,51 @@ func checkGeneration(a ArmSpec, at string) []error {
 			errs = append(errs, fmt.Errorf("%sarm %q: judge: needs answers to judge; add generator: {kind: grounded} (or closed_book)", at, a.Name))
 		}
 		for _, m := range j.Metrics {
-			if !slices.Contains(judge.AllMetrics(), m) {
+			if !slices.Contains(JudgeMetrics(), m) {
 				errs = append(errs, fmt.Errorf("%sarm %q: unknown judge metric %q%s; judge metrics: %s", at, a.Name, m,
-					suggest.Hint(m, judge.AllMetrics()), strings.Join(judge.AllMetrics(), ", ")))
+					suggest.Hint(m, JudgeMetrics()), strings.Join(JudgeMetrics(), ", ")))
 			}
 		}
 	}
 	return errs
 }
 
-// Judge scores an arm's answers (package judge's *judge.Judge is one).
-// The engine calls Score for every query the arm answered, after exact
-// match and token F1, and adds the scores to the query's; an error is
-// recorded as the query's judge error (JUDGE_ERRORS) and the failed metrics
-// are absent, never zero. Score must be safe for concurrent use.
+// Judge scores an arm's answers (package engine/llmarms adapts the LLM
+// judge of package judge). The engine calls Score for every query the arm
+// answered, after exact match and token F1, and adds the scores to the
+// query's; an error is recorded as the query's judge error (JUDGE_ERRORS)
+// and the failed metrics are absent, never zero. Score must be safe for
+// concurrent use. A judge that implements Describe() string names its
+// model, metrics and prompt versions in fixed_stages.
 type Judge interface {
-	Score(ctx context.Context, q lasagna.Query, out lasagna.Output) (judge.Result, error)
+	Score(ctx context.Context, q lasagna.Query, out lasagna.Output) (Judgement, error)
 	// Model is the judge model as requested (judge_model in held_fixed).
 	Model() string
 }
 
-// generationArm returns the built-in arm of a spec with a generator.
-func (d Deps) generationArm(spec ArmSpec, topK int) (Arm, error) {
-	where := fmt.Sprintf("%sarm %q", posPrefix(spec.Pos), spec.Name)
-	if errs := checkGeneration(spec, posPrefix(spec.Pos)); len(errs) > 0 {
-		return Arm{}, errs[0]
-	}
-	if d.LLM == nil {
-		return Arm{}, fmt.Errorf("%s: the %s generator needs an LLM endpoint; configure one (see `lasagna help benchmark run`)", where, spec.Generator.Kind)
-	}
-	g := *spec.Generator
-	cfg := generate.Config{Model: g.Model, MaxTokens: g.MaxTokens, Repeat: Repeat}
-	var (
-		gen *generate.Generator
-		err error
-	)
-	if g.Kind == GeneratorClosedBook {
-		gen, err = generate.NewClosedBook(d.LLM, cfg)
-	} else {
-		gen, err = generate.NewGrounded(d.LLM, cfg)
-	}
-	if err != nil {
-		return Arm{}, fmt.Errorf("%s: %w", where, err)
-	}
-	var arm Arm
-	switch {
-	case g.Kind == GeneratorClosedBook:
-		arm = Arm{Name: spec.Name, TopK: topK, Answers: true, ClosedBook: true, Stages: map[lasagna.Stage]string{}}
-		arm.Build = func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Pipeline, error) {
-			return lasagna.PipelineFunc(func(ctx context.Context, q lasagna.Query) (lasagna.Output, error) {
-				return answerWith(ctx, gen, q, nil)
-			}), nil
-		}
-		arm.Stages[lasagna.StageGenerator] = gen.Describe()
-	case spec.Retriever == "":
-		arm = Arm{Name: spec.Name, TopK: topK, Answers: true, Stages: map[lasagna.Stage]string{}}
-		arm.Build = func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Pipeline, error) {
-			return lasagna.PipelineFunc(func(ctx context.Context, q lasagna.Query) (lasagna.Output, error) {
-				ps := make([]lasagna.Document, len(q.Contexts))
-				for i, c := range q.Contexts {
-					ps[i] = lasagna.Document{ID: "context-" + strconv.Itoa(i+1), Text: c}
-				}
-				return answerWith(ctx, gen, q, ps)
-			}), nil
-		}
-		arm.Stages[lasagna.StageGenerator] = gen.Describe() + " passages=gold_contexts"
-	default:
-		rspec := spec
-		rspec.Generator, rspec.Judge = nil, nil
-		if arm, err = d.Arm(rspec, topK); err != nil {
-			return Arm{}, err
-		}
-		n := g.Passages
-		if n == 0 {
-			n = DefaultPassages
-		}
-		retrieve := arm.Build
-		arm.Build = func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Pipeline, error) {
-			p, err := retrieve(ctx, b)
-			if err != nil {
-				return nil, err
-			}
-			docs := make(map[string]*lasagna.Document, len(b.Corpus))
-			for i := range b.Corpus {
-				docs[b.Corpus[i].ID] = &b.Corpus[i]
-			}
-			rag := lasagna.PipelineFunc(func(ctx context.Context, q lasagna.Query) (lasagna.Output, error) {
-				out, err := p.Run(ctx, q)
-				if err != nil {
-					return out, err
-				}
-				var ps []lasagna.Document
-				for _, h := range out.Hits[:min(n, len(out.Hits))] {
-					if d, ok := docs[h.ID]; ok {
-						ps = append(ps, *d)
-					}
-				}
-				ans, err := answerWith(ctx, gen, q, ps)
-				ans.Hits = out.Hits
-				return ans, err
-			})
-			if fr, ok := p.(FactReporter); ok {
-				return pipelineFacts{rag, fr.Facts()}, nil
-			}
-			return rag, nil
-		}
-		arm.Answers = true
-		arm.Stages[lasagna.StageGenerator] = gen.Describe() + " passages=" + strconv.Itoa(n)
-	}
-	arm.Samples = true
-	arm.Varied = spec.Varied
-	if arm.Settings == nil {
-		arm.Settings = map[string]any{}
-	}
-	if spec.Judge != nil {
-		metrics := spec.Judge.Metrics
-		if len(metrics) == 0 {
-			metrics = judge.AllMetrics()
-			if arm.ClosedBook {
-				metrics = []string{judge.Correctness}
-			}
-		}
-		j, err := judge.New(d.LLM, judge.Config{Model: spec.Judge.Model, Metrics: metrics, Repeat: Repeat})
-		if err != nil {
-			return Arm{}, fmt.Errorf("%s: %w", where, err)
-		}
-		arm.Judge = j
-		arm.Settings["judge_model"] = j.Model()
-		// The judge is not a stage, but its prompts decide its scores:
-		// keep them in fixed_stages so a changed prompt changes the key.
-		arm.Stages[StageJudge] = j.Describe()
-	}
-	return arm, nil
+// Judgement is a judge's verdict on one answer.
+type Judgement struct {
+	// Scores maps each judged metric to its score in [0, 1]; a metric that
+	// does not apply or whose call failed is absent.
+	Scores map[string]float64
+	// Model is the model the judge's server named in its reply ("" when no
+	// call was made).
+	Model string
+	// UnresolvedAlias is true when the judge was requested as an alias and
+	// the server answered as a dated snapshot (UNRESOLVED_JUDGE_ALIAS).
+	UnresolvedAlias bool
 }
+
+// The judge metrics (SPEC §7).
+const (
+	MetricJudgeCorrectness = "judge_correctness"
+	MetricGroundedness     = "groundedness"
+)
+
+// JudgeMetrics returns the judge metrics, in a fixed order.
+func JudgeMetrics() []string { return []string{MetricJudgeCorrectness, MetricGroundedness} }
 
 // StageJudge is the fixed_stages entry that describes an arm's judge
 // (model, metrics, prompt versions). The judge scores and is not a
 // pipeline stage (SPEC §6), but its configuration is held fixed like one.
 const StageJudge lasagna.Stage = "judge"
-
-// answerWith asks gen for an answer to q from ps and returns it as an
-// Output (Passages are the texts gen saw). A generator error is the
-// query's error.
-func answerWith(ctx context.Context, gen lasagna.Generator, q lasagna.Query, ps []lasagna.Document) (lasagna.Output, error) {
-	a, err := gen.Generate(ctx, q, ps)
-	if err != nil {
-		return lasagna.Output{}, err
-	}
-	var texts []string
-	if len(ps) > 0 {
-		texts = make([]string, len(ps))
-		for i, p := range ps {
-			texts[i] = p.Text
-		}
-	}
-	return lasagna.Output{Answer: a.Text, Answered: true, Abstained: a.Abstained, Passages: texts}, nil
-}

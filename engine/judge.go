@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/lasagna-go/lasagna"
-	"github.com/lasagna-go/lasagna/judge"
 )
 
 // judgeQuery runs the arm's judge on a scored query r: the scores join
@@ -19,7 +18,7 @@ func (cr *CellRun) judgeQuery(ctx context.Context, r *QueryResult) {
 		return
 	}
 	res, err := j.Score(ctx, *r.Query, r.Output)
-	r.JudgeModel = res.Model
+	r.JudgeModel, r.JudgeAlias = res.Model, res.UnresolvedAlias
 	r.JudgeErr = err
 	if len(res.Scores) > 0 {
 		if r.Scores == nil {
@@ -55,7 +54,7 @@ func judgeFindings(c *Cell) []lasagna.Finding {
 				firstErr = r.JudgeErr
 			}
 		}
-		if r.JudgeModel != "" {
+		if r.JudgeModel != "" && r.JudgeAlias {
 			answered[r.JudgeModel]++
 		}
 	}
@@ -65,7 +64,7 @@ func judgeFindings(c *Cell) []lasagna.Finding {
 	}
 	requested := c.Arm.Judge.Model()
 	for _, m := range slices.Sorted(maps.Keys(answered)) {
-		if judge.UnresolvedAlias(requested, m) {
+		{
 			out = append(out, lasagna.Finding{Code: lasagna.UnresolvedJudgeAlias, Where: c.Where(),
 				Detail: fmt.Sprintf("judge model %q is an alias; the server answered %d queries as %q; request %q to pin it", requested, answered[m], m, m)})
 		}

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/datasets"
@@ -38,7 +39,7 @@ type Options struct {
 	// Shard runs only this shard's queries (the zero Shard runs all).
 	Shard Shard
 	// Cutoffs are the k of the @k retrieval metrics; nil means
-	// DefaultCutoffs. The arm's depth is always added.
+	// DefaultMetricCutoffs(). The arm's depth is always added.
 	Cutoffs []int
 	// Progress, when set, is called after each finished query.
 	Progress func(done, total int)
@@ -46,8 +47,6 @@ type Options struct {
 	StatsSeed uint64
 }
 
-// DefaultCutoffs are the default @k cutoffs of retrieval metrics.
-var DefaultCutoffs = []int{1, 5, 10}
 
 // Shard selects every query whose position in the benchmark's sorted query
 // ids is congruent to Index-1 modulo Count (1 ≤ Index ≤ Count). The zero
@@ -97,8 +96,13 @@ type QueryResult struct {
 	// JudgeErr is the error of the arm's judge on this query
 	// (JUDGE_ERRORS); the failed judge metrics are absent from Scores.
 	JudgeErr error
-	// JudgeModel is the model the judge's server named in its reply.
+	// JudgeModel is the model the judge's server named in its reply, and
+	// JudgeAlias whether that resolved an alias the judge was asked for.
 	JudgeModel string
+	JudgeAlias bool
+	// Latency is the wall time of the pipeline call (0 for a query
+	// restored from the journal); the latency_ms threshold reads it.
+	Latency time.Duration
 }
 
 // Where returns "benchmark/arm" for c.
@@ -161,8 +165,8 @@ func checkPlan(benches []*BenchmarkRun, arms []Arm) error {
 	}
 	names := map[string]bool{}
 	for _, a := range arms {
-		if a.Name == "" || a.Build == nil {
-			return fmt.Errorf("arm %q: an arm needs a name and a Build function", a.Name)
+		if err := a.Check(); err != nil {
+			return err
 		}
 		if names[a.Name] {
 			return fmt.Errorf("arm name %q is used twice; arm names must be unique", a.Name)
@@ -296,7 +300,7 @@ func (s *scorer) score(r *QueryResult, sc *scratch) {
 		}
 	}
 	var scores map[string]float64
-	if s.arm.Retrieves && r.Duplicate == "" {
+	if s.arm.Retrieves() && r.Duplicate == "" {
 		if judged, ok := s.b.Qrels[r.Query.ID]; ok {
 			ids := make([]string, len(r.Output.Hits))
 			for i, h := range r.Output.Hits {
@@ -311,7 +315,7 @@ func (s *scorer) score(r *QueryResult, sc *scratch) {
 		scores = map[string]float64{}
 	}
 	if r.Output.Answered && (len(r.Query.Answers) > 0 || r.Query.Unanswerable) {
-		a := metrics.ScoreAnswer(r.Output.Answer, r.Output.Abstained, r.Query.Answers, r.Query.Unanswerable)
+		a := metrics.ScoreAnswer(r.Output.Answer, r.Query.Answers, metrics.AnswerOptions{Abstained: r.Output.Abstained, Unanswerable: r.Query.Unanswerable})
 		scores["exact_match"] = a.ExactMatch
 		scores["token_f1"] = a.TokenF1
 	}

@@ -30,6 +30,11 @@ type Sweep struct {
 	// Judge is the judge of every arm with a generator that does not set
 	// its own; nil judges none.
 	Judge *JudgeSpec `yaml:"judge"`
+	// Cutoffs are the k of the @k retrieval metrics; nil means
+	// DefaultMetricCutoffs() (each arm's depth is always added).
+	Cutoffs []int `yaml:"cutoffs"`
+	// Gate sets the baseline gate of `lasagna benchmark run --baseline`.
+	Gate Gate `yaml:"gate"`
 }
 
 // BenchmarkEntry is one benchmark of a sweep (seed 000 syntax).
@@ -48,6 +53,10 @@ type BenchmarkEntry struct {
 	Seed uint64 `yaml:"seed"`
 	// Filters select queries on metadata keys before sampling.
 	Filters map[string]any `yaml:"filters"`
+	// Corpus, for a JSONL or CSV file, names a corpus file (BEIR
+	// corpus.jsonl layout: _id, title, text) that replaces the pool of the
+	// rows' passages: expected_docs then name its documents.
+	Corpus string `yaml:"corpus"`
 
 	Pos lasagna.Pos `yaml:"-"`
 }
@@ -77,6 +86,9 @@ type ArmSpec struct {
 	// such as "retriever", or held_fixed fields such as "bm25_stemming");
 	// they are left out of the comparability key.
 	Varied []string `yaml:"varied"`
+	// Thresholds are the arm's thresholds: {metric: ndcg@10, at_least:
+	// 0.6}, {metric: latency_ms, at_most: 800, per_query: true}.
+	Thresholds []Threshold `yaml:"thresholds"`
 
 	Pos lasagna.Pos `yaml:"-"`
 }
@@ -108,9 +120,11 @@ var retrieverKinds = []string{RetrieverBM25, RetrieverDense, RetrieverHybrid}
 
 // Known keys of each level of a sweep file.
 var (
-	sweepKeys     = []string{"benchmarks", "arms", "seed", "top_k", "judge"}
-	benchmarkKeys = []string{"path", "name", "split", "n_samples", "seed", "filters"}
-	armKeys       = []string{"name", "retriever", "top_k", "bm25", "embedder", "rrf_k", "generator", "judge", "varied"}
+	sweepKeys     = []string{"benchmarks", "arms", "seed", "top_k", "judge", "cutoffs", "gate"}
+	benchmarkKeys = []string{"path", "name", "split", "n_samples", "seed", "filters", "corpus"}
+	armKeys       = []string{"name", "retriever", "top_k", "bm25", "embedder", "rrf_k", "generator", "judge", "varied", "thresholds"}
+	thresholdKeys = []string{"metric", "at_least", "at_most", "per_query"}
+	gateKeys      = []string{"metrics", "tolerance", "alpha"}
 	bm25Keys      = []string{"k1", "b", "stemming"}
 	embedderKeys  = []string{"model"}
 )
@@ -159,6 +173,7 @@ func ParseSweep(data []byte, file string) (*Sweep, error) {
 	}
 	check(root, sweepKeys, "the sweep")
 	check(mapValue(root, "judge"), judgeKeys, "judge")
+	check(mapValue(root, "gate"), gateKeys, "gate")
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
@@ -174,6 +189,9 @@ func ParseSweep(data []byte, file string) (*Sweep, error) {
 			check(mapValue(a, "embedder"), embedderKeys, "embedder")
 			check(mapValue(a, "generator"), generatorKeys, "generator")
 			check(mapValue(a, "judge"), judgeKeys, "judge")
+			for _, th := range seqOf(mapValue(a, "thresholds")) {
+				check(th, thresholdKeys, "a threshold")
+			}
 		}
 	}
 	if len(errs) > 0 {
@@ -190,9 +208,19 @@ func ParseSweep(data []byte, file string) (*Sweep, error) {
 		if e.Path != "" && !path.IsAbs(e.Path) {
 			e.Path = path.Join(dir, e.Path)
 		}
+		if e.Corpus != "" && !path.IsAbs(e.Corpus) {
+			e.Corpus = path.Join(dir, e.Corpus)
+		}
 	}
 	for i := range s.Arms {
-		s.Arms[i].Pos = lasagna.Pos{File: file, Line: armNodes[i].Line}
+		a := &s.Arms[i]
+		a.Pos = lasagna.Pos{File: file, Line: armNodes[i].Line}
+		ths := seqOf(mapValue(armNodes[i], "thresholds"))
+		for j := range a.Thresholds {
+			if j < len(ths) {
+				a.Thresholds[j].Pos = lasagna.Pos{File: file, Line: ths[j].Line}
+			}
+		}
 	}
 	if err := s.Check(); err != nil {
 		return nil, err
@@ -219,6 +247,14 @@ func (s *Sweep) Check() error {
 	}
 	if s.TopK < 0 {
 		errs = append(errs, fmt.Errorf("top_k is %d; it must be positive (or absent for 100)", s.TopK))
+	}
+	for _, k := range s.Cutoffs {
+		if k < 1 {
+			errs = append(errs, fmt.Errorf("cutoffs holds %d; every cutoff must be a positive rank", k))
+		}
+	}
+	if s.Gate.Tolerance < 0 || s.Gate.Alpha < 0 || s.Gate.Alpha >= 1 {
+		errs = append(errs, errors.New("gate: tolerance must be ≥ 0 and alpha in (0, 1)"))
 	}
 	for _, e := range s.Benchmarks {
 		if e.Path == "" && e.Name == "" {
@@ -247,6 +283,11 @@ func (s *Sweep) Check() error {
 		}
 		if a.TopK < 0 {
 			errs = append(errs, fmt.Errorf("%sarm %q: top_k is %d; it must be positive", at(a.Pos), a.Name, a.TopK))
+		}
+		for _, th := range a.Thresholds {
+			if err := th.check(); err != nil {
+				errs = append(errs, fmt.Errorf("%sarm %q: %w", at(th.Pos), a.Name, err))
+			}
 		}
 		if a.BM25.K1 < 0 || a.BM25.B < 0 || a.BM25.B > 1 {
 			errs = append(errs, fmt.Errorf("%sarm %q: bm25 needs k1 ≥ 0 and 0 ≤ b ≤ 1", at(a.Pos), a.Name))

@@ -4,13 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
-	"testing"
 
 	"github.com/lasagna-go/lasagna/engine"
-	"github.com/lasagna-go/lasagna/llm"
 )
 
 // The environment variables evaltest reads. They are its only
@@ -26,11 +23,6 @@ const (
 	// EnvShard, set to i/n, runs only shard i of n of every benchmark's
 	// queries (engine.Shard: by position among the sorted query ids).
 	EnvShard = "LASAGNA_SHARD"
-	// EnvLive, set to 1 (or true), lets tests that call a real LLM run
-	// (see RequireLive and LLMConfig).
-	EnvLive = "LASAGNA_LIVE"
-	// EnvCacheDir names the LLM response cache folder LLMConfig sets.
-	EnvCacheDir = "LASAGNA_CACHE_DIR"
 	// EnvConcurrency caps the pipeline calls in flight in one Run
 	// (default DefaultConcurrency).
 	EnvConcurrency = "LASAGNA_CONCURRENCY"
@@ -94,44 +86,6 @@ func boolVar(getenv func(string) string, name string) (bool, error) {
 	default:
 		return false, fmt.Errorf("%s=%q: want 1 or 0", name, v)
 	}
-}
-
-// RequireLive skips the test unless LASAGNA_LIVE=1, so a test that calls a
-// real LLM stays offline (and free) by default. Live results depend on the
-// network, which go test's cache does not see: run live tests with
-// -count=1.
-func RequireLive(t testing.TB) {
-	t.Helper()
-	requireLive(t, os.Getenv)
-}
-
-func requireLive(t skipper, getenv func(string) string) {
-	t.Helper()
-	if live, err := boolVar(getenv, EnvLive); !live || err != nil {
-		t.Skipf("skipping a test that calls a real LLM: set %s=1 (and %s) to run it, with -count=1 so go test does not replay a cached result",
-			EnvLive, llm.EnvAPIKey)
-	}
-}
-
-// LLMConfig returns the LLM client configuration of a live test: it skips
-// the test unless LASAGNA_LIVE=1 (see RequireLive) and an API key is set,
-// reads OPENAI_BASE_URL, OPENAI_API_KEY and MODEL_NAME (llm.ConfigFromEnv),
-// and sets the response cache folder from LASAGNA_CACHE_DIR.
-func LLMConfig(t testing.TB) llm.Config {
-	t.Helper()
-	return llmConfig(t, os.Getenv)
-}
-
-func llmConfig(t skipper, getenv func(string) string) llm.Config {
-	t.Helper()
-	requireLive(t, getenv)
-	cfg, err := llm.ConfigFromEnv(getenv)
-	if err != nil {
-		t.Skipf("skipping a live LLM test: %v", err)
-		return llm.Config{}
-	}
-	cfg.CacheDir = strings.TrimSpace(getenv(EnvCacheDir))
-	return cfg
 }
 
 // Repeat returns the 0-based repeat index of the query call ctx belongs to

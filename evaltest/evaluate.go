@@ -4,12 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"runtime"
-	"slices"
 	"strings"
-	"sync"
 
-	"github.com/lasagna-go/lasagna/reporters"
+	"github.com/lasagna-go/lasagna/engine"
 	"github.com/lasagna-go/lasagna/results"
 )
 
@@ -23,6 +20,10 @@ type Evaluation struct {
 	// Tests holds every test of the tree in start order: the root
 	// (Level 0), then benchmarks (1), arms (2) and queries (3).
 	Tests []*TestResult
+	// Verdicts are the engine's verdicts on the run: failed queries,
+	// thresholds and the baseline gate (failed ones, and the gate's
+	// passing ones with the reason they passed).
+	Verdicts []engine.Verdict
 	// Bundle is the results bundle (nil when no query ran), and
 	// BundlePath the file it was written to.
 	Bundle     *results.Bundle
@@ -88,170 +89,107 @@ func (e *Evaluation) Level(level int) []*TestResult {
 	return out
 }
 
-// Evaluate runs cfg exactly as Run does — same subtest tree, checks,
+// Evaluate runs cfg as Run does — same plan, checks, verdicts,
 // environment variables, bundle and reporters — without a *testing.T, and
-// returns the outcome as values. name is the root test's name (it names
-// the bundle file). Queries run concurrently (LASAGNA_CONCURRENCY), and
-// nothing is printed. The bundle is written to $LASAGNA_OUT or the temp
-// folder (Evaluate knows no -artifacts). The error is non-nil only when
-// ctx was cancelled; failures are in the Evaluation.
+// returns the outcome as values: the tree of tests Run would have made
+// (each with its outcome, messages and attrs), the engine's verdicts, and
+// the bundle. name is the root test's name (it names the bundle file).
+// Queries run concurrently (LASAGNA_CONCURRENCY), and nothing is printed.
+// The bundle is written to $LASAGNA_OUT or the temp folder (Evaluate
+// knows no -artifacts). The error is non-nil only when ctx was cancelled;
+// failures are in the Evaluation.
 func Evaluate(ctx context.Context, name string, cfg Config) (*Evaluation, error) {
 	ev := &Evaluation{Name: name}
-	cfg.Reporters = append(slices.Clone(cfg.Reporters), reporters.Func(func(_ context.Context, b *results.Bundle) error {
-		ev.Bundle = b
-		return nil
-	}))
-	root := newNode(ctx, name, 0, &shared{ev: ev})
-	<-root.runBody(func(t tb) {
-		run(t, cfg, os.Getenv, false)
-	})
-	for _, l := range ev.Tests[0].Logs {
-		if p, ok := strings.CutPrefix(l, "lasagna bundle: "); ok {
-			ev.BundlePath = p
-		}
+	root := ev.add(name, 0)
+	r, err := newRunner(cfg, os.Getenv, name)
+	if err != nil {
+		root.apply(messagesOf(fmt.Sprintf("evaltest: %v", err)))
+		return ev, ctx.Err()
 	}
+	for _, p := range r.problems {
+		root.apply(messagesOf(p))
+	}
+	names := make([]string, len(r.benches))
+	for i, br := range r.benches {
+		names[i] = br.Benchmark.Name
+	}
+	for bi, bname := range benchmarkNames(names) {
+		if ctx.Err() != nil {
+			break
+		}
+		br := r.benches[bi]
+		bt := ev.add(name+"/"+bname, 1)
+		for _, p := range r.plans {
+			if ctx.Err() != nil {
+				break
+			}
+			at := ev.add(bt.Name+"/"+p.name, 2)
+			ev.runArm(ctx, r, br, p, at)
+			bt.Failed = bt.Failed || at.Failed
+		}
+		root.Failed = root.Failed || bt.Failed
+	}
+	out := r.finish(ctx, name, "", len(r.benches)*len(r.plans))
+	root.apply(out.messages)
+	ev.Bundle, ev.BundlePath = out.bundle, out.path
+	r.mu.Lock()
+	ev.Verdicts = r.verdicts
+	r.mu.Unlock()
 	return ev, ctx.Err()
 }
 
-// node is a headless tb: it keeps go test's semantics — a failed subtest
-// fails its parents, Fatalf and Skipf end the test's goroutine, a parallel
-// subtest waits for its parent's function to return, cleanups run after
-// every subtest has finished — and records everything in an Evaluation.
-type node struct {
-	sh     *shared
-	res    *TestResult
-	parent *node
-	ctx    context.Context
-	cancel context.CancelFunc
-
-	mu       sync.Mutex
-	cleanups []func()
-	parallel chan struct{} // closed when the test calls Parallel
-	bodyDone chan struct{} // closed when the test's function returns
-	children sync.WaitGroup
-}
-
-// shared is the state the nodes of one Evaluate share.
-type shared struct {
-	mu sync.Mutex
-	ev *Evaluation
-}
-
-func newNode(ctx context.Context, name string, level int, sh *shared) *node {
-	ctx, cancel := context.WithCancel(ctx)
-	n := &node{sh: sh, res: &TestResult{Name: name, Level: level}, ctx: ctx, cancel: cancel,
-		parallel: make(chan struct{}), bodyDone: make(chan struct{})}
-	sh.mu.Lock()
-	sh.ev.Tests = append(sh.ev.Tests, n.res)
-	sh.mu.Unlock()
-	return n
-}
-
-// runBody runs f as n's function on a new goroutine and waits for it,
-// its subtests and its cleanups (or only until it calls Parallel).
-func (n *node) runBody(f func(tb)) (finished chan struct{}) {
-	finished = make(chan struct{})
-	go func() {
-		defer close(finished)
-		defer func() {
-			close(n.bodyDone)
-			n.children.Wait()
-			n.cancel()
-			for i := len(n.cleanups) - 1; i >= 0; i-- {
-				n.cleanups[i]()
-			}
-			if n.failed() && n.parent != nil {
-				n.parent.fail()
-			}
-		}()
-		f(n)
-	}()
-	select {
-	case <-finished:
-	case <-n.parallel:
-	}
-	return finished
-}
-
-func (n *node) fail() {
-	n.mu.Lock()
-	n.res.Failed = true
-	n.mu.Unlock()
-}
-
-func (n *node) failed() bool {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.res.Failed
-}
-
-func (n *node) Helper()      {}
-func (n *node) Name() string { return n.res.Name }
-func (n *node) Log(args ...any) {
-	n.logf("%s", strings.TrimSuffix(fmt.Sprintln(args...), "\n"))
-}
-func (n *node) Logf(format string, args ...any) { n.logf(format, args...) }
-func (n *node) logf(format string, args ...any) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.res.Logs = append(n.res.Logs, fmt.Sprintf(format, args...))
-}
-func (n *node) Errorf(format string, args ...any) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.res.Failed = true
-	n.res.Errors = append(n.res.Errors, fmt.Sprintf(format, args...))
-}
-func (n *node) Fatalf(format string, args ...any) {
-	n.Errorf(format, args...)
-	runtime.Goexit()
-}
-func (n *node) Skipf(format string, args ...any) {
-	n.mu.Lock()
-	n.res.Skipped = true
-	n.res.Logs = append(n.res.Logs, fmt.Sprintf(format, args...))
-	n.mu.Unlock()
-	runtime.Goexit()
-}
-func (n *node) Failed() bool { return n.failed() }
-func (n *node) Attr(key, value string) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.res.Attrs = append(n.res.Attrs, Attr{key, value})
-}
-func (n *node) Cleanup(f func())         { n.mu.Lock(); n.cleanups = append(n.cleanups, f); n.mu.Unlock() }
-func (n *node) Context() context.Context { return n.ctx }
-func (n *node) ArtifactDir() string {
-	n.Fatalf("evaltest: ArtifactDir is not available outside go test")
-	return ""
-}
-
-// Parallel lets the parent's function go on and waits until it returns.
-func (n *node) Parallel() {
-	if n.parent == nil {
+// runArm runs one arm's queries (concurrently, under the run's limiter)
+// and records the arm's test and its queries' tests.
+func (ev *Evaluation) runArm(ctx context.Context, r *runner, br *engine.BenchmarkRun, p armPlan, at *TestResult) {
+	ar, buildErr, err := r.startArm(ctx, br, p)
+	switch {
+	case err != nil:
+		at.apply(messagesOf(err.Error()))
+		return
+	case buildErr != nil:
+		at.apply(messagesOf(buildErr.Error()))
 		return
 	}
-	close(n.parallel)
-	<-n.parent.bodyDone
+	ids := make([]string, len(ar.queries))
+	for i, q := range ar.queries {
+		ids[i] = q.ID
+	}
+	outs := make([]*outcome, len(ar.queries))
+	for i := range ar.queries {
+		outs[i] = ar.dispatch(i)
+	}
+	for i, qname := range uniqueNames(ids) {
+		<-outs[i].done
+		qt := ev.add(at.Name+"/"+qname, 3)
+		attrs, msgs := ar.check(i, outs[i])
+		qt.Attrs = attrs
+		qt.apply(msgs)
+		at.Failed = at.Failed || qt.Failed
+	}
+	at.apply(ar.finish())
 }
 
-func (n *node) Run(name string, f func(tb)) bool {
-	if n.ctx.Err() != nil {
-		// A cancelled evaluation starts no more tests.
-		return false
+// add appends a test to the tree.
+func (ev *Evaluation) add(name string, level int) *TestResult {
+	t := &TestResult{Name: name, Level: level}
+	ev.Tests = append(ev.Tests, t)
+	return t
+}
+
+// apply records messages on t.
+func (t *TestResult) apply(m messages) {
+	for _, l := range m.lines {
+		if l.fail {
+			t.Failed = true
+			t.Errors = append(t.Errors, l.text)
+		} else {
+			t.Logs = append(t.Logs, l.text)
+		}
 	}
-	c := newNode(n.ctx, n.res.Name+"/"+name, n.res.Level+1, n.sh)
-	c.parent = n
-	n.children.Add(1)
-	finished := c.runBody(f)
-	go func() {
-		<-finished
-		n.children.Done()
-	}()
-	select {
-	case <-finished:
-		return !c.failed()
-	default:
-		return true // running in parallel
-	}
+}
+
+func messagesOf(failure string) messages {
+	var m messages
+	m.errorf("%s", failure)
+	return m
 }

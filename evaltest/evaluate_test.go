@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/lasagna-go/lasagna"
@@ -13,6 +14,12 @@ import (
 )
 
 func TestEvaluate(t *testing.T) {
+	// The fake clock of synctest makes the simulated network calls
+	// instant while keeping them concurrent.
+	synctest.Test(t, testEvaluate)
+}
+
+func testEvaluate(t *testing.T) {
 	t.Setenv(evaltest.EnvOut, t.TempDir())
 	t.Setenv(evaltest.EnvConcurrency, "4")
 	var inFlight, peak atomic.Int32
@@ -23,7 +30,7 @@ func TestEvaluate(t *testing.T) {
 			defer inFlight.Add(-1)
 			for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
 			}
-			time.Sleep(20 * time.Millisecond) // a network call
+			time.Sleep(20 * time.Millisecond) // a network call, on synctest's clock
 			return r.Retrieve(ctx, q, k)
 		}), nil
 	}}

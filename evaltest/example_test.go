@@ -69,7 +69,7 @@ func Example_thresholds() {
 	} {
 		fmt.Println(th)
 	}
-	fmt.Println(evaltest.AtLeast("ndcg@10", 0.6).Check(0.59), evaltest.AtMost("latency_ms", 250).Check(250))
+	fmt.Println(evaltest.AtLeast("ndcg@10", 0.6).Met(0.59), evaltest.AtMost("latency_ms", 250).Met(250))
 	fmt.Println(evaltest.All(), "|", evaltest.Majority(), "|", evaltest.RateAtLeast(0.8))
 	// Output:
 	// ndcg@10 >= 0.6

@@ -90,7 +90,7 @@ func TestGate(t *testing.T) {
 
 	// Updating from a shard is refused and leaves the file alone.
 	got, failed, _ = fakeEval(t, gateConfig(baseline, missingArm("q05")), map[string]string{EnvUpdateBaseline: "1", EnvShard: "1/2"})
-	if !failed || !strings.Contains(got, "not rewriting baseline $BASELINE: LASAGNA_SHARD=1/2 ran one shard") {
+	if !failed || !strings.Contains(got, "not rewriting baseline $BASELINE (LASAGNA_UPDATE_BASELINE=1): the run is shard 1 of 2") {
 		t.Errorf("sharded update not refused:\n%s", got)
 	}
 	if again, err := results.ReadFile(baseline); err != nil || again.RunID != base.RunID {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/engine/llmarms"
 	"github.com/lasagna-go/lasagna/evaltest"
 	"github.com/lasagna-go/lasagna/fixtures"
 	"github.com/lasagna-go/lasagna/judge"
@@ -41,7 +42,7 @@ func TestJudgedGeneratorArm(t *testing.T) {
 	})
 	ev, err := evaltest.Evaluate(t.Context(), "TestRAG", evaltest.Config{
 		FS: fixtures.Data, Benchmarks: []string{fixtures.TinyJSONL},
-		Arms: []evaltest.Arm{{Name: "gen", Generator: gen, Judge: j}},
+		Arms: []evaltest.Arm{{Name: "gen", Generator: gen, Judge: llmarms.Judge(j)}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +78,7 @@ func TestJudgedGeneratorArm(t *testing.T) {
 	// A judge on an arm that returns no answer is refused.
 	ev, err = evaltest.Evaluate(t.Context(), "TestRAG", evaltest.Config{
 		FS: fixtures.Data, Benchmarks: []string{fixtures.TinyJSONL},
-		Arms: []evaltest.Arm{{Name: "r", Retriever: lasagna.RetrieverFunc(func(context.Context, lasagna.Query, int) ([]lasagna.Hit, error) { return nil, nil }), Judge: j}},
+		Arms: []evaltest.Arm{{Name: "r", Retriever: lasagna.RetrieverFunc(func(context.Context, lasagna.Query, int) ([]lasagna.Hit, error) { return nil, nil }), Judge: llmarms.Judge(j)}},
 	})
 	if err == nil && (!ev.Failed() || !strings.Contains(ev.Tests[0].Failure(), "a Judge scores answers")) {
 		t.Errorf("judge on a retrieval arm: %+v", ev.Tests[0])

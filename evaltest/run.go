@@ -2,6 +2,7 @@ package evaltest
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -77,45 +78,55 @@ type armPlan struct {
 	name       string // subtest name
 	thresholds []Threshold
 	attrs      []string
-	gated      []string
 }
 
-// runner is the state of one Run.
+// runner is the state of one Run or Evaluate: the plan, checked before any
+// pipeline call, and the cells and verdicts as they finish.
 type runner struct {
 	cfg      Config
 	set      settings
 	lim      chan struct{}
 	seed     uint64
+	benches  []*engine.BenchmarkRun
+	plans    []armPlan
 	baseline *results.Bundle
 	varied   []string // the dimensions any arm varies (see engine.CellConfig)
+	// problems are configuration problems found while planning that do not
+	// stop the run (a missing baseline): the root test reports them.
+	problems []string
 
 	mu       sync.Mutex
 	cells    []*engine.Cell
 	repeated map[*engine.Cell]bool
 	partial  bool
+	verdicts []engine.Verdict
 }
 
-func run(t tb, cfg Config, getenv func(string) string, artifacts bool) {
-	t.Helper()
+// newRunner reads the environment, loads the benchmarks, converts the arms
+// and checks every threshold and gated metric against what each arm
+// scores, so that a configuration problem fails before the first pipeline
+// call.
+func newRunner(cfg Config, getenv func(string) string, testName string) (*runner, error) {
 	set, err := readSettings(getenv)
 	if err != nil {
-		t.Fatalf("evaltest: %v", err)
+		return nil, err
 	}
 	benches, sweepArms, err := loadBenchmarks(cfg)
 	if err != nil {
-		t.Fatalf("evaltest: %v", err)
+		return nil, err
 	}
 	plans, err := planArms(cfg, sweepArms)
 	if err != nil {
-		t.Fatalf("evaltest: %v", err)
+		return nil, err
 	}
 	if len(benches) == 0 {
-		t.Fatalf("evaltest: no benchmark to run; set Config.Benchmarks (dataset paths), Sweep or Data")
+		return nil, errors.New("no benchmark to run; set Config.Benchmarks (dataset paths), Sweep or Data")
 	}
 	if len(plans) == 0 {
-		t.Fatalf("evaltest: no arm to run; set Config.Arms, e.g. []evaltest.Arm{{Name: \"mine\", Retriever: r}, evaltest.BM25()}")
+		return nil, errors.New("no arm to run; set Config.Arms, e.g. []evaltest.Arm{{Name: \"mine\", Retriever: r}, evaltest.BM25()}")
 	}
-	r := &runner{cfg: cfg, set: set, lim: make(chan struct{}, set.concurrency), seed: cfg.StatsSeed, repeated: map[*engine.Cell]bool{}}
+	r := &runner{cfg: cfg, set: set, lim: make(chan struct{}, set.concurrency), seed: cfg.StatsSeed,
+		benches: benches, plans: plans, repeated: map[*engine.Cell]bool{}}
 	if r.seed == 0 {
 		r.seed = engine.DefaultSeed
 	}
@@ -126,24 +137,47 @@ func run(t tb, cfg Config, getenv func(string) string, artifacts bool) {
 		r.baseline, err = results.ReadFile(cfg.Baseline)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			t.Errorf("evaltest: baseline %s does not exist; record it with %s=1 go test -run '^%s$' and commit it", cfg.Baseline, EnvUpdateBaseline, t.Name())
+			r.problems = append(r.problems, fmt.Sprintf("evaltest: baseline %s does not exist; record it with %s=1 go test -run '^%s$' and commit it", cfg.Baseline, EnvUpdateBaseline, testName))
 		case err != nil:
-			t.Errorf("evaltest: baseline: %v; record a new one with %s=1", err, EnvUpdateBaseline)
+			r.problems = append(r.problems, fmt.Sprintf("evaltest: baseline: %v; record a new one with %s=1", err, EnvUpdateBaseline))
 		}
 	}
-	names := make([]string, len(benches))
-	for i, br := range benches {
+	return r, nil
+}
+
+// gateOptions are the options of the baseline gate.
+func (r *runner) gateOptions() engine.GateOptions {
+	return engine.GateOptions{Gate: r.cfg.Gate, Baseline: r.baseline, Path: r.cfg.Baseline, Varied: r.varied,
+		Seed: r.seed, UpdateHint: EnvUpdateBaseline + "=1"}
+}
+
+func run(t tb, cfg Config, getenv func(string) string, artifacts bool) {
+	t.Helper()
+	r, err := newRunner(cfg, getenv, t.Name())
+	if err != nil {
+		t.Fatalf("evaltest: %v", err)
+	}
+	for _, p := range r.problems {
+		t.Errorf("%s", p)
+	}
+	names := make([]string, len(r.benches))
+	for i, br := range r.benches {
 		names[i] = br.Benchmark.Name
 	}
 	for bi, name := range benchmarkNames(names) {
-		br := benches[bi]
+		br := r.benches[bi]
 		t.Run(name, func(t tb) {
-			for _, p := range plans {
+			for _, p := range r.plans {
 				t.Run(p.name, func(t tb) { r.runArm(t, br, p) })
 			}
 		})
 	}
-	r.finish(t, artifacts, len(benches)*len(plans))
+	dir := ""
+	if artifacts {
+		dir = t.ArtifactDir()
+	}
+	out := r.finish(t.Context(), t.Name(), dir, len(r.benches)*len(r.plans))
+	out.report(t)
 }
 
 // loadBenchmarks loads cfg's benchmarks, in the order Benchmarks, Sweep,
@@ -171,7 +205,7 @@ func loadBenchmarks(cfg Config) ([]*engine.BenchmarkRun, []engine.Arm, error) {
 			runs, err = engine.LoadBenchmarks(fsys, sw)
 			out = append(out, runs...)
 			if err == nil {
-				arms, err = engine.BuiltinArms(sw)
+				arms, err = cfg.Deps.Arms(sw)
 			}
 		}
 		if err != nil {
@@ -235,28 +269,23 @@ func planArms(cfg Config, sweepArms []engine.Arm) ([]armPlan, error) {
 			errs = append(errs, fmt.Errorf("arms %q and %q have the same subtest name %q; arm names must be unique", other, p.arm.Name, p.name))
 		}
 		seen[p.name] = p.arm.Name
-		for _, th := range p.thresholds {
-			if th.metric == "" {
-				errs = append(errs, fmt.Errorf("arm %s: a threshold has no metric; make thresholds with AtLeast or AtMost", p.arm.Name))
-			}
+		if err := engine.CheckThresholds(&p.arm, cfg.Cutoffs, "Config.Cutoffs", p.thresholds); err != nil {
+			errs = append(errs, err)
 		}
-		p.gated = cfg.Gate.Metrics
-		if p.gated == nil {
-			if p.arm.Retrieves {
-				p.gated = append(p.gated, "ndcg@10", "recall@10")
-			}
-			if p.arm.Answers {
-				p.gated = append(p.gated, "token_f1")
+		gated := cfg.Gate.GatedMetrics(&p.arm)
+		if cfg.Baseline != "" && cfg.Gate.Metrics != nil {
+			if err := engine.CheckMetrics(&p.arm, cfg.Cutoffs, "Config.Cutoffs", "gate", gated); err != nil {
+				errs = append(errs, err)
 			}
 		}
 		p.attrs = cfg.AttrMetrics
 		if p.attrs == nil {
 			p.attrs = []string{"ndcg@10", "recall@10", "mrr", "exact_match", "token_f1"}
 			for _, th := range p.thresholds {
-				p.attrs = append(p.attrs, th.metric)
+				p.attrs = append(p.attrs, th.Metric)
 			}
 			if cfg.Baseline != "" {
-				p.attrs = append(p.attrs, p.gated...)
+				p.attrs = append(p.attrs, gated...)
 			}
 			p.attrs = dedupe(p.attrs)
 		}
@@ -274,8 +303,8 @@ func dedupe(xs []string) []string {
 	return out
 }
 
-// record adds a finished cell for the bundle.
-func (r *runner) record(c *engine.Cell, repeated, partial bool) {
+// record adds a finished cell for the bundle, with its verdicts.
+func (r *runner) record(c *engine.Cell, repeated, partial bool, vs []engine.Verdict) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.cells = append(r.cells, c)
@@ -283,18 +312,67 @@ func (r *runner) record(c *engine.Cell, repeated, partial bool) {
 		r.repeated[c] = true
 	}
 	r.partial = r.partial || partial
+	r.verdicts = append(r.verdicts, vs...)
+}
+
+// addVerdicts records per-query verdicts (the baseline update reads them).
+func (r *runner) addVerdicts(vs []engine.Verdict) {
+	if len(vs) == 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.verdicts = append(r.verdicts, vs...)
+}
+
+// messages are what a test reports, in order: log lines and failures.
+type messages struct {
+	lines []message
+}
+
+type message struct {
+	text string
+	fail bool
+}
+
+func (m *messages) logf(format string, args ...any) {
+	m.lines = append(m.lines, message{text: fmt.Sprintf(format, args...)})
+}
+
+func (m *messages) errorf(format string, args ...any) {
+	m.lines = append(m.lines, message{text: fmt.Sprintf(format, args...), fail: true})
+}
+
+// report sends the messages to t.
+func (m messages) report(t tb) {
+	t.Helper()
+	for _, l := range m.lines {
+		if l.fail {
+			t.Errorf("%s", l.text)
+		} else {
+			t.Logf("%s", l.text)
+		}
+	}
+}
+
+// finished is the outcome of a whole run: its messages and bundle.
+type finished struct {
+	messages
+	bundle *results.Bundle
+	path   string
 }
 
 // finish assembles, writes and reports the bundle, fails on blocking
-// findings and rewrites the baseline when asked.
-func (r *runner) finish(t tb, artifacts bool, planned int) {
-	t.Helper()
+// findings and rewrites the baseline when asked. artifactDir is
+// t.ArtifactDir() under go test -artifacts, else "".
+func (r *runner) finish(ctx context.Context, testName, artifactDir string, planned int) finished {
+	var out finished
 	r.mu.Lock()
-	cells, partial := r.cells, r.partial || len(r.cells) < planned
+	cells, partial, verdicts := r.cells, r.partial || len(r.cells) < planned, r.verdicts
 	r.mu.Unlock()
 	if len(cells) == 0 {
-		t.Logf("no query ran (-run or %s left them all out); no bundle written", EnvShard)
-		return
+		out.logf("no query ran (-run or %s left them all out); no bundle written", EnvShard)
+		return out
 	}
 	rep := engine.NewReport(cells, r.set.shard)
 	// A repeated arm ran each query several times: SINGLE_RUN does not apply.
@@ -311,12 +389,14 @@ func (r *runner) finish(t tb, artifacts bool, planned int) {
 	})
 	b, err := rep.Bundle(engine.BundleOptions{LasagnaVersion: version(), Concurrency: r.set.concurrency, StatsSeed: r.seed})
 	if err != nil {
-		t.Fatalf("evaltest: %v", err)
+		out.errorf("evaltest: %v", err)
+		return out
 	}
+	out.bundle = b
 	var dir string
 	switch {
-	case artifacts:
-		dir = t.ArtifactDir()
+	case artifactDir != "":
+		dir = artifactDir
 	case r.set.out != "":
 		dir = r.set.out
 	default:
@@ -328,7 +408,7 @@ func (r *runner) finish(t tb, artifacts bool, planned int) {
 			}
 		}
 	}
-	file := filepath.Join(dir, bundleName(t.Name(), r.set.shard))
+	file := filepath.Join(dir, bundleName(testName, r.set.shard))
 	var table bytes.Buffer
 	reps := []reporters.Reporter{reporters.JSONFile{Path: file}, reporters.Text{W: &table}}
 	if r.set.stepSummary != "" {
@@ -336,50 +416,46 @@ func (r *runner) finish(t tb, artifacts bool, planned int) {
 	}
 	reps = append(reps, r.cfg.Reporters...)
 	for i, rp := range reps {
-		err := rp.Report(t.Context(), b)
+		err := rp.Report(ctx, b)
 		switch {
 		case err != nil:
-			t.Errorf("evaltest: reporter %d (%T): %v", i+1, rp, err)
+			out.errorf("evaltest: reporter %d (%T): %v", i+1, rp, err)
 		case i == 0:
-			t.Logf("lasagna bundle: %s", file)
+			out.path = file
+			out.logf("lasagna bundle: %s", file)
 		}
 	}
-	t.Logf("results:\n%s", strings.TrimRight(table.String(), "\n"))
+	out.logf("results:\n%s", strings.TrimRight(table.String(), "\n"))
 	for _, f := range rep.Findings {
 		if !f.Blocking() {
-			t.Logf("integrity warning: %s", f)
+			out.logf("integrity warning: %s", f)
 		}
 	}
 	for _, f := range rep.Findings {
 		if f.Blocking() {
-			t.Errorf("integrity: %s", f)
+			out.errorf("integrity: %s", f)
 		}
 	}
 	if r.set.update {
-		r.updateBaseline(t, b, partial)
+		r.updateBaseline(ctx, &out, b, verdicts, rep.Findings, partial)
 	}
+	return out
 }
 
-func (r *runner) updateBaseline(t tb, b *results.Bundle, partial bool) {
-	t.Helper()
-	switch {
-	case r.cfg.Baseline == "":
-		t.Logf("%s is set but Config.Baseline is empty: no baseline to rewrite", EnvUpdateBaseline)
-	case r.set.shard != (engine.Shard{}):
-		t.Errorf("evaltest: not rewriting baseline %s: %s=%d/%d ran one shard, and a baseline must hold every query; update it from an unsharded run",
-			r.cfg.Baseline, EnvShard, r.set.shard.Index, r.set.shard.Count)
-	case partial:
-		t.Errorf("evaltest: not rewriting baseline %s: -run left out some benchmarks, arms or queries, and a baseline must hold them all; update it without -run (or with -run '^%s$')",
-			r.cfg.Baseline, t.Name())
-	case len(b.Integrity.Blocking) > 0:
-		t.Errorf("evaltest: not rewriting baseline %s: the run has %d blocking integrity findings (above); fix them first", r.cfg.Baseline, len(b.Integrity.Blocking))
-	default:
-		if err := (reporters.JSONFile{Path: r.cfg.Baseline}).Report(t.Context(), b); err != nil {
-			t.Errorf("evaltest: rewriting baseline: %v", err)
-			return
-		}
-		t.Logf("baseline %s rewritten from this run (%s=1); review and commit it", r.cfg.Baseline, EnvUpdateBaseline)
+func (r *runner) updateBaseline(ctx context.Context, out *finished, b *results.Bundle, vs []engine.Verdict, findings []lasagna.Finding, partial bool) {
+	if r.cfg.Baseline == "" {
+		out.logf("%s is set but Config.Baseline is empty: no baseline to rewrite", EnvUpdateBaseline)
+		return
 	}
+	if err := engine.BaselineUpdate(vs, findings, r.set.shard, partial); err != nil {
+		out.errorf("evaltest: not rewriting baseline %s (%s=1): %v", r.cfg.Baseline, EnvUpdateBaseline, err)
+		return
+	}
+	if err := (reporters.JSONFile{Path: r.cfg.Baseline}).Report(ctx, b); err != nil {
+		out.errorf("evaltest: rewriting baseline: %v", err)
+		return
+	}
+	out.logf("baseline %s rewritten from this run (%s=1); review and commit it", r.cfg.Baseline, EnvUpdateBaseline)
 }
 
 // bundleName is the bundle's file name: lasagna-<package folder>-<test
