@@ -47,7 +47,6 @@ type Options struct {
 	StatsSeed uint64
 }
 
-
 // Shard selects every query whose position in the benchmark's sorted query
 // ids is congruent to Index-1 modulo Count (1 ≤ Index ≤ Count). The zero
 // Shard selects all.
