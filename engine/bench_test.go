@@ -27,9 +27,9 @@ func BenchmarkEngineInstant(b *testing.B) {
 	for i := range hits {
 		hits[i] = lasagna.Hit{ID: fmt.Sprintf("d%d", i*37), Score: float64(100 - i)}
 	}
-	arm := RetrieverArm("instant", 100, func(context.Context, *lasagna.Benchmark) (lasagna.Retriever, error) {
+	arm := Arm{Name: "instant", TopK: 100, Retriever: func(context.Context, *lasagna.Benchmark) (lasagna.Retriever, error) {
 		return lasagna.RetrieverFunc(func(context.Context, lasagna.Query, int) ([]lasagna.Hit, error) { return hits, nil }), nil
-	})
+	}}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := Run(context.Background(), runs, []Arm{arm}, Options{}); err != nil {

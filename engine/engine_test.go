@@ -39,7 +39,7 @@ func tinyBench(t testing.TB) *BenchmarkRun {
 // goldArm returns an arm whose ranked list is the query's relevant
 // documents, then the others; fail names queries that error.
 func goldArm(name string, fail ...string) Arm {
-	return RetrieverArm(name, 10, func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Retriever, error) {
+	return Arm{Name: name, TopK: 10, Retriever: func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Retriever, error) {
 		return lasagna.RetrieverFunc(func(ctx context.Context, q lasagna.Query, k int) ([]lasagna.Hit, error) {
 			if slices.Contains(fail, q.ID) {
 				return nil, fmt.Errorf("backend timeout for %s", q.ID)
@@ -56,7 +56,7 @@ func goldArm(name string, fail ...string) Arm {
 			}
 			return hits, nil
 		}), nil
-	})
+	}}
 }
 
 func findingCodes(fs []lasagna.Finding) []lasagna.Code {
@@ -148,7 +148,7 @@ func TestRunFailuresAreErrorsNotZeros(t *testing.T) {
 
 func TestRunIntegrityOfRankedLists(t *testing.T) {
 	br := tinyBench(t)
-	bad := RetrieverArm("bad", 10, func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Retriever, error) {
+	bad := Arm{Name: "bad", TopK: 10, Retriever: func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Retriever, error) {
 		return lasagna.RetrieverFunc(func(ctx context.Context, q lasagna.Query, k int) ([]lasagna.Hit, error) {
 			switch q.ID {
 			case "q1":
@@ -160,7 +160,7 @@ func TestRunIntegrityOfRankedLists(t *testing.T) {
 			}
 			return nil, nil
 		}), nil
-	})
+	}}
 	rep, err := Run(t.Context(), []*BenchmarkRun{br}, []Arm{bad}, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -190,10 +190,10 @@ func TestRunRefusesTrackBeforeBuilding(t *testing.T) {
 		t.Fatal(err)
 	}
 	built := false
-	arm := RetrieverArm("bm25", 10, func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Retriever, error) {
+	arm := Arm{Name: "bm25", TopK: 10, Retriever: func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Retriever, error) {
 		built = true
 		return nil, errors.New("unreachable")
-	})
+	}}
 	_, err = Run(t.Context(), runs, []Arm{arm}, Options{})
 	if err == nil || !strings.Contains(err.Error(), "cannot run the retrieval track") {
 		t.Fatalf("err = %v, want a refusal of the retrieval track", err)
@@ -205,9 +205,9 @@ func TestRunRefusesTrackBeforeBuilding(t *testing.T) {
 
 func TestRunBuildErrorIsMissingResults(t *testing.T) {
 	br := tinyBench(t)
-	arm := RetrieverArm("broken", 10, func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Retriever, error) {
+	arm := Arm{Name: "broken", TopK: 10, Retriever: func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Retriever, error) {
 		return nil, errors.New("index server unreachable")
-	})
+	}}
 	rep, err := Run(t.Context(), []*BenchmarkRun{br}, []Arm{arm}, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -38,16 +38,16 @@ func resumeBench(t testing.TB) *BenchmarkRun {
 // slowArm retrieves the gold passages after delay, calling seen(id) first.
 func slowArm(delay time.Duration, seen func(id string)) Arm {
 	arm := goldArm("slow")
-	inner := arm.Build
-	arm.Build = func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Pipeline, error) {
-		p, err := inner(ctx, b)
+	inner := arm.Retriever
+	arm.Retriever = func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Retriever, error) {
+		r, err := inner(ctx, b)
 		if err != nil {
 			return nil, err
 		}
-		return lasagna.PipelineFunc(func(ctx context.Context, q lasagna.Query) (lasagna.Output, error) {
+		return lasagna.RetrieverFunc(func(ctx context.Context, q lasagna.Query, k int) ([]lasagna.Hit, error) {
 			seen(q.ID)
 			time.Sleep(delay)
-			return p.Run(ctx, q)
+			return r.Retrieve(ctx, q, k)
 		}), nil
 	}
 	return arm

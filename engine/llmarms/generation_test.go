@@ -1,4 +1,4 @@
-package engine
+package llmarms_test
 
 import (
 	"context"
@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/engine"
+	"github.com/lasagna-go/lasagna/engine/llmarms"
 	"github.com/lasagna-go/lasagna/fixtures"
 	"github.com/lasagna-go/lasagna/judge"
 	"github.com/lasagna-go/lasagna/llm"
 	"github.com/lasagna-go/lasagna/results"
-	"github.com/lasagna-go/lasagna/retrieval/embed"
 )
 
 // genAnswers are the scripted generator's answers to tinyJSONL's
@@ -95,27 +96,21 @@ func newLLM(t testing.TB, f *fixtures.FakeOpenAI, model string, retries int) *ll
 	return c
 }
 
-func llmDeps(t testing.TB, c *llm.Client) Deps {
-	return Deps{LLM: c, Embedder: func(model string) (lasagna.Embedder, error) {
-		return embed.NewOpenAI(c, embed.Config{Model: model})
-	}}
-}
-
-func runProfile(t *testing.T, name string, br *BenchmarkRun, deps Deps, opts Options) (*Report, *results.Bundle) {
+func runProfile(t *testing.T, name string, br *engine.BenchmarkRun, deps engine.Deps, opts engine.Options) (*engine.Report, *results.Bundle) {
 	t.Helper()
-	p, err := LookupProfile(name)
+	p, err := engine.LookupProfile(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	arms, err := deps.Arms(&Sweep{Arms: p.Arms("toy-embed")})
+	arms, err := deps.Arms(&engine.Sweep{Arms: p.Arms("toy-embed")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Run(t.Context(), []*BenchmarkRun{br}, arms, opts)
+	rep, err := engine.Run(t.Context(), []*engine.BenchmarkRun{br}, arms, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := rep.Bundle(BundleOptions{Concurrency: opts.Concurrency})
+	b, err := rep.Bundle(engine.BundleOptions{Concurrency: opts.Concurrency})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +141,7 @@ func hasLine(lines []string, code lasagna.Code, sub string) bool {
 func TestFullProfile(t *testing.T) {
 	f := fixtures.NewFakeOpenAI(fixtures.FakeOpenAIOptions{Reply: scriptedReply(nil)})
 	defer f.Close()
-	rep, b := runProfile(t, "full", tinyBench(t), llmDeps(t, newLLM(t, f, "gpt-test-2025-01-01", 0)), Options{Concurrency: 4})
+	rep, b := runProfile(t, "full", tinyBench(t), llmarms.Deps(newLLM(t, f, "gpt-test-2025-01-01", 0)), engine.Options{Concurrency: 4})
 
 	want := map[string]map[string]float64{
 		"q1": {"exact_match": 1, "token_f1": 1, "judge_correctness": 1, "groundedness": 1},
@@ -226,10 +221,10 @@ const answersOnly = `{"id": "q1", "question": "What lowers the melting point of 
 {"id": "q7", "question": "What did the solidus cost to mint?", "metadata": {"unanswerable": true}}
 `
 
-func answersOnlyBench(t testing.TB) *BenchmarkRun {
+func answersOnlyBench(t testing.TB) *engine.BenchmarkRun {
 	t.Helper()
 	fsys := fstest.MapFS{"qa.jsonl": {Data: []byte(answersOnly)}}
-	runs, err := LoadBenchmarks(fsys, &Sweep{Benchmarks: []BenchmarkEntry{{Path: "qa.jsonl"}}})
+	runs, err := engine.LoadBenchmarks(fsys, &engine.Sweep{Benchmarks: []engine.BenchmarkEntry{{Path: "qa.jsonl"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,8 +234,8 @@ func answersOnlyBench(t testing.TB) *BenchmarkRun {
 func TestClosedBookProfile(t *testing.T) {
 	f := fixtures.NewFakeOpenAI(fixtures.FakeOpenAIOptions{Reply: scriptedReply(nil)})
 	defer f.Close()
-	deps := llmDeps(t, newLLM(t, f, "gpt-test", 0))
-	_, b := runProfile(t, "closed-book", answersOnlyBench(t), deps, Options{})
+	deps := llmarms.Deps(newLLM(t, f, "gpt-test", 0))
+	_, b := runProfile(t, "closed-book", answersOnlyBench(t), deps, engine.Options{})
 	got := rows(b)
 	for id, w := range map[string][2]float64{"q1": {1, 1}, "q2": {0, 1}, "q7": {1, 1}} {
 		s := got[id].Scores
@@ -266,12 +261,12 @@ func TestClosedBookProfile(t *testing.T) {
 	// The full profile needs passages to retrieve: refused before
 	// anything is built or called.
 	f.Reset()
-	p, _ := LookupProfile("full")
-	arms, err := deps.Arms(&Sweep{Arms: p.Arms("toy-embed")})
+	p, _ := engine.LookupProfile("full")
+	arms, err := deps.Arms(&engine.Sweep{Arms: p.Arms("toy-embed")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Run(t.Context(), []*BenchmarkRun{answersOnlyBench(t)}, arms, Options{}); err == nil || !strings.Contains(err.Error(), "cannot run the retrieval track") {
+	if _, err := engine.Run(t.Context(), []*engine.BenchmarkRun{answersOnlyBench(t)}, arms, engine.Options{}); err == nil || !strings.Contains(err.Error(), "cannot run the retrieval track") {
 		t.Errorf("full on answers-only data: %v", err)
 	}
 	if n := f.Count(""); n != 0 {
@@ -282,16 +277,16 @@ func TestClosedBookProfile(t *testing.T) {
 func TestGenerationModeGoldContexts(t *testing.T) {
 	f := fixtures.NewFakeOpenAI(fixtures.FakeOpenAIOptions{Reply: scriptedReply(nil)})
 	defer f.Close()
-	deps := llmDeps(t, newLLM(t, f, "gpt-test", 0))
-	arms, err := deps.Arms(&Sweep{Arms: []ArmSpec{{Name: "gold", Generator: &GeneratorSpec{Kind: GeneratorGrounded}}}, Judge: &JudgeSpec{Model: "judge-2024-08-06"}})
+	deps := llmarms.Deps(newLLM(t, f, "gpt-test", 0))
+	arms, err := deps.Arms(&engine.Sweep{Arms: []engine.ArmSpec{{Name: "gold", Generator: &engine.GeneratorSpec{Kind: engine.GeneratorGrounded}}}, Judge: &engine.JudgeSpec{Model: "judge-2024-08-06"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Run(t.Context(), []*BenchmarkRun{tinyBench(t)}, arms, Options{})
+	rep, err := engine.Run(t.Context(), []*engine.BenchmarkRun{tinyBench(t)}, arms, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := rep.Bundle(BundleOptions{})
+	b, err := rep.Bundle(engine.BundleOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,16 +306,16 @@ func TestJudgeFailures(t *testing.T) {
 		"What is lead glass called?":  `{"verdict": "correct", "score": 1}`, // unknown key
 	})})
 	defer gen.Close()
-	deps := llmDeps(t, newLLM(t, gen, "gpt-test", 0))
-	arms, err := deps.Arms(&Sweep{Arms: []ArmSpec{{Name: "cb", Generator: &GeneratorSpec{Kind: GeneratorClosedBook}, Judge: &JudgeSpec{}}}})
+	deps := llmarms.Deps(newLLM(t, gen, "gpt-test", 0))
+	arms, err := deps.Arms(&engine.Sweep{Arms: []engine.ArmSpec{{Name: "cb", Generator: &engine.GeneratorSpec{Kind: engine.GeneratorClosedBook}, Judge: &engine.JudgeSpec{}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Run(t.Context(), []*BenchmarkRun{tinyBench(t)}, arms, Options{})
+	rep, err := engine.Run(t.Context(), []*engine.BenchmarkRun{tinyBench(t)}, arms, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := rep.Bundle(BundleOptions{})
+	b, err := rep.Bundle(engine.BundleOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -356,8 +351,8 @@ func TestJudgeFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	arms[0].Judge = j
-	rep, err = Run(t.Context(), []*BenchmarkRun{tinyBench(t)}, arms, Options{})
+	arms[0].Judge = llmarms.Judge(j)
+	rep, err = engine.Run(t.Context(), []*engine.BenchmarkRun{tinyBench(t)}, arms, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -388,15 +383,15 @@ func lines(fs []lasagna.Finding) []string {
 func TestGeneratorServerErrors(t *testing.T) {
 	f := fixtures.NewFakeOpenAI(fixtures.FakeOpenAIOptions{Reply: scriptedReply(nil)})
 	defer f.Close()
-	deps := llmDeps(t, newLLM(t, f, "gpt-test", 2))
-	arms, err := deps.Arms(&Sweep{Arms: []ArmSpec{{Name: "cb", Generator: &GeneratorSpec{Kind: GeneratorClosedBook}}}})
+	deps := llmarms.Deps(newLLM(t, f, "gpt-test", 2))
+	arms, err := deps.Arms(&engine.Sweep{Arms: []engine.ArmSpec{{Name: "cb", Generator: &engine.GeneratorSpec{Kind: engine.GeneratorClosedBook}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Transient: two 500s are retried by the llm layer and the run is
 	// whole.
 	f.Inject(fixtures.Fault{Endpoint: "chat", Status: 500, Times: 2})
-	rep, err := Run(t.Context(), []*BenchmarkRun{tinyBench(t)}, arms, Options{Concurrency: 1})
+	rep, err := engine.Run(t.Context(), []*engine.BenchmarkRun{tinyBench(t)}, arms, engine.Options{Concurrency: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -410,7 +405,7 @@ func TestGeneratorServerErrors(t *testing.T) {
 	// pipeline error, never an empty answer or a zero.
 	f.Reset()
 	f.Inject(fixtures.Fault{Endpoint: "chat", Status: 500, Times: 1000})
-	rep, err = Run(t.Context(), []*BenchmarkRun{tinyBench(t)}, arms, Options{Concurrency: 2})
+	rep, err = engine.Run(t.Context(), []*engine.BenchmarkRun{tinyBench(t)}, arms, engine.Options{Concurrency: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -431,16 +426,16 @@ func TestUnresolvedJudgeAlias(t *testing.T) {
 	f := fixtures.NewFakeOpenAI(fixtures.FakeOpenAIOptions{Reply: scriptedReply(nil),
 		ModelNames: map[string]string{"gpt-4o": "gpt-4o-2024-08-06", "local-judge": "local-judge"}})
 	defer f.Close()
-	deps := llmDeps(t, newLLM(t, f, "gpt-test", 0))
+	deps := llmarms.Deps(newLLM(t, f, "gpt-test", 0))
 	for _, c := range []struct {
 		model string
 		want  bool
 	}{{"gpt-4o", true}, {"gpt-4o-2024-08-06", false}, {"local-judge", false}} {
-		arms, err := deps.Arms(&Sweep{Arms: []ArmSpec{{Name: "cb", Generator: &GeneratorSpec{Kind: GeneratorClosedBook}, Judge: &JudgeSpec{Model: c.model}}}})
+		arms, err := deps.Arms(&engine.Sweep{Arms: []engine.ArmSpec{{Name: "cb", Generator: &engine.GeneratorSpec{Kind: engine.GeneratorClosedBook}, Judge: &engine.JudgeSpec{Model: c.model}}}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, err := Run(t.Context(), []*BenchmarkRun{tinyBench(t)}, arms, Options{})
+		rep, err := engine.Run(t.Context(), []*engine.BenchmarkRun{tinyBench(t)}, arms, engine.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -454,18 +449,18 @@ func TestUnresolvedJudgeAlias(t *testing.T) {
 func TestGenerationResume(t *testing.T) {
 	f := fixtures.NewFakeOpenAI(fixtures.FakeOpenAIOptions{Reply: scriptedReply(nil)})
 	defer f.Close()
-	deps := llmDeps(t, newLLM(t, f, "gpt-test", 0))
-	arms, err := deps.Arms(&Sweep{Arms: []ArmSpec{{Name: "gold", Generator: &GeneratorSpec{Kind: GeneratorGrounded}, Judge: &JudgeSpec{}}}})
+	deps := llmarms.Deps(newLLM(t, f, "gpt-test", 0))
+	arms, err := deps.Arms(&engine.Sweep{Arms: []engine.ArmSpec{{Name: "gold", Generator: &engine.GeneratorSpec{Kind: engine.GeneratorGrounded}, Judge: &engine.JudgeSpec{}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	first, err := Run(t.Context(), []*BenchmarkRun{tinyBench(t)}, arms, Options{JournalDir: dir})
+	first, err := engine.Run(t.Context(), []*engine.BenchmarkRun{tinyBench(t)}, arms, engine.Options{JournalDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.Reset()
-	second, err := Run(t.Context(), []*BenchmarkRun{tinyBench(t)}, arms, Options{JournalDir: dir, Resume: true})
+	second, err := engine.Run(t.Context(), []*engine.BenchmarkRun{tinyBench(t)}, arms, engine.Options{JournalDir: dir, Resume: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -496,30 +491,30 @@ func TestGenerationSpecErrors(t *testing.T) {
 		{"arms: [{name: a, generator: {kind: grounded, passages: 3}}]", "no retriever"},
 		{"judge: {modle: x}\narms: [{name: a, generator: {kind: grounded}}]", `unknown key "modle" in judge`},
 	} {
-		_, err := ParseSweep([]byte("benchmarks: [{path: x.jsonl}]\n"+c.yaml), "sweep.yaml")
+		_, err := engine.ParseSweep([]byte("benchmarks: [{path: x.jsonl}]\n"+c.yaml), "sweep.yaml")
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want %q", c.yaml, err, c.want)
 		}
 	}
-	s, err := ParseSweep([]byte("benchmarks: [{path: x.jsonl}]\njudge: {model: j}\narms: [{name: a, retriever: bm25, generator: {kind: grounded, model: g, passages: 3}}]"), "sweep.yaml")
+	s, err := engine.ParseSweep([]byte("benchmarks: [{path: x.jsonl}]\njudge: {model: j}\narms: [{name: a, retriever: bm25, generator: {kind: grounded, model: g, passages: 3}}]"), "sweep.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (Deps{}).Arms(s); err == nil || !strings.Contains(err.Error(), "needs an LLM endpoint") {
+	if _, err := (engine.Deps{}).Arms(s); err == nil || !strings.Contains(err.Error(), "needs an LLM endpoint") {
 		t.Errorf("a generator arm without an LLM: %v", err)
 	}
 	f := fixtures.NewFakeOpenAI(fixtures.FakeOpenAIOptions{})
 	defer f.Close()
-	arms, err := llmDeps(t, newLLM(t, f, "", 0)).Arms(s)
+	arms, err := llmarms.Deps(newLLM(t, f, "", 0)).Arms(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if arms[0].Judge == nil || arms[0].Judge.Model() != "j" || arms[0].Settings["judge_model"] != "j" || arms[0].Mode() != lasagna.ModeRAG {
+	if arms[0].Judge == nil || arms[0].Judge.Model() != "j" || arms[0].Settings["judge_model"] != "j" || arms[0].ResolvedMode() != lasagna.ModeRAG {
 		t.Errorf("arm = %+v", arms[0])
 	}
 	// No model anywhere: refused before anything runs.
 	s.Arms[0].Generator.Model = ""
-	if _, err := llmDeps(t, newLLM(t, f, "", 0)).Arms(s); err == nil || !strings.Contains(err.Error(), "no model") || !strings.Contains(err.Error(), "MODEL_NAME") {
+	if _, err := llmarms.Deps(newLLM(t, f, "", 0)).Arms(s); err == nil || !strings.Contains(err.Error(), "no model") || !strings.Contains(err.Error(), "MODEL_NAME") {
 		t.Errorf("no model: %v", err)
 	}
 }
@@ -533,16 +528,16 @@ func TestJudgeOnUserArm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	arm := Arm{Name: "mine", Answers: true, Judge: j, Build: func(context.Context, *lasagna.Benchmark) (lasagna.Pipeline, error) {
+	arm := engine.Arm{Name: "mine", Mode: lasagna.ModeGeneration, Judge: llmarms.Judge(j), Pipeline: func(context.Context, *lasagna.Benchmark) (lasagna.Pipeline, error) {
 		return lasagna.PipelineFunc(func(ctx context.Context, q lasagna.Query) (lasagna.Output, error) {
 			return lasagna.Output{Answer: genAnswers[q.Text], Answered: true, Abstained: genAnswers[q.Text] == "", Passages: q.Contexts}, nil
 		}), nil
 	}}
-	rep, err := Run(t.Context(), []*BenchmarkRun{tinyBench(t)}, []Arm{arm}, Options{})
+	rep, err := engine.Run(t.Context(), []*engine.BenchmarkRun{tinyBench(t)}, []engine.Arm{arm}, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := rep.Bundle(BundleOptions{})
+	b, err := rep.Bundle(engine.BundleOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

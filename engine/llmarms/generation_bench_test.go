@@ -1,4 +1,4 @@
-package engine
+package llmarms_test
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/lasagna-go/lasagna/engine"
+	"github.com/lasagna-go/lasagna/engine/llmarms"
 	"github.com/lasagna-go/lasagna/fixtures"
 )
 
@@ -25,20 +27,20 @@ func BenchmarkGenerationThroughput(b *testing.B) {
 			for i := range n {
 				fmt.Fprintf(&sb, `{"id": "q%d", "question": "question %d", "answer": "answer %d"}`+"\n", i, i, i)
 			}
-			runs, err := LoadBenchmarks(fstest.MapFS{"qa.jsonl": {Data: []byte(sb.String())}}, &Sweep{Benchmarks: []BenchmarkEntry{{Path: "qa.jsonl"}}})
+			runs, err := engine.LoadBenchmarks(fstest.MapFS{"qa.jsonl": {Data: []byte(sb.String())}}, &engine.Sweep{Benchmarks: []engine.BenchmarkEntry{{Path: "qa.jsonl"}}})
 			if err != nil {
 				b.Fatal(err)
 			}
 			f := fixtures.NewFakeOpenAI(fixtures.FakeOpenAIOptions{Latency: latency,
 				Reply: func(c fixtures.ChatCall) string { return `{"answer": "answer", "abstained": false}` }})
 			defer f.Close()
-			arms, err := llmDeps(b, newLLM(b, f, "gpt-test", 0)).Arms(&Sweep{Arms: []ArmSpec{{Name: "cb", Generator: &GeneratorSpec{Kind: GeneratorClosedBook}}}})
+			arms, err := llmarms.Deps(newLLM(b, f, "gpt-test", 0)).Arms(&engine.Sweep{Arms: []engine.ArmSpec{{Name: "cb", Generator: &engine.GeneratorSpec{Kind: engine.GeneratorClosedBook}}}})
 			if err != nil {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				rep, err := Run(b.Context(), runs, arms, Options{Concurrency: conc})
+				rep, err := engine.Run(b.Context(), runs, arms, engine.Options{Concurrency: conc})
 				if err != nil {
 					b.Fatal(err)
 				}
