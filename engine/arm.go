@@ -157,7 +157,7 @@ func (a *Arm) Check() error {
 		return errors.New("an arm needs a name")
 	}
 	ways := 0
-	if a.Retriever != nil || (a.Generator != nil && a.Pipeline == nil) {
+	if a.Retriever != nil || a.Generator != nil {
 		ways++
 	}
 	if a.Pipeline != nil {
@@ -168,6 +168,9 @@ func (a *Arm) Check() error {
 	}
 	if a.TopK < 0 {
 		return fmt.Errorf("arm %s: TopK is %d; want a positive depth (or 0 for %d)", a.Name, a.TopK, DefaultTopK)
+	}
+	if a.Passages != 0 && (a.Retriever == nil || a.Generator == nil) {
+		return fmt.Errorf("arm %s: Passages applies to a RAG arm (Retriever with Generator); drop it", a.Name)
 	}
 	if a.Passages < 0 {
 		return fmt.Errorf("arm %s: Passages is %d; want a positive number (or 0 for %d)", a.Name, a.Passages, DefaultPassages)
@@ -247,6 +250,8 @@ func (a *Arm) Build(ctx context.Context, b *lasagna.Benchmark) (lasagna.Pipeline
 			if err != nil {
 				return lasagna.Output{Hits: hits}, err
 			}
+			// The generator sees only what the bundle records.
+			hits = hits[:min(k, len(hits))]
 			var ps []lasagna.Document
 			for _, h := range hits[:min(n, len(hits))] {
 				if d, ok := docs[h.ID]; ok {
@@ -317,6 +322,9 @@ func (d Deps) Arm(spec ArmSpec, topK int) (Arm, error) {
 		return Arm{}, errs[0]
 	}
 	arm := Arm{Name: spec.Name, TopK: topK, Varied: spec.Varied, Stages: map[lasagna.Stage]string{}, Settings: map[string]any{}}
+	if spec.Retriever == "" && spec.Generator == nil {
+		return Arm{}, fmt.Errorf("%s: unknown retriever %q; use bm25, dense or hybrid (or add a generator)", where, spec.Retriever)
+	}
 	if spec.Retriever != "" {
 		if err := d.retriever(&arm, spec); err != nil {
 			return Arm{}, err

@@ -64,10 +64,8 @@ func judgeFindings(c *Cell) []lasagna.Finding {
 	}
 	requested := c.Arm.Judge.Model()
 	for _, m := range slices.Sorted(maps.Keys(answered)) {
-		{
-			out = append(out, lasagna.Finding{Code: lasagna.UnresolvedJudgeAlias, Where: c.Where(),
-				Detail: fmt.Sprintf("judge model %q is an alias; the server answered %d queries as %q; request %q to pin it", requested, answered[m], m, m)})
-		}
+		out = append(out, lasagna.Finding{Code: lasagna.UnresolvedJudgeAlias, Where: c.Where(),
+			Detail: fmt.Sprintf("judge model %q is an alias; the server answered %d queries as %q; request %q to pin it", requested, answered[m], m, m)})
 	}
 	return out
 }

@@ -46,7 +46,7 @@ func (r *runner) startArm(ctx context.Context, br *engine.BenchmarkRun, plan arm
 		once.Do(func() { pipe, berr = build.Build(ctx, b) })
 		return pipe, berr
 	}
-	arm.Retriever, arm.Generator = nil, nil
+	arm.Retriever, arm.Generator, arm.Passages = nil, nil, 0
 	arm.Mode = plan.arm.ResolvedMode()
 	reps := 1
 	if plan.arm.Samples || plan.arm.Judge != nil {
