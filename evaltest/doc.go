@@ -89,15 +89,17 @@
 //     bundle goes to t.ArtifactDir() instead. The file is
 //     lasagna-<package folder>-<test name>[-shard-i-of-n].json.
 //   - LASAGNA_UPDATE_BASELINE=1: rewrite Config.Baseline from this run
-//     (refused for a shard, a -run subset, or a run with blocking findings).
+//     (refused for a shard, a -run subset, a run that fails a threshold or
+//     a query, or a run with blocking findings).
 //   - LASAGNA_SHARD=i/n: run shard i of n of every benchmark's queries,
 //     chosen by position among the sorted query ids, so n CI jobs split the
 //     work deterministically; `lasagna results merge` joins their bundles.
 //   - LASAGNA_CONCURRENCY: pipeline calls in flight in one Run (default 8),
 //     independent of -parallel, which caps CPU-bound tests.
-//   - LASAGNA_LIVE=1: let tests that call a real LLM run (RequireLive,
-//     LLMConfig); without it they skip, so `go test ./...` stays offline.
-//   - LASAGNA_CACHE_DIR: the LLM response cache folder LLMConfig sets.
+//   - LASAGNA_LIVE=1: let tests that call a real LLM run (package
+//     evaltest/evalllm: RequireLive, Config, Client); without it they
+//     skip, so `go test ./...` stays offline.
+//   - LASAGNA_CACHE_DIR: the LLM response cache folder evalllm.Config sets.
 //   - GITHUB_STEP_SUMMARY: when set (as GitHub Actions does), a Markdown
 //     summary is appended to that file.
 //
