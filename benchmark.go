@@ -101,6 +101,14 @@ const (
 	// rows of a JSONL or CSV file: no hard negatives, an easier search than a
 	// real corpus of the same size.
 	ProvenancePooledGold Provenance = "pooled_gold"
+	// ProvenanceProvided is a corpus file given beside a JSONL or CSV file
+	// (BEIR corpus.jsonl layout; datasets.Options.Corpus, corpus: in a
+	// sweep entry): the rows' expected_docs name its documents.
+	ProvenanceProvided Provenance = "provided"
+	// ProvenanceOwnIndex is never a benchmark's: it is the corpus_provenance
+	// of an arm whose retriever searches the user's own index (engine.Arm
+	// OwnIndex), which may hold documents the benchmark's corpus lacks.
+	ProvenanceOwnIndex Provenance = "own_index"
 	// ProvenanceNone marks a benchmark without a corpus (answers only).
 	ProvenanceNone Provenance = ""
 )

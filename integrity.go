@@ -25,6 +25,7 @@ const (
 	SyntheticBenchmark       Code = "SYNTHETIC_BENCHMARK"
 	PooledGoldCorpus         Code = "POOLED_GOLD_CORPUS"
 	UnknownDocID             Code = "UNKNOWN_DOC_ID"
+	OutsideCorpusIDs         Code = "OUTSIDE_CORPUS_IDS"
 	DuplicateRetrievedID     Code = "DUPLICATE_RETRIEVED_ID"
 	PipelineErrors           Code = "PIPELINE_ERRORS"
 	JudgeErrors              Code = "JUDGE_ERRORS"
@@ -67,6 +68,9 @@ var Catalogue = []CodeInfo{
 	{UnknownDocID, LevelBlocking,
 		"a pipeline returned a document id that is not in the corpus",
 		"return the corpus ids the benchmark defines (chunk ids must map to them), or index the same corpus the benchmark ships"},
+	{OutsideCorpusIDs, LevelWarning,
+		"an arm that searches its own index returned ids that are not in the benchmark's corpus; they were scored as non-relevant",
+		"none needed when your index holds more than the benchmark's corpus; if some of those documents answer the questions, add them to the benchmark's corpus file (corpus: beside the dataset) and name them in expected_docs, so they are judged"},
 	{DuplicateRetrievedID, LevelBlocking,
 		"one ranked list holds the same document id more than once",
 		"deduplicate hits before returning them (keep the best-ranked occurrence)"},

@@ -34,6 +34,9 @@ import (
 // ("<hex>  <file>\n" each, in that order), and Name is
 // local/<folder>@<12 hex> (or <opts.Name>@<12 hex>).
 func LoadBEIR(fsys fs.FS, dir string, opts Options) (*lasagna.Benchmark, error) {
+	if opts.Corpus != "" {
+		return nil, fmt.Errorf("%s: corpus %q given for a BEIR folder, which has its own corpus.jsonl; a corpus file goes beside a JSONL or CSV file", dir, opts.Corpus)
+	}
 	split := opts.Split
 	if split == "" {
 		split = DefaultSplit

@@ -11,12 +11,16 @@
 //
 // A file with contexts gets a pooled-gold corpus (BuildBenchmark): each
 // distinct passage is one document, named by expected_docs or by
-// PassageID(text) = "p" + the first 12 hex digits of sha256(text).
+// PassageID(text) = "p" + the first 12 hex digits of sha256(text). A file
+// given with Options.Corpus (a corpus file in the BEIR corpus.jsonl layout)
+// searches that corpus instead: expected_docs name its documents.
 //
 // Identity (SPEC §3): a file registers as local/<stem>@<12 hex of the
 // sha256 of its bytes>, or <Options.Name>@<12 hex>; Benchmark.Revision is
 // the full digest. A BEIR folder's digest is the sha256 of what
-// `sha256sum corpus.jsonl queries.jsonl qrels/<split>.tsv` prints in it.
+// `sha256sum corpus.jsonl queries.jsonl qrels/<split>.tsv` prints in it; a
+// file with a corpus beside it hashes the two files' digests, the dataset
+// file's first (see LoadJSONL).
 //
 // Capabilities and RequireTracks say which tracks (retrieval, generation,
 // closed_book) a benchmark supports; Select applies metadata filters and

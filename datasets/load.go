@@ -18,6 +18,15 @@ type Options struct {
 	// Split is the BEIR qrels split (qrels/<Split>.tsv); "" means "test".
 	// Files have no splits: a Split given for a file is an error.
 	Split string
+	// Corpus, for a JSONL or CSV file, is the path in the same fs.FS of a
+	// corpus file in the BEIR corpus.jsonl layout ({"_id", "title",
+	// "text"} per line). It replaces the pool of the rows' passages: the
+	// rows' expected_docs name its documents (an id missing from it is an
+	// error naming file:line and the id), rows' contexts stay their
+	// generation contexts, Provenance is lasagna.ProvenanceProvided, and
+	// the identity covers both files (see LoadJSONL). A BEIR folder has its
+	// own corpus.jsonl: a Corpus given for one is an error.
+	Corpus string
 }
 
 // DefaultSplit is the BEIR split read when Options.Split is empty.
@@ -48,6 +57,12 @@ func Load(fsys fs.FS, p string, opts Options) (*lasagna.Benchmark, error) {
 // LoadJSONL reads a JSONL benchmark file (seed 000): its rows (ReadJSONL),
 // the pooled-gold corpus and judgements built from their contexts
 // (BuildBenchmark), and its identity (Identity over the file's bytes).
+//
+// With opts.Corpus, the corpus is that file instead (see Options.Corpus)
+// and Revision is the sha256 of the two lines `sha256sum FILE CORPUS | cut
+// -d' ' -f1` prints: the hex sha256 of the dataset file's bytes, a
+// newline, the hex sha256 of the corpus file's bytes, a newline. An edit
+// to either file makes a different benchmark.
 func LoadJSONL(fsys fs.FS, p string, opts Options) (*lasagna.Benchmark, error) {
 	return loadRows(fsys, p, opts, lasagna.FormatJSONL, readJSONL)
 }
@@ -69,8 +84,20 @@ func loadRows(fsys fs.FS, p string, opts Options, format lasagna.Format, read fu
 	if len(rows) == 0 {
 		return nil, Problems{{Pos: lasagna.Pos{File: p}, Msg: "no rows; a benchmark needs at least one question"}}
 	}
-	var c collector
-	b := buildPool(rows, &c)
+	var (
+		c collector
+		b *lasagna.Benchmark
+	)
+	if opts.Corpus != "" {
+		docs, corpusDigest, err := readCorpus(fsys, opts.Corpus)
+		if err != nil {
+			return nil, err
+		}
+		b = buildWithCorpus(rows, docs, opts.Corpus, &c)
+		digest = pairDigest(digest, corpusDigest)
+	} else {
+		b = buildPool(rows, &c)
+	}
 	if err := c.err(); err != nil {
 		return nil, err
 	}

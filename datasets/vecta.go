@@ -172,6 +172,9 @@ func LoadVectaCSV(fsys fs.FS, path string, opts Options) (*lasagna.Benchmark, er
 	if opts.Split != "" {
 		return nil, fmt.Errorf("%s: split %q given for a Vecta CSV file; splits exist only for BEIR folders", path, opts.Split)
 	}
+	if opts.Corpus != "" {
+		return nil, fmt.Errorf("%s: corpus %q given for a Vecta CSV file, whose chunk_ids name chunks of your own store; score your pipeline with an arm that searches its own index", path, opts.Corpus)
+	}
 	es, digest, err := readVectaCSV(fsys, path)
 	if err != nil {
 		return nil, err

@@ -70,6 +70,17 @@ type Arm struct {
 	// Varied names the dimensions the arm varies on purpose (stage names or
 	// held_fixed fields); they are left out of the comparability key.
 	Varied []string
+	// OwnIndex marks an arm whose retriever searches the user's own index,
+	// which may hold documents the benchmark's corpus lacks. Ids outside
+	// the benchmark's corpus then count as non-relevant and are reported
+	// by the OUTSIDE_CORPUS_IDS warning instead of the blocking
+	// UNKNOWN_DOC_ID, and held_fixed records corpus_provenance own_index.
+	// Leave it false for an arm that indexes the benchmark's corpus: there
+	// an unknown id is a chunk-id mapping bug, and UNKNOWN_DOC_ID blocks.
+	// A RAG arm assembled from Retriever and Generator hands its generator
+	// the texts of the benchmark's documents only (a Hit carries no text):
+	// for answers from your own index, use a Pipeline arm.
+	OwnIndex bool
 	// Samples is true when the arm calls a sampling LLM (so one run is not
 	// the whole answer and SINGLE_RUN applies).
 	Samples bool
@@ -81,7 +92,8 @@ type Arm struct {
 }
 
 // Fingerprint returns the sha256 of the arm's canonical configuration (name,
-// mode, depth, stages, settings, varied), which keys the resume journal.
+// mode, depth, stages, settings, varied, own index), which keys the resume
+// journal.
 func (a *Arm) Fingerprint() string {
 	data, _ := json.Marshal(struct {
 		Name     string                   `json:"name"`
@@ -90,7 +102,8 @@ func (a *Arm) Fingerprint() string {
 		Stages   map[lasagna.Stage]string `json:"stages"`
 		Settings map[string]any           `json:"settings"`
 		Varied   []string                 `json:"varied"`
-	}{a.Name, a.ResolvedMode(), a.topK(), a.Stages, a.Settings, a.Varied})
+		OwnIndex bool                     `json:"own_index,omitempty"`
+	}{a.Name, a.ResolvedMode(), a.topK(), a.Stages, a.Settings, a.Varied, a.OwnIndex})
 	sum := sha256.Sum256(data) // encoding/json sorts map keys: canonical enough for a local key
 	return hex.EncodeToString(sum[:])
 }
@@ -190,6 +203,9 @@ func (a *Arm) Check() error {
 		if a.Mode != "" && a.Mode != lasagna.ModeClosedBook && a.Mode != lasagna.ModeGeneration {
 			return fmt.Errorf("arm %s: a Generator arm's Mode is generation (gold contexts) or closed_book, not %q", a.Name, a.Mode)
 		}
+	}
+	if a.OwnIndex && !a.Retrieves() {
+		return fmt.Errorf("arm %s: OwnIndex marks an arm that searches its own index, and this arm returns no ranked lists; drop OwnIndex", a.Name)
 	}
 	if a.Judge != nil && !a.Answers() {
 		return fmt.Errorf("arm %s: a Judge scores answers, and this arm returns none; give it a Generator (or a Pipeline in generation or rag mode)", a.Name)

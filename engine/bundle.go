@@ -77,6 +77,12 @@ func cellConfig(c *Cell, varied []string) results.Config {
 	br := c.Bench
 	arm := c.Arm
 	hf := results.NewHeldFixed(br.Benchmark, arm.ResolvedMode(), br.NSamples, int64(br.Sample.Seed), br.Sample.Digest)
+	if arm.OwnIndex {
+		// The arm searched the user's index, not the benchmark's corpus;
+		// corpus_fingerprint still names the benchmark's revision, which
+		// the judgements belong to.
+		hf.CorpusProvenance = lasagna.ProvenanceOwnIndex
+	}
 	varied = slices.Compact(slices.Sorted(slices.Values(varied)))
 	isVaried := func(name string) bool { return slices.Contains(varied, name) }
 	levels := map[string]string{}

@@ -14,8 +14,8 @@ const maxListed = 5
 
 // findings raises the integrity codes a run shows: POOLED_GOLD_CORPUS,
 // SYNTHETIC_BENCHMARK, MISSING_RESULTS, PIPELINE_ERRORS, UNKNOWN_DOC_ID,
-// DUPLICATE_RETRIEVED_ID, JUDGE_ERRORS, UNRESOLVED_JUDGE_ALIAS, SINGLE_RUN
-// and SMALL_SAMPLE, in plan order.
+// OUTSIDE_CORPUS_IDS, DUPLICATE_RETRIEVED_ID, JUDGE_ERRORS,
+// UNRESOLVED_JUDGE_ALIAS, SINGLE_RUN and SMALL_SAMPLE, in plan order.
 func findings(rep *Report) []lasagna.Finding {
 	var out []lasagna.Finding
 	seenBench := map[*lasagna.Benchmark]bool{}
@@ -28,7 +28,8 @@ func findings(rep *Report) []lasagna.Finding {
 					Detail: fmt.Sprintf("%d of %d queries are LLM-written (metadata.synthetic)", n, len(b.Queries))})
 			}
 		}
-		if c.Arm.Retrieves() && b.Provenance == lasagna.ProvenancePooledGold {
+		// An arm that searches its own index did not search the pool.
+		if c.Arm.Retrieves() && !c.Arm.OwnIndex && b.Provenance == lasagna.ProvenancePooledGold {
 			out = append(out, lasagna.Finding{Code: lasagna.PooledGoldCorpus, Where: c.Where(),
 				Detail: fmt.Sprintf("retrieval searched a pool of %d gold passages from the rows' contexts, with no hard negatives", len(b.Corpus))})
 		}
@@ -44,8 +45,9 @@ func findings(rep *Report) []lasagna.Finding {
 			}
 			out = append(out, lasagna.Finding{Code: lasagna.PartialCorpus, Where: c.Where(), Detail: detail})
 		}
-		var failed, dup, unknown []string
+		var failed, dup, unknown, outside []string
 		var firstErr error
+		outsideIDs, lists := 0, 0
 		for i := range c.Queries {
 			r := &c.Queries[i]
 			if r.Err != nil {
@@ -61,6 +63,11 @@ func findings(rep *Report) []lasagna.Finding {
 			if r.Unknown != "" {
 				unknown = append(unknown, fmt.Sprintf("%s (%q)", r.Query.ID, r.Unknown))
 			}
+			if r.Outside > 0 {
+				outside = append(outside, fmt.Sprintf("%s (%d)", r.Query.ID, r.Outside))
+				outsideIDs += r.Outside
+			}
+			lists++ // the ranked lists of the queries that ran
 		}
 		if len(failed) > 0 {
 			out = append(out, lasagna.Finding{Code: lasagna.PipelineErrors, Where: c.Where(),
@@ -73,6 +80,11 @@ func findings(rep *Report) []lasagna.Finding {
 		if len(unknown) > 0 {
 			out = append(out, lasagna.Finding{Code: lasagna.UnknownDocID, Where: c.Where(),
 				Detail: fmt.Sprintf("%d ranked lists hold ids missing from the corpus of %d documents: %s", len(unknown), len(b.Corpus), list(unknown))})
+		}
+		if len(outside) > 0 {
+			out = append(out, lasagna.Finding{Code: lasagna.OutsideCorpusIDs, Where: c.Where(),
+				Detail: fmt.Sprintf("%d of %d ranked lists hold ids outside the benchmark's corpus of %d documents (%d ids in all), scored as non-relevant: %s",
+					len(outside), lists, len(b.Corpus), outsideIDs, list(outside))})
 		}
 		out = append(out, judgeFindings(c)...)
 		if c.Arm.Samples || c.Arm.Judge != nil {

@@ -19,7 +19,7 @@ func LoadBenchmarks(fsys fs.FS, s *Sweep) ([]*BenchmarkRun, error) {
 		errs []error
 	)
 	for _, e := range s.Benchmarks {
-		b, err := datasets.Load(fsys, e.Path, datasets.Options{Name: e.Name, Split: e.Split})
+		b, err := datasets.Load(fsys, e.Path, datasets.Options{Name: e.Name, Split: e.Split, Corpus: e.Corpus})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%sbenchmark %s: %w", posPrefix(e.Pos), e.Path, err))
 			continue

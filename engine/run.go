@@ -90,8 +90,14 @@ type QueryResult struct {
 	// Resumed marks a result restored from the journal.
 	Resumed bool
 	// Duplicate is the first id the ranked list holds twice (the list is
-	// then not scored); Unknown the first id missing from the corpus.
+	// then not scored); Unknown the first id missing from the corpus, on
+	// an arm that searches the benchmark's corpus (UNKNOWN_DOC_ID).
 	Duplicate, Unknown string
+	// Outside counts the ids of the ranked list missing from the
+	// benchmark's corpus on an arm that searches its own index
+	// (Arm.OwnIndex): they are scored as non-relevant and reported by the
+	// OUTSIDE_CORPUS_IDS warning.
+	Outside int
 	// JudgeErr is the error of the arm's judge on this query
 	// (JUDGE_ERRORS); the failed judge metrics are absent from Scores.
 	JudgeErr error
@@ -274,7 +280,10 @@ type scorer struct {
 	cutoffs []int
 }
 
-// score fills r.Scores, Duplicate and Unknown; seen is scratch space.
+// score fills r.Scores, Duplicate, Unknown and Outside; seen is scratch
+// space. An id missing from the corpus sets Unknown, or counts in Outside
+// on an arm that searches its own index (it is then judged non-relevant,
+// as every unjudged id is).
 // Ranked lists are cut to the arm's depth first. Retrieval metrics are
 // computed for queries with judgements (the set trec_eval averages over); a
 // list holding an id twice is not scored (DUPLICATE_RETRIEVED_ID). Answer
@@ -289,13 +298,19 @@ func (s *scorer) score(r *QueryResult, sc *scratch) {
 		r.Output.Hits = r.Output.Hits[:k]
 	}
 	clear(seen)
+	r.Outside = 0
 	for _, h := range r.Output.Hits {
 		if _, dup := seen[h.ID]; dup && r.Duplicate == "" {
 			r.Duplicate = h.ID
 		}
 		seen[h.ID] = struct{}{}
-		if _, ok := s.ids[h.ID]; !ok && r.Unknown == "" {
-			r.Unknown = h.ID
+		if _, ok := s.ids[h.ID]; !ok {
+			switch {
+			case s.arm.OwnIndex:
+				r.Outside++
+			case r.Unknown == "":
+				r.Unknown = h.ID
+			}
 		}
 	}
 	var scores map[string]float64

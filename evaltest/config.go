@@ -18,6 +18,13 @@ type Config struct {
 	// — relative to the test's package folder (or to FS when set). Each is
 	// registered under its local name (local/<stem>@<12 hex>).
 	Benchmarks []string
+	// Corpora gives a JSONL or CSV benchmark of Benchmarks a corpus file
+	// (BEIR corpus.jsonl layout: _id, title, text), keyed by the path as
+	// written in Benchmarks, with the corpus path relative to the same
+	// folder (or FS): {"testdata/faq.jsonl": "testdata/corpus.jsonl"}. The
+	// rows' expected_docs then name its documents (see
+	// datasets.Options.Corpus). A key missing from Benchmarks is an error.
+	Corpora map[string]string
 	// Sweep is the path of a sweep file (YAML, as `lasagna benchmark run
 	// --sweep` reads), relative to the package folder (or to FS). Its
 	// benchmarks (with their n_samples, seed and filters) and its built-in
@@ -111,6 +118,13 @@ type Arm struct {
 	// Samples marks an arm that calls a sampling LLM: Config.Repeats then
 	// applies to it, and a single run raises SINGLE_RUN.
 	Samples bool
+	// OwnIndex marks an arm whose retriever searches your own index, which
+	// may hold documents the benchmark's corpus lacks (see engine.Arm):
+	// ids outside the benchmark's corpus count as non-relevant and one
+	// OUTSIDE_CORPUS_IDS warning counts them, instead of the blocking
+	// UNKNOWN_DOC_ID that fails the query's subtest; held_fixed records
+	// corpus_provenance own_index.
+	OwnIndex bool
 	// Stages, Settings and Varied describe the arm's components for the
 	// bundle's held_fixed block and comparability key (see engine.Arm).
 	// Keep them stable: a baseline only gates an arm whose held_fixed block
@@ -189,6 +203,7 @@ func (a Arm) engineArm() (engine.Arm, error) {
 		}
 	}
 	arm.Samples = a.Samples
+	arm.OwnIndex = a.OwnIndex
 	if a.Judge != nil {
 		arm = arm.WithJudge(a.Judge)
 	}

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -188,9 +189,14 @@ func loadBenchmarks(cfg Config) ([]*engine.BenchmarkRun, []engine.Arm, error) {
 		arms []engine.Arm
 		errs []error
 	)
+	for _, p := range slices.Sorted(maps.Keys(cfg.Corpora)) {
+		if !slices.Contains(cfg.Benchmarks, p) {
+			errs = append(errs, fmt.Errorf("Corpora names %q, which is not in Config.Benchmarks; key Corpora by a benchmark path as written there", p))
+		}
+	}
 	for _, p := range cfg.Benchmarks {
-		fsys, name := openPath(cfg.FS, p)
-		runs, err := engine.LoadBenchmarks(fsys, &engine.Sweep{Benchmarks: []engine.BenchmarkEntry{{Path: name}}})
+		fsys, name, corpus := openPair(cfg.FS, p, cfg.Corpora[p])
+		runs, err := engine.LoadBenchmarks(fsys, &engine.Sweep{Benchmarks: []engine.BenchmarkEntry{{Path: name, Corpus: corpus}}})
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -242,6 +248,41 @@ func openPath(fsys fs.FS, p string) (fs.FS, string) {
 		return os.DirFS("."), path.Clean(filepath.ToSlash(p))
 	}
 	return os.DirFS(filepath.Dir(p)), filepath.Base(p)
+}
+
+// openPair is openPath for a benchmark p and its corpus file (none when
+// corpus is ""): one fs.FS that holds both, and their paths in it.
+func openPair(fsys fs.FS, p, corpus string) (fs.FS, string, string) {
+	if corpus == "" {
+		f, name := openPath(fsys, p)
+		return f, name, ""
+	}
+	if fsys != nil || (filepath.IsLocal(p) && filepath.IsLocal(corpus)) {
+		f, name := openPath(fsys, p)
+		return f, name, path.Clean(filepath.ToSlash(corpus))
+	}
+	// A path outside the package folder: root the fs.FS at the deepest
+	// folder holding both files.
+	ap, err1 := filepath.Abs(p)
+	ac, err2 := filepath.Abs(corpus)
+	if err1 != nil || err2 != nil {
+		f, name := openPath(fsys, p)
+		return f, name, path.Clean(filepath.ToSlash(corpus))
+	}
+	root := filepath.Dir(ap)
+	for {
+		if rel, err := filepath.Rel(root, ac); err == nil && filepath.IsLocal(rel) {
+			break
+		}
+		parent := filepath.Dir(root)
+		if parent == root {
+			break
+		}
+		root = parent
+	}
+	relP, _ := filepath.Rel(root, ap)
+	relC, _ := filepath.Rel(root, ac)
+	return os.DirFS(root), filepath.ToSlash(relP), filepath.ToSlash(relC)
 }
 
 // planArms converts cfg's arms (and the sweep's) and checks their names.

@@ -43,7 +43,7 @@ func (d Determinism) Valid() bool { return slices.Contains(Determinisms, d) }
 
 // Provenances lists the corpus provenances a held_fixed block may state; an absent
 // corpus_provenance means lasagna.ProvenanceNative.
-var Provenances = []lasagna.Provenance{lasagna.ProvenanceNative, lasagna.ProvenancePooledGold, ProvenanceNone}
+var Provenances = []lasagna.Provenance{lasagna.ProvenanceNative, lasagna.ProvenancePooledGold, lasagna.ProvenanceProvided, lasagna.ProvenanceOwnIndex, ProvenanceNone}
 
 // ProvenanceNone is how a bundle writes lasagna.ProvenanceNone (a benchmark
 // without a corpus).
@@ -151,8 +151,10 @@ type HeldFixed struct {
 	// CorpusFingerprint identifies the corpus searched (the dataset
 	// revision); "" when the benchmark has no corpus.
 	CorpusFingerprint string `json:"corpus_fingerprint"`
-	// CorpusProvenance is native (the default when absent), pooled_gold or
-	// none.
+	// CorpusProvenance is native (the default when absent), pooled_gold,
+	// provided (a corpus file given beside a JSONL or CSV file), own_index
+	// (the arm searched the user's own index, not the benchmark's corpus)
+	// or none.
 	CorpusProvenance lasagna.Provenance `json:"corpus_provenance,omitzero"`
 	ResolvedMode     lasagna.Mode       `json:"resolved_mode"`
 	EmbedderModel    *string            `json:"embedder_model,omitzero"`
