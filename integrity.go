@@ -2,6 +2,7 @@ package lasagna
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -46,10 +47,14 @@ type CodeInfo struct {
 	Fix     string // what to do about it
 }
 
-// Catalogue is the integrity catalogue: every code with its level, meaning
-// and fix, in the order of SPEC §10. The engine, the bundle validator and the
-// documentation all read this one table. Treat it as read-only.
-var Catalogue = []CodeInfo{
+// Catalogue returns the integrity catalogue: every code with its level,
+// meaning and fix, in the order of SPEC §10. The engine, the bundle
+// validator and the documentation all read this one table. Each call
+// returns a new slice, which the caller may keep and modify.
+func Catalogue() []CodeInfo { return slices.Clone(catalogue) }
+
+// catalogue is the table Catalogue copies; nothing modifies it.
+var catalogue = []CodeInfo{
 	{SingleRun, LevelWarning,
 		"an LLM sampled (nothing_samples is false) and only one repeat or seed ran",
 		"run several repeats (evaltest Repeats, or more seeds) so the spread of sampled outputs is measured"},
@@ -105,7 +110,7 @@ var Catalogue = []CodeInfo{
 
 // Info returns the catalogue row for c.
 func (c Code) Info() (CodeInfo, bool) {
-	for _, info := range Catalogue {
+	for _, info := range catalogue {
 		if info.Code == c {
 			return info, true
 		}

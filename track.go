@@ -12,8 +12,9 @@ const (
 	TrackClosedBook Track = "closed_book"
 )
 
-// Tracks lists every track in a fixed order.
-var Tracks = []Track{TrackRetrieval, TrackGeneration, TrackClosedBook}
+// Tracks returns every track in a fixed order. Each call returns a new
+// slice.
+func Tracks() []Track { return []Track{TrackRetrieval, TrackGeneration, TrackClosedBook} }
 
 // Mode is what a run resolved to (resolved_mode in a bundle).
 type Mode string
@@ -39,8 +40,11 @@ const (
 	StageGenerator         Stage = "generator"
 )
 
-// Stages lists the stages in pipeline order.
-var Stages = []Stage{
-	StageDocumentProcessor, StageChunker, StageEmbedder, StageVectorBackend,
-	StageQueryTransform, StageRetriever, StageReranker, StageGenerator,
+// Stages returns the stages in pipeline order. Each call returns a new
+// slice.
+func Stages() []Stage {
+	return []Stage{
+		StageDocumentProcessor, StageChunker, StageEmbedder, StageVectorBackend,
+		StageQueryTransform, StageRetriever, StageReranker, StageGenerator,
+	}
 }

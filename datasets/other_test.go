@@ -96,7 +96,7 @@ func TestCapabilities(t *testing.T) {
 		}
 		return out
 	}
-	if got := supported(seed); !reflect.DeepEqual(got, lasagna.Tracks) {
+	if got := supported(seed); !reflect.DeepEqual(got, lasagna.Tracks()) {
 		t.Errorf("seed jsonl supports %v, want all", got)
 	}
 	if got := supported(beir); !reflect.DeepEqual(got, []lasagna.Track{lasagna.TrackRetrieval}) {

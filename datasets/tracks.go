@@ -16,7 +16,7 @@ type Capability struct {
 	Fix       string // what to change; "" when supported
 }
 
-// Capabilities returns one Capability per track, in lasagna.Tracks order
+// Capabilities returns one Capability per track, in lasagna.Tracks() order
 // (seed 000, "What each format can measure"):
 //
 //   - retrieval needs a corpus and at least one query with a relevant
@@ -56,7 +56,7 @@ func Capabilities(b *lasagna.Benchmark) []Capability {
 		return "no row has an answer (or metadata.unanswerable)", "add \"answer\" to the rows"
 	}
 	var out []Capability
-	for _, t := range lasagna.Tracks {
+	for _, t := range lasagna.Tracks() {
 		c := Capability{Track: t}
 		switch t {
 		case lasagna.TrackRetrieval:
@@ -130,8 +130,9 @@ func RequireTracks(b *lasagna.Benchmark, tracks ...lasagna.Track) error {
 			}
 		}
 		if !found {
-			names := make([]string, len(lasagna.Tracks))
-			for i, t := range lasagna.Tracks {
+			tracks := lasagna.Tracks()
+			names := make([]string, len(tracks))
+			for i, t := range tracks {
 				names[i] = string(t)
 			}
 			return fmt.Errorf("unknown track %q (tracks: %s)", t, strings.Join(names, ", "))

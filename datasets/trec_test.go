@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -13,6 +14,7 @@ import (
 	"testing/fstest"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/trecparse"
 )
 
 func TestReadQrels(t *testing.T) {
@@ -140,7 +142,13 @@ func refParseRun(data string) (map[string][]lasagna.Hit, string, int) {
 		n++
 	}
 	for _, l := range hits {
-		slices.SortFunc(l, compareTREC)
+		// trec_eval's order: score descending, then docno descending.
+		slices.SortFunc(l, func(a, b lasagna.Hit) int {
+			if c := cmp.Compare(b.Score, a.Score); c != 0 {
+				return c
+			}
+			return strings.Compare(b.ID, a.ID)
+		})
 	}
 	return hits, tag, n
 }
@@ -170,7 +178,7 @@ func genRun(queries, depth int, shuffle bool, seed uint64) string {
 func TestParseRunParallelMatchesReference(t *testing.T) {
 	for _, shuffle := range []bool{false, true} {
 		data := genRun(80, 500, shuffle, 7)
-		if len(data) < parallelMin {
+		if len(data) < trecparse.ParallelMin {
 			t.Fatalf("test run is %d bytes, below the parallel threshold", len(data))
 		}
 		run, err := ParseRun("r.txt", []byte(data))
@@ -198,34 +206,6 @@ func TestParseRunErrorLineInLaterChunk(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("r.txt:%d: want 6", bad+1)) {
 		t.Errorf("error %v does not name line %d", err, bad+1)
 	}
-}
-
-func TestParseScoreMatchesStrconv(t *testing.T) {
-	for _, s := range []string{"0", "-0", "1", "1.0", "2.129133", "  ", "0.1", ".5", "5.", "-.25", "+3", "007.50",
-		"123456789012345", "1234567890123456", "0.000000000000000000001", "1e3", "1E-3", "inf", "-Inf", "0x1p-2",
-		"30.0000", "29.9985", "1.7976931348623157e308", "1e400", ".", "-", "+", "", "1.2.3", "1_0", "nan"} {
-		got, ok := parseScore([]byte(s))
-		want, err := strconv.ParseFloat(s, 64)
-		wantOK := err == nil && !math.IsNaN(want)
-		if ok != wantOK || (ok && math.Float64bits(got) != math.Float64bits(want)) {
-			t.Errorf("parseScore(%q) = %v, %v; strconv: %v, %v", s, got, ok, want, err)
-		}
-	}
-}
-
-// FuzzParseScore checks the fast score parser against strconv bit for bit.
-func FuzzParseScore(f *testing.F) {
-	for _, s := range []string{"2.129133", "-0.0001", "12345678901234.5", "1e5", "0x10", "9007199254740993"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got, ok := parseScore([]byte(s))
-		want, err := strconv.ParseFloat(s, 64)
-		wantOK := err == nil && !math.IsNaN(want)
-		if ok != wantOK || (ok && math.Float64bits(got) != math.Float64bits(want)) {
-			t.Fatalf("parseScore(%q) = %v, %v; strconv: %v, %v", s, got, ok, want, err)
-		}
-	})
 }
 
 // FuzzParseRun checks that any input either fails with a positioned problem
@@ -352,5 +332,21 @@ func TestParseRunLongAndOddFields(t *testing.T) {
 		if !slices.Equal(run.Hits[q], w) {
 			t.Errorf("query %s: %v, want %v", q, run.Hits[q], w)
 		}
+	}
+}
+
+// TestParseRunCopies checks that the run ParseRun returns does not change
+// when the caller reuses its buffer.
+func TestParseRunCopies(t *testing.T) {
+	data := []byte("q1 Q0 d1 1 2.5 tag\nq1 Q0 d2 2 1.5 tag\n")
+	run, err := ParseRun("r.txt", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range data {
+		data[i] = 'x'
+	}
+	if run.Tag != "tag" || !slices.Equal(hitIDs(run.Hits["q1"]), []string{"d1", "d2"}) {
+		t.Errorf("after the buffer changed: tag %q, hits %v", run.Tag, run.Hits)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -37,9 +38,13 @@ const (
 	KindHTML Kind = "html" // .html, .htm
 )
 
-// Extensions maps every supported file extension (lowercase, with the dot)
-// to its kind. Treat it as read-only.
-var Extensions = map[string]Kind{
+// Extensions returns a map from every supported file extension (lowercase,
+// with the dot) to its kind. Each call returns a new map, which the caller
+// may keep and modify.
+func Extensions() map[string]Kind { return maps.Clone(extensions) }
+
+// extensions is the table Extensions copies; nothing modifies it.
+var extensions = map[string]Kind{
 	".md":       KindText,
 	".markdown": KindText,
 	".txt":      KindText,
@@ -52,14 +57,14 @@ var Extensions = map[string]Kind{
 // KindOf returns the kind of the file at name by its extension (case does
 // not matter), and false for an unsupported type.
 func KindOf(name string) (Kind, bool) {
-	k, ok := Extensions[strings.ToLower(path.Ext(name))]
+	k, ok := extensions[strings.ToLower(path.Ext(name))]
 	return k, ok
 }
 
 // supported lists the supported extensions for error messages.
 func supported() string {
-	exts := make([]string, 0, len(Extensions))
-	for e := range Extensions {
+	exts := make([]string, 0, len(extensions))
+	for e := range extensions {
 		exts = append(exts, e)
 	}
 	slices.Sort(exts)

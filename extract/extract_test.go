@@ -278,3 +278,18 @@ func TestWalkSymlinks(t *testing.T) {
 		t.Errorf("got %s\nwant %s", strings.Join(got, " "), want)
 	}
 }
+
+func TestExtensionsIsACopy(t *testing.T) {
+	m := Extensions()
+	delete(m, ".pdf")
+	m[".exe"] = KindText
+	if _, ok := KindOf("a.pdf"); !ok {
+		t.Error("deleting from the result of Extensions made .pdf unsupported")
+	}
+	if _, ok := KindOf("a.exe"); ok {
+		t.Error("adding to the result of Extensions made .exe supported")
+	}
+	if len(Extensions()) != 7 {
+		t.Errorf("Extensions() has %d entries, want 7", len(Extensions()))
+	}
+}

@@ -13,6 +13,24 @@ type AnswerScore struct {
 	TokenF1    float64 `json:"token_f1"`
 }
 
+// AnswerOptions is what ScoreAnswer needs to know about a question and its
+// prediction besides their texts. The zero value is an answerable question
+// that was answered.
+//
+// It is a struct with named fields, not two positional booleans or
+// functional options, because callers copy both flags from data (an arm's
+// output, a dataset row): named fields keep each flag visible at the call
+// site — ScoreAnswer(p, refs, AnswerOptions{Abstained: out.Abstained,
+// Unanswerable: q.Unanswerable}) — without an if per flag.
+type AnswerOptions struct {
+	// Abstained is true when the arm explicitly declined to answer; the
+	// prediction text is then ignored.
+	Abstained bool
+	// Unanswerable is true when the question has no answer: the references
+	// are ignored and only an empty prediction or an abstention scores 1.
+	Unanswerable bool
+}
+
 // ScoreAnswer scores one prediction against the reference answers of one
 // question exactly as the official SQuAD v2.0 evaluation script does (which
 // agrees with the v1.1 script on every question whose references do not
@@ -20,10 +38,11 @@ type AnswerScore struct {
 //
 //   - references that normalise to the empty string are dropped (the v2.0
 //     script keeps only answers whose normalised text is non-empty);
-//   - a question with no remaining reference, or marked unanswerable, has the
+//   - a question with no remaining reference, or marked unanswerable
+//     (opts.Unanswerable), has the
 //     single reference "": a prediction that normalises to empty, or an
-//     explicit abstention (abstained true), scores 1 on both metrics and any
-//     other prediction scores 0;
+//     explicit abstention (opts.Abstained), scores 1 on both metrics and
+//     any other prediction scores 0;
 //   - otherwise ExactMatch is 1 when the normalised prediction equals some
 //     normalised reference, and TokenF1 is the best token F1 over the
 //     references (see [TokenF1]); an abstention scores 0 on both.
@@ -31,9 +50,9 @@ type AnswerScore struct {
 // A question with no prediction at all is not scored here: SQuAD v1.1 counts
 // it as 0 on both metrics and callers must do the same (keep it in the
 // denominator of the mean).
-func ScoreAnswer(prediction string, abstained bool, references []string, unanswerable bool) AnswerScore {
+func ScoreAnswer(prediction string, references []string, opts AnswerOptions) AnswerScore {
 	golds := make([]string, 0, len(references))
-	if !unanswerable {
+	if !opts.Unanswerable {
 		for _, r := range references {
 			if n := NormalizeAnswer(r); n != "" {
 				golds = append(golds, n)
@@ -41,7 +60,7 @@ func ScoreAnswer(prediction string, abstained bool, references []string, unanswe
 		}
 	}
 	pred := ""
-	if !abstained {
+	if !opts.Abstained {
 		pred = NormalizeAnswer(prediction)
 	}
 	if len(golds) == 0 {

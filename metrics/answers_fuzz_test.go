@@ -15,7 +15,8 @@ func FuzzScoreAnswer(f *testing.F) {
 	f.Add("caf\u00e9 the a\u00e9", "x\x1cy", "\u03a3\u0399\u03a3", false, false)
 	f.Add("", "", "the", true, true)
 	f.Fuzz(func(t *testing.T, pred, g1, g2 string, abstained, unanswerable bool) {
-		s := ScoreAnswer(pred, abstained, []string{g1, g2}, unanswerable)
+		opts := AnswerOptions{Abstained: abstained, Unanswerable: unanswerable}
+		s := ScoreAnswer(pred, []string{g1, g2}, opts)
 		if s.ExactMatch != 0 && s.ExactMatch != 1 {
 			t.Fatalf("EM = %v, want 0 or 1", s.ExactMatch)
 		}
@@ -25,11 +26,11 @@ func FuzzScoreAnswer(f *testing.F) {
 		if s.ExactMatch > s.TokenF1 {
 			t.Fatalf("EM %v > F1 %v", s.ExactMatch, s.TokenF1)
 		}
-		if r := ScoreAnswer(pred, abstained, []string{g2, g1}, unanswerable); r != s {
+		if r := ScoreAnswer(pred, []string{g2, g1}, opts); r != s {
 			t.Fatalf("reference order changes the score: %+v vs %+v", s, r)
 		}
 		if !unanswerable && NormalizeAnswer(g1) != "" {
-			if r := ScoreAnswer(g1, false, []string{g1, g2}, false); r != (AnswerScore{1, 1}) {
+			if r := ScoreAnswer(g1, []string{g1, g2}, AnswerOptions{}); r != (AnswerScore{1, 1}) {
 				t.Fatalf("prediction equal to a reference scores %+v", r)
 			}
 		}

@@ -47,7 +47,7 @@ func testSQuADGolden(t *testing.T, file string, min int) {
 		if got := NormalizeAnswer(c.Prediction); got != c.Normalized {
 			t.Errorf("%s: NormalizeAnswer(%+q) = %+q, want %+q", c.Note, c.Prediction, got, c.Normalized)
 		}
-		got := ScoreAnswer(c.Prediction, false, c.References, false)
+		got := ScoreAnswer(c.Prediction, c.References, AnswerOptions{})
 		if got.ExactMatch != c.ExactMatch || math.Abs(got.TokenF1-c.TokenF1) > 1e-12 {
 			t.Errorf("%s: ScoreAnswer(%+q, %+q) = %+v, want EM %v F1 %v", c.Note, c.Prediction, c.References, got, c.ExactMatch, c.TokenF1)
 		}
@@ -103,8 +103,8 @@ func TestScoreAnswerRules(t *testing.T) {
 		{"all refs empty", "", false, []string{"the", "  "}, false, AnswerScore{1, 1}},
 		{"no refs", "x", false, nil, false, AnswerScore{0, 0}},
 	} {
-		if got := ScoreAnswer(c.pred, c.abstained, c.refs, c.unanswerable); got != c.want {
-			t.Errorf("%s: ScoreAnswer(%q, %v, %q, %v) = %+v, want %+v", c.name, c.pred, c.abstained, c.refs, c.unanswerable, got, c.want)
+		if got := ScoreAnswer(c.pred, c.refs, AnswerOptions{Abstained: c.abstained, Unanswerable: c.unanswerable}); got != c.want {
+			t.Errorf("%s: ScoreAnswer(%q, %q, {Abstained: %v, Unanswerable: %v}) = %+v, want %+v", c.name, c.pred, c.refs, c.abstained, c.unanswerable, got, c.want)
 		}
 	}
 }
@@ -135,6 +135,6 @@ func BenchmarkScoreAnswer(b *testing.B) {
 	refs := []string{"The Eiffel Tower in Paris", "Eiffel Tower", "the tower designed by Gustave Eiffel"}
 	b.ReportAllocs()
 	for b.Loop() {
-		ScoreAnswer("It is the Eiffel Tower, in Paris, France.", false, refs, false)
+		ScoreAnswer("It is the Eiffel Tower, in Paris, France.", refs, AnswerOptions{})
 	}
 }

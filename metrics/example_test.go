@@ -18,10 +18,10 @@ func ExampleNormalizeAnswer() {
 
 func ExampleScoreAnswer() {
 	refs := []string{"Eiffel Tower", "the Eiffel Tower in Paris"}
-	fmt.Printf("%+v\n", metrics.ScoreAnswer("the tower in Paris", false, refs, false))
+	fmt.Printf("%+v\n", metrics.ScoreAnswer("the tower in Paris", refs, metrics.AnswerOptions{}))
 	// An unanswerable question: abstaining or answering nothing scores 1.
-	fmt.Printf("%+v\n", metrics.ScoreAnswer("", true, nil, true))
-	fmt.Printf("%+v\n", metrics.ScoreAnswer("Paris", false, nil, true))
+	fmt.Printf("%+v\n", metrics.ScoreAnswer("", nil, metrics.AnswerOptions{Abstained: true, Unanswerable: true}))
+	fmt.Printf("%+v\n", metrics.ScoreAnswer("Paris", nil, metrics.AnswerOptions{Unanswerable: true}))
 	// Output:
 	// {ExactMatch:0 TokenF1:0.8571428571428571}
 	// {ExactMatch:1 TokenF1:1}

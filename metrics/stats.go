@@ -340,7 +340,7 @@ func ComparePaired(a, b []float64, o PairedOptions) (Paired, error) {
 	default:
 		p.Dz = p.MeanDiff / sd
 		t := p.MeanDiff / (sd / math.Sqrt(float64(n)))
-		p.PT = StudentTTwoSided(t, float64(n-1))
+		p.PT = studentTTwoSided(t, float64(n-1))
 	}
 	p.P, p.ExactP = signFlip(d, o.Resamples, o.Seed)
 	return p, nil
@@ -450,26 +450,26 @@ func Holm(ps []float64) []float64 {
 	return out
 }
 
-// StudentTTwoSided returns the two-sided p-value P(|T| ≥ |t|) of Student's t
+// studentTTwoSided returns the two-sided p-value P(|T| ≥ |t|) of Student's t
 // distribution with df > 0 degrees of freedom, computed as the regularized
 // incomplete beta function I_x(df/2, 1/2) with x = df/(df+t²). It returns 1
 // for t = 0 and 0 for infinite t; NaN for df ≤ 0 or NaN arguments.
-func StudentTTwoSided(t, df float64) float64 {
+func studentTTwoSided(t, df float64) float64 {
 	if math.IsNaN(t) || math.IsNaN(df) || df <= 0 {
 		return math.NaN()
 	}
 	if math.IsInf(t, 0) {
 		return 0
 	}
-	return RegIncBeta(df/2, 0.5, df/(df+t*t))
+	return regIncBeta(df/2, 0.5, df/(df+t*t))
 }
 
-// RegIncBeta returns the regularized incomplete beta function I_x(a, b) for
+// regIncBeta returns the regularized incomplete beta function I_x(a, b) for
 // a, b > 0 and 0 ≤ x ≤ 1, evaluated with the continued fraction of Numerical
 // Recipes (betacf, modified Lentz), using the symmetry
 // I_x(a, b) = 1 − I_{1−x}(b, a) where the fraction converges faster. It
 // returns NaN for arguments outside that domain.
-func RegIncBeta(a, b, x float64) float64 {
+func regIncBeta(a, b, x float64) float64 {
 	if !(a > 0 && b > 0 && x >= 0 && x <= 1) {
 		return math.NaN()
 	}

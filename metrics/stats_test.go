@@ -26,12 +26,12 @@ func TestStudentTTwoSided(t *testing.T) {
 		{0, 7, 1, 0},
 		{math.Inf(1), 3, 0, 0},
 	} {
-		if got := StudentTTwoSided(c.t, c.df); !near(got, c.want, c.tol) {
-			t.Errorf("StudentTTwoSided(%v, %v) = %v, want %v ± %v", c.t, c.df, got, c.want, c.tol)
+		if got := studentTTwoSided(c.t, c.df); !near(got, c.want, c.tol) {
+			t.Errorf("studentTTwoSided(%v, %v) = %v, want %v ± %v", c.t, c.df, got, c.want, c.tol)
 		}
 	}
-	if got := StudentTTwoSided(1, 0); !math.IsNaN(got) {
-		t.Errorf("StudentTTwoSided(1, 0) = %v, want NaN", got)
+	if got := studentTTwoSided(1, 0); !math.IsNaN(got) {
+		t.Errorf("studentTTwoSided(1, 0) = %v, want NaN", got)
 	}
 }
 
@@ -42,17 +42,17 @@ func TestRegIncBeta(t *testing.T) {
 		{1, 3.5, 0.8, 1 - math.Pow(0.2, 3.5)}, // I_x(1,b) = 1 − (1−x)^b
 		{2, 2, 0.5, 0.5},                      // symmetry
 	} {
-		if got := RegIncBeta(c.a, c.b, c.x); !near(got, c.want, 1e-13) {
-			t.Errorf("RegIncBeta(%v, %v, %v) = %v, want %v", c.a, c.b, c.x, got, c.want)
+		if got := regIncBeta(c.a, c.b, c.x); !near(got, c.want, 1e-13) {
+			t.Errorf("regIncBeta(%v, %v, %v) = %v, want %v", c.a, c.b, c.x, got, c.want)
 		}
 	}
 	// I_x(2,3) = 6x² − 8x³ + 3x⁴ (integral of 12t(1−t)²).
 	x := 0.25
-	if got, want := RegIncBeta(2, 3, x), 6*x*x-8*x*x*x+3*x*x*x*x; !near(got, want, 1e-14) {
-		t.Errorf("RegIncBeta(2, 3, %v) = %v, want %v", x, got, want)
+	if got, want := regIncBeta(2, 3, x), 6*x*x-8*x*x*x+3*x*x*x*x; !near(got, want, 1e-14) {
+		t.Errorf("regIncBeta(2, 3, %v) = %v, want %v", x, got, want)
 	}
-	if !math.IsNaN(RegIncBeta(-1, 1, 0.5)) || !math.IsNaN(RegIncBeta(1, 1, 1.5)) {
-		t.Error("RegIncBeta outside its domain is not NaN")
+	if !math.IsNaN(regIncBeta(-1, 1, 0.5)) || !math.IsNaN(regIncBeta(1, 1, 1.5)) {
+		t.Error("regIncBeta outside its domain is not NaN")
 	}
 }
 
@@ -113,8 +113,8 @@ func TestComparePairedExact(t *testing.T) {
 	if p.N != 5 || !near(p.MeanDiff, 1.2, 1e-15) || p.P != 0.25 || !p.ExactP || !p.SmallSample {
 		t.Errorf("ComparePaired = %+v, want n 5 mean 1.2 exact p 0.25", p)
 	}
-	if !near(p.Dz, 1.2/math.Sqrt(1.7), 1e-14) || !near(p.PT, StudentTTwoSided(tstat, 4), 1e-15) {
-		t.Errorf("d_z %v p_t %v, want %v %v", p.Dz, p.PT, 1.2/math.Sqrt(1.7), StudentTTwoSided(tstat, 4))
+	if !near(p.Dz, 1.2/math.Sqrt(1.7), 1e-14) || !near(p.PT, studentTTwoSided(tstat, 4), 1e-15) {
+		t.Errorf("d_z %v p_t %v, want %v %v", p.Dz, p.PT, 1.2/math.Sqrt(1.7), studentTTwoSided(tstat, 4))
 	}
 	// d = {1, 2, 3}: t = 2/(1/√3) = √12 with df 2, p = 1 − √12/√14 (closed form).
 	p, _ = ComparePaired([]float64{1, 2, 3}, []float64{0, 0, 0}, PairedOptions{})

@@ -2,6 +2,7 @@ package reporters_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 
 	"github.com/lasagna-go/lasagna/reporters"
@@ -56,4 +57,15 @@ func ExampleMarkdownSummary() {
 	// **Integrity:** 1 blocking, 0 warnings
 	//
 	// - **blocking:** PIPELINE\_ERRORS at local/faq@0123456789ab/mine: 1 of 2 queries failed
+}
+
+// ExampleFormatP shows how reports write numbers: fixed decimals without a
+// negative zero, signed differences, and p-values with two significant
+// digits or as a power of ten.
+func ExampleFormatP() {
+	fmt.Println(reporters.FormatNumber(-0.0001, 3), reporters.FormatSigned(0.0042, 3))
+	fmt.Println(reporters.FormatP(0.0123), reporters.FormatP(0.00025))
+	// Output:
+	// 0.000 +0.004
+	// 0.012 2.5e-4
 }

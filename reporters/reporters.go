@@ -145,9 +145,9 @@ func value(r results.Result, m string, open, sep, close string) string {
 	if !ok {
 		return "-"
 	}
-	s := results.FormatNumber(v, 3)
+	s := FormatNumber(v, 3)
 	if st, ok := r.MetricStats[m]; ok && st.N > 1 {
-		s += " " + open + results.FormatNumber(st.CILow, 3) + sep + results.FormatNumber(st.CIHigh, 3) + close
+		s += " " + open + FormatNumber(st.CILow, 3) + sep + FormatNumber(st.CIHigh, 3) + close
 	}
 	return s
 }

@@ -17,9 +17,10 @@ const SchemaVersion = "1.0"
 // comparable.
 const MetricsVersion = "1"
 
-// schemaVersionPattern matches every schema version a 1.x reader accepts.
-// The JSON Schema carries it, and the validator applies it, so the two agree.
-const schemaVersionPattern = `^1\.(0|[1-9][0-9]*)$`
+// SchemaVersionPattern is the regular expression of every schema version a
+// 1.x reader accepts. The JSON Schema (package results/schema) carries it,
+// and Validate applies it, so the two agree.
+const SchemaVersionPattern = `^1\.(0|[1-9][0-9]*)$`
 
 // Determinism states how a run was seeded. It is never "reproducible": LLM
 // judges and GPU kernels defeat that claim.
@@ -34,23 +35,37 @@ const (
 	Seeded Determinism = "seeded"
 )
 
-// Determinisms lists every valid Determinism; the JSON Schema's enum is
-// generated from it.
-var Determinisms = []Determinism{SeededPerTask, SeededGlobalConcurrent, Seeded}
+// Determinisms returns every valid Determinism, in a fixed order; the JSON
+// Schema's enum is generated from it. Each call returns a new slice.
+func Determinisms() []Determinism {
+	return []Determinism{SeededPerTask, SeededGlobalConcurrent, Seeded}
+}
 
 // Valid reports whether d is one of Determinisms.
-func (d Determinism) Valid() bool { return slices.Contains(Determinisms, d) }
+func (d Determinism) Valid() bool {
+	switch d {
+	case SeededPerTask, SeededGlobalConcurrent, Seeded:
+		return true
+	}
+	return false
+}
 
-// Provenances lists the corpus provenances a held_fixed block may state; an absent
-// corpus_provenance means lasagna.ProvenanceNative.
-var Provenances = []lasagna.Provenance{lasagna.ProvenanceNative, lasagna.ProvenancePooledGold, lasagna.ProvenanceProvided, lasagna.ProvenanceOwnIndex, ProvenanceNone}
+// Provenances returns the corpus provenances a held_fixed block may state,
+// in a fixed order; an absent corpus_provenance means
+// lasagna.ProvenanceNative. Each call returns a new slice.
+func Provenances() []lasagna.Provenance {
+	return []lasagna.Provenance{lasagna.ProvenanceNative, lasagna.ProvenancePooledGold, lasagna.ProvenanceProvided, lasagna.ProvenanceOwnIndex, ProvenanceNone}
+}
 
 // ProvenanceNone is how a bundle writes lasagna.ProvenanceNone (a benchmark
 // without a corpus).
 const ProvenanceNone lasagna.Provenance = "none"
 
-// Modes lists the values resolved_mode may take.
-var Modes = []lasagna.Mode{lasagna.ModeRetrieval, lasagna.ModeGeneration, lasagna.ModeRAG, lasagna.ModeClosedBook}
+// Modes returns the values resolved_mode may take, in a fixed order. Each
+// call returns a new slice.
+func Modes() []lasagna.Mode {
+	return []lasagna.Mode{lasagna.ModeRetrieval, lasagna.ModeGeneration, lasagna.ModeRAG, lasagna.ModeClosedBook}
+}
 
 // Bundle is a results bundle (schema 1.0, seed 003): one run with its
 // provenance. Optional fields use pointers or omitzero so that an absent

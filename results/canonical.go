@@ -30,7 +30,7 @@ func decodeTree(data []byte) (any, error) {
 }
 
 // appendCanonical appends the RFC 8785 (JCS) serialization of v, a value
-// decoded by decodeTree (or santhosh-tekuri/jsonschema's UnmarshalJSON):
+// decoded by decodeTree (objects as map[string]any, numbers as json.Number):
 // object members sorted by the UTF-16 code units of their names, numbers in
 // ECMAScript form (jcs.NumberToJSON), strings with only '"', '\' and
 // control characters escaped, no whitespace. It agrees with

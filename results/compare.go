@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	lasagna "github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/numfmt"
 	"github.com/lasagna-go/lasagna/metrics"
 )
 
@@ -491,13 +492,13 @@ func (c Comparison) Verdict() string {
 		}
 		dz := "d_z n/a"
 		if !c.Stats.DzUndefined {
-			dz = "d_z " + FormatNumber(math.Abs(c.Stats.Dz), 2)
+			dz = "d_z " + numfmt.Number(math.Abs(c.Stats.Dz), 2)
 		}
 		s = fmt.Sprintf("%s beats %s by +%s %s (%s, Holm p = %s) on %d %s", win, lose,
-			FormatNumber(math.Abs(c.Stats.MeanDiff), 3), c.Metric, dz, FormatP(c.HolmP), n, plural(n, "query", "queries"))
+			numfmt.Number(math.Abs(c.Stats.MeanDiff), 3), c.Metric, dz, numfmt.P(c.HolmP), n, plural(n, "query", "queries"))
 	} else {
 		s = fmt.Sprintf("no significant difference: %s vs %s on %s (%s, Holm p = %s, %d %s)", c.Arm, c.Baseline, c.Metric,
-			FormatSigned(c.Stats.MeanDiff, 3), FormatP(c.HolmP), n, plural(n, "query", "queries"))
+			numfmt.Signed(c.Stats.MeanDiff, 3), numfmt.P(c.HolmP), n, plural(n, "query", "queries"))
 	}
 	var notes []string
 	if c.Dropped > 0 {
@@ -510,39 +511,4 @@ func (c Comparison) Verdict() string {
 		s += "; " + strings.Join(notes, "; ")
 	}
 	return s
-}
-
-// FormatNumber formats x with the given number of decimals, without a
-// negative zero.
-func FormatNumber(x float64, decimals int) string {
-	s := strconv.FormatFloat(x, 'f', decimals, 64)
-	if strings.Trim(s, "-0.") == "" {
-		s = strings.TrimPrefix(s, "-")
-	}
-	return s
-}
-
-// FormatSigned formats x with an explicit sign (+0.004, -0.120).
-func FormatSigned(x float64, decimals int) string {
-	s := FormatNumber(x, decimals)
-	if !strings.HasPrefix(s, "-") {
-		s = "+" + s
-	}
-	return s
-}
-
-// FormatP formats a p-value: two significant digits from 0.001 up
-// ("0.62", "0.012"), else a power of ten ("1e-4", "2.5e-6").
-func FormatP(p float64) string {
-	switch {
-	case p >= 0.001:
-		return strconv.FormatFloat(p, 'g', 2, 64)
-	case p <= 0:
-		return "0"
-	}
-	s := strconv.FormatFloat(p, 'e', 1, 64) // 1.0e-04
-	mant, exp, _ := strings.Cut(s, "e")
-	mant = strings.TrimSuffix(strings.TrimSuffix(mant, "0"), ".")
-	e, _ := strconv.Atoi(exp)
-	return fmt.Sprintf("%se%d", mant, e)
 }

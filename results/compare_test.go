@@ -202,14 +202,6 @@ func TestPairAcross(t *testing.T) {
 	}
 }
 
-func TestFormatP(t *testing.T) {
-	for p, want := range map[float64]string{0.62: "0.62", 1: "1", 0.05: "0.05", 0.0123: "0.012", 1e-4: "1e-4", 0.00025: "2.5e-4", 9.999e-5: "1e-4"} {
-		if got := FormatP(p); got != want {
-			t.Errorf("FormatP(%v) = %q, want %q", p, got, want)
-		}
-	}
-}
-
 func TestCompareConstantShiftHasNoDz(t *testing.T) {
 	// base + 0.1 differs from base by 0.1 up to rounding; d_z is then
 	// undefined, not a huge number made of rounding noise.

@@ -1,16 +1,11 @@
 package results
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
-
-	santhosh "github.com/santhosh-tekuri/jsonschema/v6"
 
 	lasagna "github.com/lasagna-go/lasagna"
 )
@@ -19,7 +14,7 @@ import (
 // structural rule of schema 1.x (an alias of lasagna.InvalidBundle).
 const InvalidBundle = lasagna.InvalidBundle
 
-// codeInfo looks c up in lasagna.Catalogue.
+// codeInfo looks c up in the integrity catalogue (lasagna.Catalogue()).
 func codeInfo(c lasagna.Code) (lasagna.CodeInfo, bool) { return c.Info() }
 
 // Problem is one finding of Validate: an integrity code, its level, where
@@ -47,7 +42,8 @@ func (p Problem) String() string {
 func (p Problem) Blocking() bool { return p.Level == lasagna.LevelBlocking }
 
 // Report is the outcome of Validate: every problem found, in a stable
-// order (version, schema, hashes, structure, listed integrity codes).
+// order (version, extra checks such as the JSON Schema's, hashes,
+// structure, listed integrity codes).
 type Report struct {
 	Problems []Problem
 }
@@ -88,16 +84,17 @@ func (r *Report) add(c lasagna.Code, where, format string, args ...any) {
 	r.Problems = append(r.Problems, Problem{Code: c, Level: level, Where: where, Detail: fmt.Sprintf(format, args...)})
 }
 
-var versionRE = regexp.MustCompile(schemaVersionPattern)
+var versionRE = regexp.MustCompile(SchemaVersionPattern)
 
 // Validate checks the bundle raw (the bytes of a bundle file):
 //
 //   - schema_version is present and 1.0 ≤ v < 2.0 (else SCHEMA_VERSION, and
 //     nothing more is checked);
-//   - the bundle satisfies the JSON Schema of Schema (INVALID_BUNDLE);
 //   - run_id is the hash of the bundle as written, unknown fields included
 //     (RUN_ID_MISMATCH), and each comparability_key the hash of its
 //     held_fixed (COMPARABILITY_KEY_MISMATCH);
+//   - the bundle reads as a Bundle (INVALID_BUNDLE with the line and column
+//     of a field of the wrong type);
 //   - the checks a bundle alone allows: DUPLICATE_RETRIEVED_ID in a ranked
 //     list, ranks 1..n, failed queries without scores, every config with a
 //     result (MISSING_RESULTS) and every result with a config, failed
@@ -107,10 +104,22 @@ var versionRE = regexp.MustCompile(schemaVersionPattern)
 //     PARTIAL_CORPUS, a pooled_gold corpus listed as POOLED_GOLD_CORPUS;
 //   - every code listed in integrity is reported at its level.
 //
+// Validate does not check the bundle against its JSON Schema (enums,
+// patterns, required fields, null where a value is required): package
+// results/schema does, with schema.Validate, which runs these checks too.
 // Validate never panics on any input.
-func Validate(raw []byte) Report {
+func Validate(raw []byte) Report { return ValidateWith(raw) }
+
+// ValidateWith is Validate with extra checks of the bundle's JSON. Each
+// check receives the decoded document (objects as map[string]any, arrays as
+// []any, numbers as json.Number) once the schema version is accepted, and
+// its problems are reported after the version's and before the hashes'.
+// When some check reports a problem, a bundle that does not read as a
+// Bundle is not reported again. Package results/schema passes its JSON
+// Schema check this way; a check must not modify the document.
+func ValidateWith(raw []byte, checks ...func(doc any) []Problem) Report {
 	var r Report
-	doc, err := santhosh.UnmarshalJSON(bytes.NewReader(raw))
+	doc, err := decodeTree(raw)
 	if err != nil {
 		r.add(InvalidBundle, "bundle", "%v", jsonError(raw, syntaxErr(raw, err)))
 		return r
@@ -134,26 +143,11 @@ func Validate(raw []byte) Report {
 		return r
 	}
 
-	sch, err := compiledSchema()
-	if err != nil {
-		r.add(InvalidBundle, "schema", "%v", err)
-		return r
-	}
-	if err := sch.Validate(doc); err != nil {
-		var ve *santhosh.ValidationError
-		if errors.As(err, &ve) {
-			var found []Problem
-			for _, leaf := range leaves(ve) {
-				found = append(found, Problem{Code: InvalidBundle, Level: lasagna.LevelBlocking,
-					Where: pointerPath(leaf.InstanceLocation), Detail: leafMessage(leaf)})
-			}
-			slices.SortStableFunc(found, func(a, b Problem) int {
-				return strings.Compare(a.Where+"\x00"+a.Detail, b.Where+"\x00"+b.Detail)
-			})
-			r.Problems = append(r.Problems, slices.Compact(found)...)
-		} else {
-			r.add(InvalidBundle, "bundle", "%v", err)
-		}
+	checked := 0
+	for _, check := range checks {
+		found := check(doc)
+		checked += len(found)
+		r.Problems = append(r.Problems, found...)
 	}
 
 	if id, err := runIDOfTree(top); err != nil {
@@ -165,20 +159,14 @@ func Validate(raw []byte) Report {
 
 	b, err := Unmarshal(raw)
 	if err != nil {
-		// The schema check has reported the cause already.
+		if checked == 0 {
+			r.add(InvalidBundle, "bundle", "%v", err)
+		}
 		return r
 	}
 	checkStructure(&r, b)
 	checkListed(&r, b)
 	return r
-}
-
-// leafMessage returns the English message of a leaf validation error.
-func leafMessage(leaf *santhosh.ValidationError) string {
-	if u := leaf.BasicOutput(); u != nil && u.Error != nil {
-		return u.Error.String()
-	}
-	return fmt.Sprintf("fails the schema keyword %s", strings.Join(leaf.ErrorKind.KeywordPath(), "/"))
 }
 
 // syntaxErr re-decodes raw with encoding/json to get an error with an
@@ -207,38 +195,6 @@ func describe(v any) string {
 		return "an object"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-// leaves returns the innermost errors of a schema validation error tree.
-func leaves(ve *santhosh.ValidationError) []*santhosh.ValidationError {
-	if len(ve.Causes) == 0 {
-		return []*santhosh.ValidationError{ve}
-	}
-	var out []*santhosh.ValidationError
-	for _, c := range ve.Causes {
-		out = append(out, leaves(c)...)
-	}
-	return out
-}
-
-// pointerPath formats an instance location as a field path such as
-// results[0].per_sample_scores[3].scores.
-func pointerPath(tokens []string) string {
-	if len(tokens) == 0 {
-		return "bundle"
-	}
-	var b strings.Builder
-	for _, t := range tokens {
-		if _, err := strconv.Atoi(t); err == nil {
-			fmt.Fprintf(&b, "[%s]", t)
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(t)
-	}
-	return b.String()
 }
 
 // checkKeys recomputes every comparability_key from the held_fixed of the

@@ -41,9 +41,9 @@ type Mix struct {
 	Factoid, Multihop, Unanswerable float64
 }
 
-// DefaultMix is the mix used when Options.Mix is the zero Mix:
+// DefaultMix returns the mix used when Options.Mix is the zero Mix:
 // factoid=0.6,multihop=0.3,unanswerable=0.1.
-var DefaultMix = Mix{Factoid: 0.6, Multihop: 0.3, Unanswerable: 0.1}
+func DefaultMix() Mix { return Mix{Factoid: 0.6, Multihop: 0.3, Unanswerable: 0.1} }
 
 // ParseMix parses a mix written as "factoid=0.6,multihop=0.3,unanswerable=0.1".
 // Types left out get 0; each type may appear once; the shares must be
@@ -158,13 +158,13 @@ func (m Mix) Counts(n int) Counts {
 }
 
 // Options configures Plan and Synthesize. N is required; the zero Mix means
-// DefaultMix.
+// DefaultMix().
 type Options struct {
 	// N is the number of questions to plan (rows written may be fewer:
 	// rows that fail verification are dropped).
 	N int
 	// Mix is the share of each question type; the zero Mix means
-	// DefaultMix.
+	// DefaultMix().
 	Mix Mix
 	// Seed drives the choice of passages (math/rand/v2 PCG) and is
 	// recorded in each row.
@@ -279,7 +279,7 @@ const pcgStream = 0x6c6173616761 // "lasaga"
 func MakePlan(docs []lasagna.Document, opts Options) (Plan, error) {
 	mix := opts.Mix
 	if mix == (Mix{}) {
-		mix = DefaultMix
+		mix = DefaultMix()
 	}
 	if opts.N < 1 {
 		return Plan{}, fmt.Errorf("synth: n is %d; ask for at least one question", opts.N)

@@ -58,8 +58,8 @@ func TestParseMix(t *testing.T) {
 			t.Errorf("ParseMix(%q) error = %v; want %q", c.in, err, c.err)
 		}
 	}
-	if s := DefaultMix.String(); s != "factoid=0.6,multihop=0.3,unanswerable=0.1" {
-		t.Errorf("DefaultMix.String() = %s", s)
+	if s := DefaultMix().String(); s != "factoid=0.6,multihop=0.3,unanswerable=0.1" {
+		t.Errorf("DefaultMix().String() = %s", s)
 	}
 }
 
@@ -70,11 +70,11 @@ func TestCountsLargestRemainder(t *testing.T) {
 		n    int
 		want Counts
 	}{
-		{DefaultMix, 10, Counts{6, 3, 1}},
-		{DefaultMix, 7, Counts{4, 2, 1}}, // 4.2, 2.1, 0.7: the 0.7 gets the last one
-		{DefaultMix, 200, Counts{120, 60, 20}},
-		{DefaultMix, 1, Counts{1, 0, 0}},           // 0.6, 0.3, 0.1
-		{DefaultMix, 3, Counts{2, 1, 0}},           // 1.8, 0.9, 0.3
+		{DefaultMix(), 10, Counts{6, 3, 1}},
+		{DefaultMix(), 7, Counts{4, 2, 1}}, // 4.2, 2.1, 0.7: the 0.7 gets the last one
+		{DefaultMix(), 200, Counts{120, 60, 20}},
+		{DefaultMix(), 1, Counts{1, 0, 0}},         // 0.6, 0.3, 0.1
+		{DefaultMix(), 3, Counts{2, 1, 0}},         // 1.8, 0.9, 0.3
 		{Mix{0.5, 0.25, 0.25}, 2, Counts{1, 1, 0}}, // tie 0.5 vs 0.5: type order
 		{Mix{third, third, third}, 4, Counts{2, 1, 1}},
 		{Mix{0, 0, 1}, 5, Counts{0, 0, 5}},
@@ -110,7 +110,7 @@ func TestMakePlanFixtureFolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Documents != 5 || p.Passages != 7 || p.Counts != (Counts{4, 2, 1}) || p.Calls() != 14 || p.Mix != DefaultMix {
+	if p.Documents != 5 || p.Passages != 7 || p.Counts != (Counts{4, 2, 1}) || p.Calls() != 14 || p.Mix != DefaultMix() {
 		t.Errorf("plan = %d documents, %d passages, %+v, %d calls, mix %s; want 5, 7, {4 2 1}, 14, default", p.Documents, p.Passages, p.Counts, p.Calls(), p.Mix)
 	}
 	// The passages drawn for seed 42 (a regression check on the PCG draw

@@ -17,6 +17,7 @@ import (
 	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/datasets"
 	"github.com/lasagna-go/lasagna/internal/suggest"
+	"github.com/lasagna-go/lasagna/internal/trecparse"
 	"github.com/lasagna-go/lasagna/metrics"
 )
 
@@ -350,6 +351,16 @@ judged queries and skips missing ones (BEIR / pytrec_eval).`,
 	return cmd
 }
 
+// runProblems converts the run parser's problems into the
+// datasets.Problems that datasets.ParseRun reports for the same file.
+func runProblems(probs []trecparse.Problem) datasets.Problems {
+	ps := make(datasets.Problems, len(probs))
+	for i, p := range probs {
+		ps[i] = datasets.Problem(p)
+	}
+	return ps
+}
+
 func runMetricsTrec(stdout io.Writer, qrelsPath, runPath string, sel *trecSelection, opts metrics.TrecOptions, avg metrics.Averaging, perQuery, summary bool) error {
 	// The qrels are read while the run is parsed (on all CPUs): the run's
 	// parser leaves a CPU idle while it reads the file.
@@ -367,12 +378,16 @@ func runMetricsTrec(stdout io.Writer, qrelsPath, runPath string, sel *trecSelect
 		qrels, qrelsErr = datasets.ParseQrels(qrelsPath, qdata)
 	})
 	rdata, release, runErr := readRunFile(runPath)
-	var run *datasets.Run
+	var run *trecparse.Run
 	if runErr == nil {
-		// The run's ids alias rdata; everything that uses them (evaluation,
+		// The run's ids alias rdata (trecparse, not datasets.ParseRun, which
+		// would copy the file); everything that uses them (evaluation,
 		// output) is done before release. Error messages hold copies.
 		defer release()
-		run, runErr = datasets.ParseRun(runPath, rdata)
+		var probs []trecparse.Problem
+		if run, probs = trecparse.ParseRun(runPath, rdata, datasets.MaxProblems); probs != nil {
+			runErr = runProblems(probs)
+		}
 	}
 	wg.Wait()
 	if qrelsErr != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lasagna-go/lasagna/results"
+	"github.com/lasagna-go/lasagna/results/schema"
 )
 
 func runResults(t *testing.T, args ...string) (string, string, int) {
@@ -39,13 +40,13 @@ func copyGolden(t *testing.T, name, as string) string {
 
 func TestResultsSchemaCmd(t *testing.T) {
 	out, _, code := runResults(t, "schema")
-	if code != 0 || out != string(results.Schema()) {
-		t.Errorf("schema: exit %d, output differs from results.Schema()", code)
+	if code != 0 || out != string(schema.JSON()) {
+		t.Errorf("schema: exit %d, output differs from schema.JSON()", code)
 	}
 	p := filepath.Join(t.TempDir(), "run-schema.json")
 	out, _, code = runResults(t, "schema", "-o", p)
 	got, err := os.ReadFile(p)
-	if code != 0 || err != nil || !bytes.Equal(got, results.Schema()) {
+	if code != 0 || err != nil || !bytes.Equal(got, schema.JSON()) {
 		t.Errorf("schema -o: exit %d, %v, output %q", code, err, out)
 	}
 	if _, _, code := runResults(t, "schema", "extra"); code != 2 {

@@ -10,7 +10,9 @@ import (
 	"text/tabwriter"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/reporters"
 	"github.com/lasagna-go/lasagna/results"
+	"github.com/lasagna-go/lasagna/results/schema"
 	"github.com/spf13/cobra"
 )
 
@@ -111,7 +113,7 @@ func resultsCompare(w io.Writer, paths []string, f *compareFlags, summary bool) 
 		}
 		// Numbers of an edited or malformed bundle are not compared.
 		var bad []string
-		for _, pr := range results.Validate(raw).Problems {
+		for _, pr := range schema.Validate(raw).Problems {
 			switch pr.Code {
 			case lasagna.RunIDMismatch, lasagna.ComparabilityKeyMismatch, lasagna.SchemaVersion, results.InvalidBundle:
 				bad = append(bad, pr.String())
@@ -227,12 +229,12 @@ func printArms(w io.Writer, arms []results.Arm, only []string) {
 			n, ci := "-", "-"
 			if st, ok := a.Result.MetricStats[m]; ok {
 				n = fmt.Sprint(st.N)
-				ci = fmt.Sprintf("[%s, %s]", results.FormatNumber(st.CILow, 3), results.FormatNumber(st.CIHigh, 3))
+				ci = fmt.Sprintf("[%s, %s]", reporters.FormatNumber(st.CILow, 3), reporters.FormatNumber(st.CIHigh, 3))
 				if st.Level != 0 && st.Level != 0.95 {
 					ci += fmt.Sprintf(" at %g", st.Level)
 				}
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", a.Config.Benchmark, a.Label, m, n, results.FormatNumber(a.Result.Metrics[m], 4), ci)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", a.Config.Benchmark, a.Label, m, n, reporters.FormatNumber(a.Result.Metrics[m], 4), ci)
 		}
 	}
 	tw.Flush()
@@ -242,15 +244,15 @@ func printComparisons(w io.Writer, cs []results.Comparison, level float64) {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "benchmark\tcomparison\tmetric\tn\tdropped\tmean\tbaseline\tdiff\t%g%% CI\td_z\tp\tHolm p\n", level*100)
 	for _, c := range cs {
-		dz := results.FormatNumber(c.Stats.Dz, 2)
+		dz := reporters.FormatNumber(c.Stats.Dz, 2)
 		if c.Stats.DzUndefined {
 			dz = "n/a"
 		}
 		fmt.Fprintf(tw, "%s\t%s vs %s\t%s\t%d\t%d\t%s\t%s\t%s\t[%s, %s]\t%s\t%s\t%s\n",
 			c.Benchmark, c.Arm, c.Baseline, c.Metric, c.Stats.N, c.Dropped,
-			results.FormatNumber(c.Mean, 4), results.FormatNumber(c.BaselineMean, 4),
-			results.FormatSigned(c.Stats.MeanDiff, 4), results.FormatSigned(c.Stats.Lo, 4), results.FormatSigned(c.Stats.Hi, 4),
-			dz, results.FormatP(c.Stats.P), results.FormatP(c.HolmP))
+			reporters.FormatNumber(c.Mean, 4), reporters.FormatNumber(c.BaselineMean, 4),
+			reporters.FormatSigned(c.Stats.MeanDiff, 4), reporters.FormatSigned(c.Stats.Lo, 4), reporters.FormatSigned(c.Stats.Hi, 4),
+			dz, reporters.FormatP(c.Stats.P), reporters.FormatP(c.HolmP))
 	}
 	tw.Flush()
 }

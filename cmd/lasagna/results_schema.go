@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/lasagna-go/lasagna/results"
+	"github.com/lasagna-go/lasagna/results/schema"
 	"github.com/spf13/cobra"
 )
 
@@ -24,10 +25,10 @@ Exit status: 0 written, 1 the file could not be written, 2 usage error.`,
 		Args: exactArgs(0),
 		RunE: func(c *cobra.Command, args []string) error {
 			if out == "" || out == "-" {
-				_, err := stdout.Write(results.Schema())
+				_, err := stdout.Write(schema.JSON())
 				return err
 			}
-			if err := os.WriteFile(out, results.Schema(), 0o644); err != nil {
+			if err := os.WriteFile(out, schema.JSON(), 0o644); err != nil {
 				return problems(fmt.Errorf("results schema: %w", err))
 			}
 			fmt.Fprintf(stdout, "wrote the results bundle schema %s to %s\n", results.SchemaVersion, out)

@@ -5,7 +5,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/lasagna-go/lasagna/results"
+	"github.com/lasagna-go/lasagna/results/schema"
 	"github.com/spf13/cobra"
 )
 
@@ -36,7 +36,9 @@ func resultsValidate(w io.Writer, path string, strict bool) error {
 	if err != nil {
 		return problems(fmt.Errorf("results validate: %w", err))
 	}
-	r := results.Validate(raw)
+	// schema.Validate is results.Validate (version, hashes, structure,
+	// listed codes) plus the JSON Schema.
+	r := schema.Validate(raw)
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "%s: %s: %s\n", path, p.Level, p)
 	}

@@ -165,7 +165,7 @@ func runScore(stdout io.Writer, dataPath, predPath string, cfg scoreConfig) erro
 			}
 			var s metrics.AnswerScore // a missing prediction scores 0
 			if p, ok := preds[q.ID]; ok && (p.Answered || p.Abstained) {
-				s = metrics.ScoreAnswer(p.Answer, p.Abstained, q.Answers, q.Unanswerable)
+				s = metrics.ScoreAnswer(p.Answer, q.Answers, metrics.AnswerOptions{Abstained: p.Abstained, Unanswerable: q.Unanswerable})
 			}
 			em.vals[q.ID], f1.vals[q.ID] = s.ExactMatch, s.TokenF1
 		}

@@ -80,7 +80,7 @@ Exit status: 0 written (or planned), 1 problems (documents, plan, LLM), 2 usage.
 	f := cmd.Flags()
 	f.IntVar(&n, "n", 0, "number of questions to plan (`N`; rows failing verification are dropped)")
 	f.StringVarP(&out, "out", "o", "", "JSONL `FILE` to write")
-	f.StringVar(&mixArg, "mix", synth.DefaultMix.String(), "share of each question type (`MIX`), summing to 1")
+	f.StringVar(&mixArg, "mix", synth.DefaultMix().String(), "share of each question type (`MIX`), summing to 1")
 	f.Int64Var(&seed, "seed", 0, "`SEED` of the passage choice, recorded in each row")
 	f.BoolVar(&dryRun, "dry-run", false, "print the plan and a token estimate; call no LLM, write nothing")
 	f.StringVar(&model, "model", "", "LLM `MODEL` (default $MODEL_NAME)")

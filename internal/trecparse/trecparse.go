@@ -1,0 +1,548 @@
+// Package trecparse parses TREC run files for datasets.ParseRun and for
+// `lasagna metrics trec`: one pass over the bytes, on all CPUs for large
+// files, with no allocation per line. The strings it returns alias the
+// input, which is what makes it fast and why it is internal: datasets
+// gives it a buffer nobody else holds (a copy, or a file it read), and the
+// command keeps its memory-mapped file until it is done with the run.
+//
+// TREC files are whitespace-separated text, one record a line:
+//
+//	qrels: qid iter docno rel                (exactly 4 fields)
+//	run:   qid Q0 docno rank score run_id    (6 fields; more are ignored)
+//
+// as trec_eval reads them. Fields are separated by spaces, tabs, "\r", "\v"
+// or "\f"; blank lines and lines whose first non-blank byte is '#' are
+// skipped (a '#' inside a field, as in MS MARCO v2.1 docnos, is data).
+package trecparse
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"hash/maphash"
+	"math"
+	"math/bits"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/lasagna-go/lasagna"
+)
+
+// Run is a parsed run file: for each query id, the retrieved documents in
+// trec_eval's rank order (score descending, equal scores by document id
+// descending, byte-wise); Tag is the run id of the last line and Lines the
+// number of records. Its fields are those of datasets.Run, which converts
+// from it.
+type Run struct {
+	Tag   string
+	Hits  map[string][]lasagna.Hit
+	Lines int
+}
+
+// Problem is one thing wrong with a run file; its fields are those of
+// datasets.Problem, which converts from it.
+type Problem struct {
+	Pos   lasagna.Pos
+	Field string
+	Msg   string
+}
+
+// collector gathers problems up to max; the last one then says that
+// reading stopped (as datasets' loaders do).
+type collector struct {
+	max  int
+	list []Problem
+	full bool
+}
+
+// add records a problem and reports whether the caller may keep reading.
+func (c *collector) add(pos lasagna.Pos, field, format string, args ...any) bool {
+	if c.full {
+		return false
+	}
+	c.list = append(c.list, Problem{Pos: pos, Field: field, Msg: fmt.Sprintf(format, args...)})
+	if len(c.list) >= c.max {
+		c.list = append(c.list, Problem{Pos: lasagna.Pos{File: pos.File}, Msg: fmt.Sprintf("too many problems; stopped reading after %d", c.max)})
+		c.full = true
+		return false
+	}
+	return true
+}
+
+// runChunk is one worker's share of a run file.
+type runChunk struct {
+	hits  []lasagna.Hit
+	segs  []runSeg
+	tag   string
+	lines int
+	probs []chunkProblem
+}
+
+// runSeg is a stretch of consecutive lines of one query within a chunk.
+type runSeg struct {
+	qid        string
+	start, end int
+}
+
+type chunkProblem struct {
+	off   int // byte offset of the line in the file
+	field string
+	msg   string
+}
+
+// ParallelMin is the file size from which a run is parsed in parallel.
+const ParallelMin = 1 << 20
+
+// ParseRun parses the bytes of a TREC run file (qid Q0 docno rank score
+// run_id …); name is used in problem positions. Only qid, docno, score and
+// run_id are used; fields after run_id are ignored. A line with fewer than
+// six fields, a score that is not a finite or infinite decimal number (NaN
+// is refused), or a document retrieved twice for one query is a problem
+// naming file:line; up to maxProblems problems are returned, in file order,
+// the last then saying that reading stopped. Problems are returned instead
+// of a run.
+//
+// Files of ParallelMin bytes or more are parsed on all CPUs. The returned
+// strings alias data: data must not be modified while any of them is in
+// use.
+func ParseRun(name string, data []byte, maxProblems int) (*Run, []Problem) {
+	nChunks := 1
+	if len(data) >= ParallelMin {
+		nChunks = runtime.GOMAXPROCS(0)
+	}
+	bounds := chunkBounds(data, nChunks)
+	chunks := make([]runChunk, len(bounds)-1)
+	var wg sync.WaitGroup
+	for i := range chunks {
+		wg.Go(func() {
+			parseRunChunk(data, bounds[i], bounds[i+1], maxProblems, &chunks[i])
+		})
+	}
+	wg.Wait()
+
+	var probs []chunkProblem
+	for i := range chunks {
+		probs = append(probs, chunks[i].probs...)
+	}
+	if len(probs) > 0 {
+		return nil, problemsAt(name, data, probs, maxProblems)
+	}
+
+	// Group the segments by query.
+	run := &Run{Hits: map[string][]lasagna.Hit{}}
+	type ref struct{ chunk, seg int }
+	segsOf := map[string][]ref{}
+	order := []string{}
+	for ci := range chunks {
+		c := &chunks[ci]
+		run.Lines += c.lines
+		if c.tag != "" {
+			run.Tag = c.tag
+		}
+		for si, s := range c.segs {
+			if _, ok := segsOf[s.qid]; !ok {
+				order = append(order, s.qid)
+			}
+			segsOf[s.qid] = append(segsOf[s.qid], ref{ci, si})
+		}
+	}
+	if run.Lines == 0 {
+		return nil, []Problem{{Pos: lasagna.Pos{File: name}, Msg: "no results: the run file has no qid Q0 docno rank score run_id line"}}
+	}
+	lists := make([][]lasagna.Hit, len(order))
+	for i, qid := range order {
+		refs := segsOf[qid]
+		if len(refs) == 1 {
+			s := chunks[refs[0].chunk].segs[refs[0].seg]
+			lists[i] = chunks[refs[0].chunk].hits[s.start:s.end:s.end]
+			continue
+		}
+		n := 0
+		for _, r := range refs {
+			s := chunks[r.chunk].segs[r.seg]
+			n += s.end - s.start
+		}
+		l := make([]lasagna.Hit, 0, n)
+		for _, r := range refs {
+			s := chunks[r.chunk].segs[r.seg]
+			l = append(l, chunks[r.chunk].hits[s.start:s.end]...)
+		}
+		lists[i] = l
+	}
+
+	// Rank each query and reject duplicate documents, in parallel.
+	var next atomic.Int64
+	dupQuery := make([]string, len(order)) // duplicated docno per query, if any
+	workers := min(runtime.GOMAXPROCS(0), len(order))
+	for range workers {
+		wg.Go(func() {
+			var seen idSet
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(order) {
+					return
+				}
+				l := lists[i]
+				sortRanked(l)
+				if d, ok := seen.duplicate(l); ok {
+					dupQuery[i] = d
+				}
+			}
+		})
+	}
+	wg.Wait()
+	c := collector{max: maxProblems}
+	for i, qid := range order {
+		if dupQuery[i] == "" {
+			continue
+		}
+		first, second := FindDuplicateLines(data, qid, dupQuery[i], 2)
+		if !c.add(lasagna.Pos{File: name, Line: second}, "docno", "document %q is retrieved twice for query %q (first at line %d); a run lists each document once per query (trec_eval rejects duplicates)", dupQuery[i], qid, first) {
+			break
+		}
+	}
+	if c.list != nil {
+		return nil, c.list
+	}
+	for i, qid := range order {
+		run.Hits[qid] = lists[i]
+	}
+	return run, nil
+}
+
+// compareTREC is trec_eval's ranking: score descending, then docno
+// descending byte-wise (metrics.CompareTREC; datasets, which uses this
+// package, may not import metrics).
+func compareTREC(a, b lasagna.Hit) int {
+	if a.Score > b.Score {
+		return -1
+	}
+	if a.Score < b.Score {
+		return 1
+	}
+	return strings.Compare(b.ID, a.ID)
+}
+
+// sortRanked sorts l into trec_eval's order. Runs are usually written
+// nearly in that order (only equal scores out of docno order), so it starts
+// with an insertion sort and switches to pdqsort when that does too much.
+func sortRanked(l []lasagna.Hit) {
+	moves := 0
+	for i := 1; i < len(l); i++ {
+		if compareTREC(l[i-1], l[i]) <= 0 {
+			continue
+		}
+		x := l[i]
+		j := i
+		for j > 0 && compareTREC(l[j-1], x) > 0 {
+			l[j] = l[j-1]
+			j--
+			moves++
+		}
+		l[j] = x
+		if moves > 2*len(l) {
+			slices.SortFunc(l, compareTREC)
+			return
+		}
+	}
+}
+
+// idSet finds duplicate ids in a list: an open-addressing hash table of
+// list positions, reused from list to list.
+type idSet struct {
+	seed  maphash.Seed
+	slots []int32 // position+1 in the list; 0 is empty
+}
+
+// duplicate reports an id that occurs twice in l.
+func (s *idSet) duplicate(l []lasagna.Hit) (string, bool) {
+	size := 16
+	for size < 2*len(l) {
+		size *= 2
+	}
+	if cap(s.slots) < size {
+		s.slots = make([]int32, size)
+		s.seed = maphash.MakeSeed()
+	} else {
+		s.slots = s.slots[:size]
+		clear(s.slots)
+	}
+	mask := uint64(size - 1)
+	for i, h := range l {
+		k := maphash.String(s.seed, h.ID) & mask
+		for {
+			p := s.slots[k]
+			if p == 0 {
+				s.slots[k] = int32(i + 1)
+				break
+			}
+			if l[p-1].ID == h.ID {
+				return h.ID, true
+			}
+			k = (k + 1) & mask
+		}
+	}
+	return "", false
+}
+
+// FindDuplicateLines returns the line numbers of the first two lines of a
+// TREC file whose fields 1 and docField (0-based) are qid and doc. It
+// rescans the file; it runs only to report an error.
+func FindDuplicateLines(data []byte, qid, doc string, docField int) (first, second int) {
+	var f [7][]byte
+	line := 0
+	for len(data) > 0 {
+		line++
+		var l []byte
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			l, data = data[:i], data[i+1:]
+		} else {
+			l, data = data, nil
+		}
+		if n := Fields(l, f[:]); n > docField && string(f[0]) == qid && string(f[docField]) == doc {
+			if first == 0 {
+				first = line
+			} else {
+				return first, line
+			}
+		}
+	}
+	return first, second
+}
+
+// chunkBounds splits data into at most n pieces that end at line ends.
+func chunkBounds(data []byte, n int) []int {
+	b := []int{0}
+	for i := 1; i < n; i++ {
+		at := len(data) * i / n
+		if at <= b[len(b)-1] {
+			continue
+		}
+		j := bytes.IndexByte(data[at:], '\n')
+		if j < 0 {
+			break
+		}
+		b = append(b, at+j+1)
+	}
+	if b[len(b)-1] != len(data) {
+		b = append(b, len(data))
+	}
+	return b
+}
+
+// byteClass classifies bytes for the run tokenizer: 0 field byte, 1 blank
+// (C isspace other than newline), 2 newline.
+var byteClass = func() (t [256]uint8) {
+	for _, c := range []byte{' ', '\t', '\r', '\v', '\f'} {
+		t[c] = 1
+	}
+	t['\n'] = 2
+	return t
+}()
+
+// parseRunChunk parses the lines of data[start:end] into c. It is the hot
+// path of `lasagna metrics trec`: one pass over the bytes, no allocation
+// per line (ids alias data). It stops after max problems.
+func parseRunChunk(data []byte, start, end, max int, c *runChunk) {
+	c.hits = make([]lasagna.Hit, 0, (end-start)/40+16)
+	var f [6][]byte
+	var qid, tag []byte
+	seg := -1
+	d := data[:end]
+	for off := start; off < len(d) && len(c.probs) < max; {
+		lineOff := off
+		l := d[off:]
+		if j := bytes.IndexByte(l, '\n'); j >= 0 {
+			l = l[:j]
+			off += j + 1
+		} else {
+			off = len(d)
+		}
+		i := 0
+		for i < len(l) && byteClass[l[i]] == 1 {
+			i++
+		}
+		if i == len(l) || l[i] == '#' {
+			continue // blank line or comment
+		}
+		n := 0
+		for n < len(f) {
+			j := fieldEnd(l, i)
+			f[n] = l[i:j]
+			n++
+			for j < len(l) && byteClass[l[j]] == 1 {
+				j++
+			}
+			i = j
+			if i == len(l) {
+				break
+			}
+		}
+		if n < 6 {
+			c.probs = append(c.probs, chunkProblem{lineOff, "", fmt.Sprintf("want 6 whitespace-separated fields (qid Q0 docno rank score run_id), got %d; fix the line (ids cannot contain spaces)", n)})
+			continue
+		}
+		score, ok := parseScore(f[4])
+		if !ok {
+			c.probs = append(c.probs, chunkProblem{lineOff, "score", fmt.Sprintf("field 5 (score) %q is not a number; write the retrieval score as a decimal number such as 12.5", f[4])})
+			continue
+		}
+		if seg < 0 || !bytes.Equal(qid, f[0]) {
+			if seg >= 0 {
+				c.segs[seg].end = len(c.hits)
+			}
+			qid = f[0]
+			c.segs = append(c.segs, runSeg{qid: AliasString(qid), start: len(c.hits)})
+			seg = len(c.segs) - 1
+		}
+		c.hits = append(c.hits, lasagna.Hit{ID: AliasString(f[2]), Score: score})
+		c.lines++
+		tag = f[5]
+	}
+	if seg >= 0 {
+		c.segs[seg].end = len(c.hits)
+	}
+	c.tag = AliasString(tag)
+}
+
+// fieldEnd returns the index of the first blank byte of l at or after i,
+// or len(l); l holds no newline. It tests eight bytes at a time for a byte
+// below 0x21 (every blank is one; a lowest flagged byte is exact), then
+// checks that byte against the blank class.
+func fieldEnd(l []byte, i int) int {
+	for i+8 <= len(l) {
+		x := binary.LittleEndian.Uint64(l[i:])
+		m := (x - 0x2121212121212121) &^ x & 0x8080808080808080
+		if m == 0 {
+			i += 8
+			continue
+		}
+		j := i + bits.TrailingZeros64(m)>>3
+		if byteClass[l[j]] != 0 {
+			return j
+		}
+		i = j + 1
+	}
+	for i < len(l) && byteClass[l[i]] == 0 {
+		i++
+	}
+	return i
+}
+
+// pow10 holds the powers of ten that float64 represents exactly.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// parseScore parses a score as strconv.ParseFloat does (same value, bit for
+// bit), refusing NaN. Plain decimals with at most 15 significant digits take
+// a fast exact path (an exact integer divided by an exact power of ten is
+// correctly rounded); everything else goes to strconv.
+func parseScore(b []byte) (float64, bool) {
+	i, neg := 0, false
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		neg = b[0] == '-'
+		i = 1
+	}
+	var mant uint64
+	digits, frac, seenDot, seenDigit := 0, 0, false, false
+	for ; i < len(b); i++ {
+		ch := b[i]
+		switch {
+		case ch >= '0' && ch <= '9':
+			seenDigit = true
+			if mant == 0 && ch == '0' {
+				if seenDot {
+					frac++
+				}
+				continue
+			}
+			mant = mant*10 + uint64(ch-'0')
+			digits++
+			if seenDot {
+				frac++
+			}
+		case ch == '.' && !seenDot:
+			seenDot = true
+		default:
+			return slowScore(b)
+		}
+	}
+	if !seenDigit || digits > 15 || frac >= len(pow10) {
+		return slowScore(b)
+	}
+	v := float64(mant) / pow10[frac]
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
+func slowScore(b []byte) (float64, bool) {
+	v, err := strconv.ParseFloat(string(b), 64)
+	if err != nil || math.IsNaN(v) {
+		return 0, false
+	}
+	return v, true
+}
+
+// problemsAt turns chunk problems (byte offsets) into Problems with line
+// numbers, in file order, up to max.
+func problemsAt(name string, data []byte, probs []chunkProblem, max int) []Problem {
+	slices.SortFunc(probs, func(a, b chunkProblem) int { return cmp.Compare(a.off, b.off) })
+	c := collector{max: max}
+	line, at := 1, 0
+	for _, p := range probs {
+		line += bytes.Count(data[at:p.off], []byte{'\n'})
+		at = p.off
+		if !c.add(lasagna.Pos{File: name, Line: line}, p.field, "%s", p.msg) {
+			break
+		}
+	}
+	return c.list
+}
+
+// Fields splits line at TREC whitespace into f and returns the number of
+// fields found; when there are more than len(f), it returns len(f)+1 and f
+// holds the first len(f). Every returned field is non-empty.
+func Fields(line []byte, f [][]byte) int {
+	n := 0
+	i := 0
+	for {
+		for i < len(line) && IsSpace(line[i]) {
+			i++
+		}
+		if i == len(line) {
+			return n
+		}
+		j := i
+		for j < len(line) && !IsSpace(line[j]) {
+			j++
+		}
+		if n == len(f) {
+			return n + 1
+		}
+		f[n] = line[i:j]
+		n++
+		i = j
+	}
+}
+
+// IsSpace is C's isspace in the "C" locale, which trec_eval uses.
+func IsSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'
+}
+
+// AliasString returns b as a string without copying. The caller guarantees
+// that b is not modified while the string is in use.
+func AliasString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}

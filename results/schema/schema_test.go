@@ -1,0 +1,241 @@
+package schema
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	lasagna "github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/results"
+)
+
+// Set LASAGNA_UPDATE_GOLDEN=1 to rewrite testdata/run-schema.json; review
+// the diff before committing.
+var update = os.Getenv("LASAGNA_UPDATE_GOLDEN") == "1"
+
+// goldens are the bundles package results writes in its golden tests, with
+// the integrity codes they list.
+var goldens = map[string][]string{
+	"retrieval.json": nil,
+	"minimal.json":   nil,
+	"rag.json":       {"PIPELINE_ERRORS", "JUDGE_ERRORS", "POOLED_GOLD_CORPUS", "SINGLE_RUN"},
+}
+
+func readGolden(t testing.TB, name string) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "testdata", "golden", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+func TestSchemaFile(t *testing.T) {
+	got := JSON()
+	path := filepath.Join("testdata", "run-schema.json")
+	if update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with LASAGNA_UPDATE_GOLDEN=1 to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("generated schema differs from %s (rerun with LASAGNA_UPDATE_GOLDEN=1 and review the diff)", path)
+	}
+	var s map[string]any
+	if err := json.Unmarshal(got, &s); err != nil {
+		t.Fatal(err)
+	}
+	if s["$schema"] != "https://json-schema.org/draft/2020-12/schema" {
+		t.Errorf("$schema = %v, want draft 2020-12", s["$schema"])
+	}
+	// The enum comes from the constants the writer uses.
+	dets := results.Determinisms()
+	det := obj(obj(s, "$defs"), "Determinism")["enum"].([]any)
+	if len(det) != len(dets) || det[0] != string(dets[0]) {
+		t.Errorf("determinism enum %v, want %v", det, dets)
+	}
+	req := obj(obj(s, "$defs"), "HeldFixed")["required"].([]any)
+	for _, f := range []string{"similarity_model", "corpus_ingest_gap", "corpus_provenance", "embedder_dim"} {
+		if slices.Contains(req, any(f)) {
+			t.Errorf("held_fixed.%s is required; fields later metrics versions added must stay optional", f)
+		}
+	}
+}
+
+func TestJSONReturnsCopy(t *testing.T) {
+	a := JSON()
+	a[0] = 'X'
+	if b := JSON(); b[0] == 'X' {
+		t.Error("JSON returns the shared schema bytes; editing them changed the next call")
+	}
+}
+
+func TestGoldensValidate(t *testing.T) {
+	// The generated schema and every other check accept what the writer
+	// writes; the only problems are the integrity codes the bundle lists.
+	for name, want := range goldens {
+		r := Validate(readGolden(t, name))
+		if got := codes(r); !slices.Equal(got, want) {
+			t.Errorf("%s: codes %v, want %v:%s", name, got, want, problemLines(r))
+		}
+		for _, p := range r.Problems {
+			if !strings.Contains(p.Detail, "(listed in integrity.") {
+				t.Errorf("%s: unexpected problem %s", name, p)
+			}
+		}
+	}
+}
+
+// TestSchemaOnlyProblems are the problems only the JSON Schema finds: the
+// bundle reads as a results.Bundle, so results.Validate passes it.
+func TestSchemaOnlyProblems(t *testing.T) {
+	raw := readGolden(t, "retrieval.json")
+	cases := []struct {
+		name  string
+		edit  func(m map[string]any)
+		where string
+	}{
+		{"determinism reproducible", func(m map[string]any) { obj(m, "experiment")["determinism"] = "reproducible" }, "experiment.determinism"},
+		{"null required field", func(m map[string]any) {
+			obj(arr(m, "configs")[0], "held_fixed")["n_samples"] = nil
+		}, "configs[0].held_fixed.n_samples"},
+		{"unknown resolved_mode", func(m map[string]any) {
+			obj(arr(m, "configs")[0], "held_fixed")["resolved_mode"] = "hybrid"
+		}, "configs[0].held_fixed.resolved_mode"},
+		{"rank 0", func(m map[string]any) {
+			row := arr(arr(m, "results")[0], "per_sample_scores")[0].(map[string]any)
+			row["_retrieved"].([]any)[0].(map[string]any)["rank"] = json.Number("0")
+		}, "results[0].per_sample_scores[0]._retrieved[0].rank"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			bad := edit(t, raw, c.edit)
+			r := Validate(bad)
+			if !r.Has(lasagna.InvalidBundle) || r.OK(false) {
+				t.Fatalf("codes %v, want a blocking INVALID_BUNDLE:%s", codes(r), problemLines(r))
+			}
+			if !slices.ContainsFunc(r.Problems, func(p results.Problem) bool { return p.Where == c.where }) {
+				t.Errorf("no problem at %s:%s", c.where, problemLines(r))
+			}
+		})
+	}
+}
+
+func TestTypeErrorReportedOnce(t *testing.T) {
+	// A field of the wrong type is the schema's problem; the decoder's
+	// message for the same field is not added.
+	bad := edit(t, readGolden(t, "retrieval.json"), func(m map[string]any) {
+		obj(arr(m, "configs")[0], "held_fixed")["embedder_dim"] = "768"
+	})
+	r := Validate(bad)
+	if !slices.ContainsFunc(r.Problems, func(p results.Problem) bool { return p.Where == "configs[0].held_fixed.embedder_dim" }) {
+		t.Errorf("no problem at configs[0].held_fixed.embedder_dim:%s", problemLines(r))
+	}
+	if slices.ContainsFunc(r.Problems, func(p results.Problem) bool { return p.Where == "bundle" }) {
+		t.Errorf("the decoder's error is reported besides the schema's:%s", problemLines(r))
+	}
+	if r := results.Validate(bad); !r.Has(lasagna.InvalidBundle) {
+		t.Errorf("results.Validate misses the type error:%s", problemLines(r))
+	}
+}
+
+func TestValidateNonBundles(t *testing.T) {
+	for _, in := range []string{"", "[]", "null", "{", `{"schema_version": 1}`, `{"schema_version": "1.0"}`} {
+		r := Validate([]byte(in))
+		if r.OK(false) {
+			t.Errorf("Validate(%q) passed", in)
+		}
+	}
+}
+
+func TestPointerPath(t *testing.T) {
+	for _, c := range []struct {
+		in   []string
+		want string
+	}{
+		{nil, "bundle"},
+		{[]string{"results", "0", "per_sample_scores", "3", "scores"}, "results[0].per_sample_scores[3].scores"},
+		{[]string{"run_id"}, "run_id"},
+	} {
+		if got := pointerPath(c.in); got != c.want {
+			t.Errorf("pointerPath(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func BenchmarkValidate(b *testing.B) {
+	raw := readGolden(b, "rag.json")
+	Validate(raw) // build the schema outside the loop
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		Validate(raw)
+	}
+}
+
+// edit decodes raw, applies f to the generic value, recomputes both hashes
+// (a careful tamperer) and re-encodes it.
+func edit(t testing.TB, raw []byte, f func(m map[string]any)) []byte {
+	t.Helper()
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
+		t.Fatal(err)
+	}
+	f(m)
+	for _, c := range arr(m, "configs") {
+		hf, err := json.Marshal(c.(map[string]any)["held_fixed"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		canon, err := results.Canonical(hf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(canon)
+		c.(map[string]any)["comparability_key"] = hex.EncodeToString(sum[:])
+	}
+	flat, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m["run_id"], err = results.RunIDOf(flat); err != nil {
+		t.Fatal(err)
+	}
+	out, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// obj and arr walk generic JSON values.
+func obj(v any, key string) map[string]any { return v.(map[string]any)[key].(map[string]any) }
+func arr(v any, key string) []any          { return v.(map[string]any)[key].([]any) }
+
+func codes(r results.Report) []string {
+	var out []string
+	for _, p := range r.Problems {
+		out = append(out, string(p.Code))
+	}
+	return out
+}
+
+func problemLines(r results.Report) string {
+	var b strings.Builder
+	for _, p := range r.Problems {
+		b.WriteString("\n  " + p.String())
+	}
+	return b.String()
+}
