@@ -29,55 +29,59 @@ type Profile struct {
 // profiles when none is configured.
 const DefaultEmbeddingModel = "text-embedding-3-small"
 
-// Profiles lists the built-in profiles in a fixed order.
-var Profiles = []Profile{
-	{
-		Name:    "speed",
-		Summary: "retrieval with the built-in BM25 (Snowball stemming on), top_k 100; needs no key",
-		Arms: func(string) []ArmSpec {
-			return []ArmSpec{{Name: "bm25", Retriever: RetrieverBM25}}
+// Profiles returns the built-in profiles in a fixed order (a new slice on
+// every call).
+func Profiles() []Profile {
+	return []Profile{
+		{
+			Name:    "speed",
+			Summary: "retrieval with the built-in BM25 (Snowball stemming on), top_k 100; needs no key",
+			Arms: func(string) []ArmSpec {
+				return []ArmSpec{{Name: "bm25", Retriever: RetrieverBM25}}
+			},
 		},
-	},
-	{
-		Name:            "dense",
-		Summary:         "retrieval with an embedding model and the embedded exact vector index; needs an embedding endpoint and key",
-		NeedsEmbeddings: true,
-		Arms: func(model string) []ArmSpec {
-			return []ArmSpec{{Name: "dense", Retriever: RetrieverDense, Embedder: EmbedderSpec{Model: model}}}
+		{
+			Name:            "dense",
+			Summary:         "retrieval with an embedding model and the embedded exact vector index; needs an embedding endpoint and key",
+			NeedsEmbeddings: true,
+			Arms: func(model string) []ArmSpec {
+				return []ArmSpec{{Name: "dense", Retriever: RetrieverDense, Embedder: EmbedderSpec{Model: model}}}
+			},
 		},
-	},
-	{
-		Name:            "hybrid",
-		Summary:         "BM25 and dense retrieval fused by reciprocal-rank fusion (k 60); needs an embedding endpoint and key",
-		NeedsEmbeddings: true,
-		Arms: func(model string) []ArmSpec {
-			return []ArmSpec{{Name: "hybrid", Retriever: RetrieverHybrid, Embedder: EmbedderSpec{Model: model}}}
+		{
+			Name:            "hybrid",
+			Summary:         "BM25 and dense retrieval fused by reciprocal-rank fusion (k 60); needs an embedding endpoint and key",
+			NeedsEmbeddings: true,
+			Arms: func(model string) []ArmSpec {
+				return []ArmSpec{{Name: "hybrid", Retriever: RetrieverHybrid, Embedder: EmbedderSpec{Model: model}}}
+			},
 		},
-	},
-	{
-		Name:            "full",
-		Summary:         "hybrid retrieval, a grounded LLM generator on the top 5 passages, and the LLM judge; needs an LLM endpoint, key and model",
-		NeedsEmbeddings: true,
-		NeedsLLM:        true,
-		Arms: func(model string) []ArmSpec {
-			return []ArmSpec{{Name: "full", Retriever: RetrieverHybrid, Embedder: EmbedderSpec{Model: model},
-				Generator: &GeneratorSpec{Kind: GeneratorGrounded, Passages: DefaultPassages}, Judge: &JudgeSpec{}}}
+		{
+			Name:            "full",
+			Summary:         "hybrid retrieval, a grounded LLM generator on the top 5 passages, and the LLM judge; needs an LLM endpoint, key and model",
+			NeedsEmbeddings: true,
+			NeedsLLM:        true,
+			Arms: func(model string) []ArmSpec {
+				return []ArmSpec{{Name: "full", Retriever: RetrieverHybrid, Embedder: EmbedderSpec{Model: model},
+					Generator: &GeneratorSpec{Kind: GeneratorGrounded, Passages: DefaultPassages}, Judge: &JudgeSpec{}}}
+			},
 		},
-	},
-	{
-		Name:     "closed-book",
-		Summary:  "the LLM generator without passages, judged for correctness; needs an LLM endpoint, key and model",
-		NeedsLLM: true,
-		Arms: func(string) []ArmSpec {
-			return []ArmSpec{{Name: "closed-book", Generator: &GeneratorSpec{Kind: GeneratorClosedBook}, Judge: &JudgeSpec{}}}
+		{
+			Name:     "closed-book",
+			Summary:  "the LLM generator without passages, judged for correctness; needs an LLM endpoint, key and model",
+			NeedsLLM: true,
+			Arms: func(string) []ArmSpec {
+				return []ArmSpec{{Name: "closed-book", Generator: &GeneratorSpec{Kind: GeneratorClosedBook}, Judge: &JudgeSpec{}}}
+			},
 		},
-	},
+	}
 }
 
 // ProfileNames returns the names of the built-in profiles.
 func ProfileNames() []string {
-	names := make([]string, len(Profiles))
-	for i, p := range Profiles {
+	ps := Profiles()
+	names := make([]string, len(ps))
+	for i, p := range ps {
 		names[i] = p.Name
 	}
 	return names
@@ -86,7 +90,7 @@ func ProfileNames() []string {
 // LookupProfile returns the profile called name, or an error listing the
 // known ones.
 func LookupProfile(name string) (Profile, error) {
-	for _, p := range Profiles {
+	for _, p := range Profiles() {
 		if p.Name == name {
 			return p, nil
 		}
