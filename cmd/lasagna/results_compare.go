@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -224,7 +225,7 @@ func printArms(w io.Writer, arms []results.Arm, only []string) {
 				names = append(names, m)
 			}
 		}
-		slices.Sort(names)
+		slices.SortFunc(names, compareMetricNames)
 		for _, m := range names {
 			n, ci := "-", "-"
 			if st, ok := a.Result.MetricStats[m]; ok {
@@ -238,6 +239,25 @@ func printArms(w io.Writer, arms []results.Arm, only []string) {
 		}
 	}
 	tw.Flush()
+}
+
+// compareMetricNames orders metric names by family, then by cutoff as a
+// number ("ndcg" before "ndcg@5" before "ndcg@10").
+func compareMetricNames(a, b string) int {
+	fa, ka, _ := strings.Cut(a, "@")
+	fb, kb, _ := strings.Cut(b, "@")
+	if c := strings.Compare(fa, fb); c != 0 {
+		return c
+	}
+	na, errA := strconv.Atoi(ka)
+	nb, errB := strconv.Atoi(kb)
+	switch {
+	case ka == "" || kb == "":
+		return strings.Compare(ka, kb)
+	case errA == nil && errB == nil:
+		return na - nb
+	}
+	return strings.Compare(ka, kb)
 }
 
 func printComparisons(w io.Writer, cs []results.Comparison, level float64) {

@@ -13,8 +13,10 @@ import (
 // -ldflags "-X main.version=…".
 var version = "dev"
 
-// Exit codes: 0 success, 1 the input has problems (invalid data, failed
-// validation, blocking integrity), 2 usage errors.
+// Exit codes: 0 success; 1 the input or the outcome has problems (invalid
+// data, failed validation, blocking integrity, a failed threshold or
+// baseline check); 2 usage errors, including a sweep file with problems
+// (it is the command's configuration, like its flags).
 const (
 	exitOK      = 0
 	exitProblem = 1
@@ -86,8 +88,8 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	benchmark := &cobra.Command{Use: "benchmark", Short: "Validate, run, synthesize and score benchmarks"}
 	// Each verb lives in its own file as newXxxCmd; add it to its group here.
 	benchmark.AddCommand(newRunCmd(stdout, stderr), newScoreCmd(stdout), newValidateDataCmd(stdout), newSynthesizeCmd(stdout))
-	results := &cobra.Command{Use: "results", Short: "Read, validate, compare and merge results bundles"}
-	results.AddCommand(newResultsSchemaCmd(stdout), newResultsValidateCmd(stdout), newResultsCompareCmd(stdout), newResultsSignificanceCmd(stdout), newResultsMergeCmd(stdout))
+	results := &cobra.Command{Use: "results", Short: "Make, read, validate, compare and merge results bundles"}
+	results.AddCommand(newResultsSchemaCmd(stdout), newResultsValidateCmd(stdout), newResultsCompareCmd(stdout), newResultsSignificanceCmd(stdout), newResultsMergeCmd(stdout), newResultsBundleCmd(stdout))
 	metrics := &cobra.Command{Use: "metrics", Short: "Compute metrics from standard files"}
 	metrics.AddCommand(newMetricsTrecCmd(stdout))
 

@@ -2,25 +2,26 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/datasets"
 	"github.com/lasagna-go/lasagna/engine"
+	"github.com/lasagna-go/lasagna/engine/llmarms"
 	"github.com/lasagna-go/lasagna/llm"
+	"github.com/lasagna-go/lasagna/reporters"
 	"github.com/lasagna-go/lasagna/results"
-	"github.com/lasagna-go/lasagna/retrieval/embed"
 )
 
 type runFlags struct {
@@ -39,6 +40,9 @@ type runFlags struct {
 	embeddingModel string
 	model          string
 	judgeModel     string
+
+	baseline       string
+	updateBaseline bool
 }
 
 func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -66,7 +70,21 @@ match and token F1 and by the LLM judge (judge_correctness, and
 groundedness when the generator saw passages).
 
 Finished queries are journalled as they complete; after an interruption,
-run the same command with --resume to keep them and run only the rest.`,
+run the same command with --resume to keep them and run only the rest.
+
+A sweep's arms may carry thresholds: ({metric: ndcg@10, at_least: 0.6},
+{metric: latency_ms, at_most: 800, per_query: true}); --baseline FILE gates
+every arm against the same arm in a baseline bundle (a drop larger than the
+sweep's gate: tolerance that is also significant fails). The checks are the
+engine's, with the wording of evaltest. Their metric names are checked
+before anything runs. --update-baseline writes this run's bundle to the
+--baseline file instead of gating, unless a threshold or query fails, a
+blocking integrity problem was raised, or the run is one --shard.
+
+Exit status: 0 every check passed; 1 a threshold, query or baseline check
+failed, a blocking integrity problem was raised (the bundle is written all
+the same), or the data has problems; 2 usage errors, including sweep files
+with problems and thresholds or gate metrics no arm can score.`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return runBenchmark(c.Context(), args[0], f, stdout, stderr)
@@ -87,29 +105,17 @@ run the same command with --resume to keep them and run only the rest.`,
 	fl.StringVar(&f.embeddingModel, "embedding-model", engine.DefaultEmbeddingModel, "embedding model of the dense and hybrid profiles")
 	fl.StringVar(&f.model, "model", "", "chat model of generators and judges that name none (default $MODEL_NAME)")
 	fl.StringVar(&f.judgeModel, "judge-model", "", "judge model of every judged arm (default --model; pin a dated snapshot such as gpt-4o-2024-08-06)")
+	fl.StringVar(&f.baseline, "baseline", "", "gate every arm against the same arm in this baseline bundle (`FILE`; see the sweep's gate:)")
+	fl.BoolVar(&f.updateBaseline, "update-baseline", false, "write this run's bundle to the --baseline file (refused when a check fails, on blocking problems and with --shard)")
 	return cmd
 }
 
 func profileList() string {
 	var b strings.Builder
-	for _, p := range engine.Profiles {
+	for _, p := range engine.Profiles() {
 		fmt.Fprintf(&b, "\n  %-8s %s", p.Name, p.Summary)
 	}
 	return b.String()
-}
-
-// fsFor returns an fs.FS and the fs path for a command-line path: the
-// current directory when the path is inside it, else the file system root.
-func fsFor(p string) (fs.FS, string, error) {
-	clean := filepath.Clean(p)
-	if !filepath.IsAbs(clean) && clean != ".." && !strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
-		return os.DirFS("."), filepath.ToSlash(clean), nil
-	}
-	abs, err := filepath.Abs(clean)
-	if err != nil {
-		return nil, "", err
-	}
-	return os.DirFS("/"), strings.TrimPrefix(filepath.ToSlash(abs), "/"), nil
 }
 
 func isSweepFile(p string) bool {
@@ -118,18 +124,23 @@ func isSweepFile(p string) bool {
 }
 
 func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr io.Writer) error {
-	fsys, p, err := fsFor(target)
-	if err != nil {
-		return usageError("%v", err)
+	if f.updateBaseline && f.baseline == "" {
+		return usageError("benchmark run: --update-baseline needs --baseline FILE, the bundle to write")
 	}
-	var sweep *engine.Sweep
+	fsys, p := cliPath(target)
+	var (
+		sweep *engine.Sweep
+		err   error
+	)
 	if isSweepFile(p) {
 		if f.profile != "" || f.split != "" || f.name != "" {
 			return usageError("benchmark run %s: --profile, --split and --name apply to a dataset path; a sweep file sets them per entry", target)
 		}
+		// A sweep file is the command's configuration: its problems are
+		// usage errors, like a misspelt flag.
 		sweep, err = engine.ReadSweep(fsys, p)
 		if err != nil {
-			return problems(err)
+			return &exitError{code: exitUsage, err: err}
 		}
 	} else {
 		name := f.profile
@@ -180,15 +191,31 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 	if err != nil {
 		return usageError("--shard: %v", err)
 	}
-	benches, err := engine.LoadBenchmarks(fsys, sweep)
-	if err != nil {
-		return problems(err)
+	if f.updateBaseline {
+		// Refused before anything runs when the run cannot make a baseline.
+		if err := engine.BaselineUpdate(nil, nil, shard, false); err != nil {
+			return usageError("--update-baseline: %v", err)
+		}
 	}
-	deps, err := llmDeps(sweep, f.model)
+	deps, client, err := llmDeps(sweep, f.model)
 	if err != nil {
 		return err
 	}
 	arms, err := deps.Arms(sweep)
+	if err != nil {
+		return problems(err)
+	}
+	gated := f.baseline != "" && !f.updateBaseline
+	if err := checkVerdictMetrics(sweep, arms, gated); err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	var baseline *results.Bundle
+	if gated {
+		if baseline, err = readBaseline(f.baseline); err != nil {
+			return err
+		}
+	}
+	benches, err := engine.LoadBenchmarks(fsys, sweep)
 	if err != nil {
 		return problems(err)
 	}
@@ -201,6 +228,7 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 		JournalDir:  journalDir,
 		Resume:      f.resume,
 		Shard:       shard,
+		Cutoffs:     sweep.Cutoffs,
 	}
 	if isTerminal(stderr) {
 		opts.Progress = progressLine(stderr)
@@ -216,20 +244,25 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 	if err != nil {
 		return err
 	}
-	printRunTable(stdout, rep, bundle)
-	if deps.LLM != nil {
-		printLLMUsage(stdout, deps.LLM.Usage())
+	if err := printBundleTable(ctx, stdout, bundle, runTableMetrics(bundle, sweep, gated)); err != nil {
+		return err
+	}
+	sep := "\n"
+	for _, c := range rep.Cells {
+		if c.Resumed > 0 {
+			fmt.Fprintf(stdout, "%sresumed: %d of %d queries of %s restored from the journal\n", sep, c.Resumed, len(c.Queries), c.Where())
+			sep = ""
+		}
+	}
+	if client != nil {
+		fmt.Fprint(stdout, sep)
+		printLLMUsage(stdout, client.Usage())
 	}
 	out := f.out
 	if out == "" {
 		out = filepath.Join("lasagna-out", bundle.RunID[:12]+".json")
 	}
-	if dir := filepath.Dir(out); dir != "." {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-	}
-	if err := results.WriteFile(out, bundle); err != nil {
+	if err := writeBundleFile(out, bundle); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "\nbundle: %s\n", out)
@@ -242,54 +275,94 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 			fmt.Fprintf(stdout, "run file: %s\n", name)
 		}
 	}
-	for _, line := range bundle.Integrity.Warnings {
-		fmt.Fprintf(stdout, "warning: %s\n", line)
+	printIntegrity(stdout, bundle)
+
+	plan := engine.VerdictPlan{Thresholds: sweep.Thresholds()}
+	if baseline != nil {
+		var varied []string
+		for _, a := range arms {
+			varied = append(varied, a.Varied...)
+		}
+		plan.Gate = &engine.GateOptions{Gate: sweep.Gate, Baseline: baseline, Path: f.baseline, Varied: varied, UpdateHint: updateHint}
 	}
-	for _, line := range bundle.Integrity.Blocking {
-		fmt.Fprintf(stdout, "blocking: %s\n", line)
+	verdicts := engine.Verdicts(rep, plan)
+	if len(verdicts) > 0 {
+		fmt.Fprintln(stdout)
 	}
-	if len(bundle.Integrity.Blocking) > 0 {
-		return problems(fmt.Errorf("%d blocking integrity problem(s); the bundle was written, but its numbers cannot be trusted", len(bundle.Integrity.Blocking)))
+	failed := printVerdicts(stdout, verdicts)
+
+	var why []string
+	if failed > 0 {
+		why = append(why, fmt.Sprintf("%d check(s) failed (the fail: lines above)", failed))
+	}
+	if n := len(bundle.Integrity.Blocking); n > 0 {
+		why = append(why, fmt.Sprintf("%d blocking integrity problem(s); the bundle was written, but its numbers cannot be trusted", n))
+	}
+	if f.updateBaseline {
+		if err := engine.BaselineUpdate(verdicts, rep.Findings, shard, false); err != nil {
+			why = append(why, fmt.Sprintf("baseline %s not rewritten (%s): %v", f.baseline, updateHint, err))
+		} else {
+			if err := writeBundleFile(f.baseline, bundle); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "baseline: %s rewritten from this run (%s); review and commit it\n", f.baseline, updateHint)
+		}
+	}
+	if len(why) > 0 {
+		return problems(errors.New(strings.Join(why, "; ")))
 	}
 	return nil
 }
 
-// mainMetrics are the metrics shown first in the run table when present.
-var mainMetrics = []string{"ndcg@10", "recall@10", "recall@100", "mrr@10", "map@100", "precision@10", "hit@10", "r_precision", "exact_match", "token_f1", "judge_correctness", "groundedness"}
+// runTableMetrics are the columns of the run table: the default summary
+// metrics, the judge's, and every metric a threshold or the gate checks
+// (latency_ms is not a bundle metric and has no column).
+func runTableMetrics(b *results.Bundle, s *engine.Sweep, gated bool) []string {
+	ms := reporters.SummaryMetrics(b)
+	add := func(m string) {
+		if m == engine.MetricLatency || slices.Contains(ms, m) {
+			return
+		}
+		for _, r := range b.Results {
+			if _, ok := r.Metrics[m]; ok {
+				ms = append(ms, m)
+				return
+			}
+		}
+	}
+	for _, m := range engine.JudgeMetrics() {
+		add(m)
+	}
+	for _, a := range s.Arms {
+		for _, th := range a.Thresholds {
+			add(th.Metric)
+		}
+	}
+	if gated {
+		for _, m := range s.Gate.Metrics {
+			add(m)
+		}
+	}
+	return ms
+}
 
-func printRunTable(w io.Writer, rep *engine.Report, b *results.Bundle) {
-	for i, c := range rep.Cells {
-		res, ok := b.Result(c.Bench.Benchmark.Name, c.Arm.Name)
-		if !ok {
-			continue
-		}
-		failed := 0
-		for _, q := range c.Queries {
-			if q.Err != nil {
-				failed++
-			}
-		}
-		if i > 0 {
-			fmt.Fprintln(w)
-		}
-		fmt.Fprintf(w, "%s  arm %s  %d queries", c.Bench.Benchmark.Name, c.Arm.Name, len(c.Queries))
-		if failed > 0 {
-			fmt.Fprintf(w, ", %d failed", failed)
-		}
-		if c.Resumed > 0 {
-			fmt.Fprintf(w, ", %d resumed", c.Resumed)
-		}
-		fmt.Fprintln(w)
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "  metric\tmean\t95% CI\tn")
-		for _, name := range mainMetrics {
-			st, ok := res.MetricStats[name]
-			if !ok {
-				continue
-			}
-			fmt.Fprintf(tw, "  %s\t%.4f\t[%.4f, %.4f]\t%d\n", name, st.Mean, st.CILow, st.CIHigh, st.N)
-		}
-		tw.Flush()
+// printBundleTable prints the bundle's summary table (reporters.Text) with
+// the given columns and a legend.
+func printBundleTable(ctx context.Context, w io.Writer, b *results.Bundle, metrics []string) error {
+	if err := (reporters.Text{W: w, Metrics: metrics}).Report(ctx, b); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "(each metric: mean [95% CI] over the queries it scores)")
+	return nil
+}
+
+// printIntegrity prints the bundle's integrity findings, warnings first.
+func printIntegrity(w io.Writer, b *results.Bundle) {
+	for _, line := range b.Integrity.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", line)
+	}
+	for _, line := range b.Integrity.Blocking {
+		fmt.Fprintf(w, "blocking: %s\n", line)
 	}
 }
 
@@ -303,7 +376,7 @@ func writeRunFiles(runOut string, rep *engine.Report) ([]string, error) {
 	}
 	var names []string
 	for _, c := range rep.Cells {
-		if c.BuildErr != nil || !c.Arm.Retrieves {
+		if c.BuildErr != nil || !c.Arm.Retrieves() {
 			continue
 		}
 		name := runOut
@@ -402,13 +475,14 @@ func progressLine(w io.Writer) func(done, total int) {
 	}
 }
 
-// llmDeps returns the Deps of the sweep's arms: an OpenAI-compatible
-// embedder when an arm embeds, and the chat client of generators and
-// judges when an arm generates (model, when set, overrides MODEL_NAME), all
-// configured from the environment; none when no arm calls a model. A
-// missing key, or a generator with no model anywhere, is an error listing
-// every variable read, raised before anything is built.
-func llmDeps(s *engine.Sweep, model string) (engine.Deps, error) {
+// llmDeps returns the Deps of the sweep's arms (llmarms.Deps: an
+// OpenAI-compatible embedder for arms that embed, the generators and the
+// judge for arms that generate; model, when set, overrides MODEL_NAME), all
+// configured from the environment, and the client whose usage to print
+// (nil when no arm generates). No arm calling a model means the zero Deps
+// (BM25 only). A missing key, or a generator with no model anywhere, is an
+// error listing every variable read, raised before anything is built.
+func llmDeps(s *engine.Sweep, model string) (engine.Deps, *llm.Client, error) {
 	needsEmb, needsChat, unnamed := false, false, false
 	for _, a := range s.Arms {
 		needsEmb = needsEmb || a.Retriever == engine.RetrieverDense || a.Retriever == engine.RetrieverHybrid
@@ -418,36 +492,33 @@ func llmDeps(s *engine.Sweep, model string) (engine.Deps, error) {
 		}
 	}
 	if !needsEmb && !needsChat {
-		return engine.Deps{}, nil
+		return engine.Deps{}, nil, nil
 	}
 	cfg, err := llm.ConfigFromEnv(os.Getenv)
 	if err != nil {
 		if needsChat {
-			return engine.Deps{}, usageError("LLM generation and judging need a chat endpoint: %v", err)
+			return engine.Deps{}, nil, usageError("LLM generation and judging need a chat endpoint: %v", err)
 		}
-		return engine.Deps{}, usageError("dense retrieval needs an embedding endpoint: %v", err)
+		return engine.Deps{}, nil, usageError("dense retrieval needs an embedding endpoint: %v", err)
 	}
 	if model != "" {
 		cfg.Model = model
 	}
 	if needsChat && unnamed && cfg.Model == "" {
-		return engine.Deps{}, usageError("LLM generation and judging need a chat model: pass --model or set %s (or name the models in the sweep); variables read: %s",
+		return engine.Deps{}, nil, usageError("LLM generation and judging need a chat model: pass --model or set %s (or name the models in the sweep); variables read: %s",
 			llm.EnvModel, strings.Join(llm.EnvVars(), ", "))
 	}
 	if cfg.CacheDir, err = cacheDir("llm"); err != nil {
-		return engine.Deps{}, err
+		return engine.Deps{}, nil, err
 	}
 	client, err := llm.New(cfg)
 	if err != nil {
-		return engine.Deps{}, usageError("%v", err)
+		return engine.Deps{}, nil, usageError("%v", err)
 	}
-	deps := engine.Deps{Embedder: func(model string) (lasagna.Embedder, error) {
-		return embed.NewOpenAI(client, embed.Config{Model: model})
-	}}
-	if needsChat {
-		deps.LLM = client
+	if !needsChat {
+		return llmarms.Deps(client), nil, nil
 	}
-	return deps, nil
+	return llmarms.Deps(client), client, nil
 }
 
 // printLLMUsage prints the LLM calls, tokens and estimated cost of the

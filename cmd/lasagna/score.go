@@ -1,26 +1,18 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"github.com/lasagna-go/lasagna"
-	"github.com/lasagna-go/lasagna/datasets"
-	"github.com/lasagna-go/lasagna/metrics"
 	"github.com/lasagna-go/lasagna/results"
 )
 
@@ -28,13 +20,56 @@ import (
 // says "and N more".
 const scoreListMax = 10
 
+// replayFlags are the flags `benchmark score` and `results bundle` share.
+type replayFlags struct {
+	out     string
+	arm     string
+	format  string
+	cutoffs []int
+	seed    uint64
+	own     bool
+	topK    int
+}
+
+func (f *replayFlags) register(cmd *cobra.Command, outHelp string) {
+	fl := cmd.Flags()
+	fl.StringVarP(&f.out, "out", "o", "", outHelp)
+	fl.StringVar(&f.arm, "arm", "", "name of the replayed arm (default: the predictions or run file's name without its extension)")
+	fl.IntSliceVarP(&f.cutoffs, "cutoffs", "k", nil, "retrieval cutoffs, e.g. -k 1,5,10 (default 1,5,10; the depth, --top-k or the longest list's length, is always added)")
+	fl.StringVar(&f.format, "format", "auto", "dataset format: auto (by name; a .csv whose header has chunk_ids, page_nums or source_paths is a Vecta CSV), jsonl, csv, vecta, beir")
+	fl.Uint64Var(&f.seed, "seed", 0, "seed of the bootstrap confidence intervals (default 42, as benchmark run)")
+	fl.IntVar(&f.topK, "top-k", 0, "depth the lists were retrieved at, recorded as retriever_top_k (longer lists are cut; default: the longest list's length)")
+	fl.BoolVar(&f.own, "own-index", false, "the lists come from a system searching its own index: ids outside the dataset's corpus count as non-relevant (OUTSIDE_CORPUS_IDS warning) instead of blocking UNKNOWN_DOC_ID; corpus_provenance own_index")
+}
+
+// input checks the flags and returns the replay input for data.
+func (f *replayFlags) input(cmdName, data string) (replayInput, error) {
+	switch f.format {
+	case "auto", "jsonl", "csv", "vecta", "beir":
+	default:
+		return replayInput{}, usageError("%s: --format %q is not one of auto, jsonl, csv, vecta, beir", cmdName, f.format)
+	}
+	if f.topK < 0 {
+		return replayInput{}, usageError("%s: --top-k %d is not positive", cmdName, f.topK)
+	}
+	var cuts []int
+	if len(f.cutoffs) > 0 {
+		for _, k := range f.cutoffs {
+			if k < 1 {
+				return replayInput{}, usageError("%s: cutoff %d is not positive (-k 1,5,10)", cmdName, k)
+			}
+		}
+		cuts = slices.Clone(f.cutoffs)
+		slices.Sort(cuts)
+		cuts = slices.Compact(cuts)
+	}
+	return replayInput{data: data, format: f.format, arm: f.arm, cutoffs: cuts, seed: f.seed, ownIndex: f.own, topK: f.topK}, nil
+}
+
 func newScoreCmd(stdout io.Writer) *cobra.Command {
 	var (
+		f         replayFlags
 		perQuery  string
-		out       string
-		format    string
-		cutoffs   []int
-		seed      uint64
 		resamples int
 	)
 	cmd := &cobra.Command{
@@ -44,443 +79,147 @@ func newScoreCmd(stdout io.Writer) *cobra.Command {
 
 DATA is a benchmark: a .jsonl or .csv file, a Vecta benchmark CSV, or a BEIR
 folder. PREDICTIONS is a predictions JSONL file (name ending in .jsonl:
-{"id", "answer", "retrieved", "abstained"} per line) or, for any other name,
-a TREC run file (qid Q0 docid rank score tag).
+{"id", "answer", "retrieved", "abstained", "passages"} per line) or, for any
+other name, a TREC run file (qid Q0 docid rank score tag).
+
+score is ` + "`lasagna results bundle`" + ` printing to the console: the predictions
+are replayed through the engine as one arm (named after the file, or
+--arm), so the numbers are the ones a bundle holds, with the same rules as
+benchmark run. -o also writes that bundle.
+
+A dataset query without a prediction is a failed row (PIPELINE_ERRORS,
+blocking), never a 0: it is left out of every mean and counted as failed.
+So is a line with "answer": null (or no answer) when other lines answer,
+and a line without "retrieved" when other lines retrieve. Prediction ids
+that are not dataset queries are ignored and listed.
 
 Answer metrics (exact_match, token_f1; SQuAD normalisation, max over the
 reference answers, unanswerable questions per SQuAD v2.0) are averaged over
-every dataset question that has an answer or is marked unanswerable; a
-question without a prediction scores 0, as in SQuAD's evaluation script.
-They are computed when some prediction line has an "answer" (or
-"abstained": true).
-
-Retrieval metrics (trec_eval semantics, one family per -k cutoff) are
-averaged over the dataset queries with at least one relevant judged
-document; such a query without retrieved documents scores 0. For a Vecta
-benchmark, chunk_precision/recall/f1 compare the whole retrieved list with
-the entry's chunk_ids, averaged over the entries that have chunk_ids.
+the queries with a reference answer or marked unanswerable. Retrieval
+metrics (trec_eval semantics, one family per -k cutoff) are averaged over
+the queries with relevance judgements. For a Vecta benchmark CSV (which has
+no corpus), chunk_precision/recall/f1 compare the whole retrieved list with
+the entry's chunk_ids; they are printed, not bundled.
 
 Each mean is printed with n and a 95% percentile bootstrap confidence
-interval (seeded: the same --seed gives the same interval).`,
+interval (seeded: the same --seed gives the same interval).
+
+Exit status: 0 scored; 1 the data or predictions have problems, or a
+blocking integrity problem (such as a missing prediction) was raised; 2
+usage errors.`,
 		Args: exactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
-			switch format {
-			case "auto", "jsonl", "csv", "vecta", "beir":
-			default:
-				return usageError("benchmark score: --format %q is not one of auto, jsonl, csv, vecta, beir", format)
+			in, err := f.input("benchmark score", args[0])
+			if err != nil {
+				return err
 			}
-			if len(cutoffs) == 0 {
-				return usageError("benchmark score: -k needs at least one cutoff")
+			if strings.EqualFold(filepath.Ext(args[1]), ".jsonl") {
+				in.predictions = args[1]
+			} else {
+				in.run = args[1]
 			}
-			for _, k := range cutoffs {
-				if k < 1 {
-					return usageError("benchmark score: cutoff %d is not positive (-k 1,5,10)", k)
-				}
-			}
-			if resamples < 1 {
-				return usageError("benchmark score: --resamples %d must be at least 1", resamples)
-			}
-			cuts := slices.Clone(cutoffs)
-			slices.Sort(cuts)
-			cuts = slices.Compact(cuts)
-			return runScore(stdout, args[0], args[1], scoreConfig{
-				format: format, cutoffs: cuts, perQuery: perQuery, out: out,
-				boot: metrics.BootstrapOptions{Seed: seed, Resamples: resamples},
-			})
+			return replayAndReport(c.Context(), stdout, in, f.out, f.out != "", perQuery)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&perQuery, "per-query", "", "write per-query scores to this TSV file (id, then one column per metric; empty cell = not in that metric's averaging set)")
-	f.StringVarP(&out, "out", "o", "", "also write a results bundle here (queries without a prediction are failed rows in it, raising PIPELINE_ERRORS)")
-	f.IntSliceVarP(&cutoffs, "cutoffs", "k", []int{10}, "retrieval cutoffs, e.g. -k 1,5,10")
-	f.StringVar(&format, "format", "auto", "dataset format: auto (by name; a .csv whose header has chunk_ids, page_nums or source_paths is a Vecta CSV), jsonl, csv, vecta, beir")
-	f.Uint64Var(&seed, "seed", 1, "seed of the bootstrap confidence intervals")
-	f.IntVar(&resamples, "resamples", metrics.DefaultResamples, "bootstrap resamples per confidence interval")
+	f.register(cmd, "also write the results bundle here (as `lasagna results bundle -o` does)")
+	fl := cmd.Flags()
+	fl.StringVar(&perQuery, "per-query", "", "write per-query scores to this TSV file (id, one column per metric, then error; an empty cell = not scored)")
+	fl.IntVar(&resamples, "resamples", 0, "ignored")
+	fl.MarkDeprecated("resamples", "the intervals are the bundle's, with its number of resamples")
 	return cmd
 }
 
-type scoreConfig struct {
-	format   string
-	cutoffs  []int
-	perQuery string
-	out      string
-	boot     metrics.BootstrapOptions
-}
-
-// scoreColumn is one metric: its per-query values over its averaging set.
-type scoreColumn struct {
-	name string
-	vals map[string]float64 // query id → value, for the queries in the averaging set
-}
-
-func runScore(stdout io.Writer, dataPath, predPath string, cfg scoreConfig) error {
-	b, err := scoreLoadBenchmark(dataPath, cfg.format)
+// replayAndReport replays in (see replay), prints the bundle's summary
+// table (reporters), every metric with its n, the Vecta set metrics when
+// there are any, notes and integrity findings, writes the bundle when
+// write is set (to out, default lasagna-out/<run id>.json) and the
+// per-query TSV to perQuery when it is set, and returns an exit-1 error
+// when the bundle has blocking findings.
+func replayAndReport(ctx context.Context, stdout io.Writer, in replayInput, out string, write bool, perQuery string) error {
+	r, err := replay(ctx, in)
 	if err != nil {
-		return problems(err)
-	}
-	preds, predLines, isRun, err := scoreLoadPredictions(predPath)
-	if err != nil {
-		return problems(err)
-	}
-
-	known := make(map[string]bool, len(b.Queries))
-	for _, q := range b.Queries {
-		known[q.ID] = true
-	}
-	var unknown, missing []string
-	for id := range preds {
-		if !known[id] {
-			unknown = append(unknown, id)
-		}
-	}
-	slices.Sort(unknown)
-	for _, q := range b.Queries {
-		if _, ok := preds[q.ID]; !ok {
-			missing = append(missing, q.ID)
-		}
-	}
-
-	var cols []*scoreColumn
-	var notes []string
-	col := func(name string) *scoreColumn {
-		c := &scoreColumn{name: name, vals: map[string]float64{}}
-		cols = append(cols, c)
-		return c
-	}
-
-	// Answers.
-	hasAnswers := false
-	for _, p := range preds {
-		if p.Answered || p.Abstained {
-			hasAnswers = true
-			break
-		}
-	}
-	switch {
-	case hasAnswers && b.HasAnswers():
-		em, f1 := col("exact_match"), col("token_f1")
-		for _, q := range b.Queries {
-			if len(q.Answers) == 0 && !q.Unanswerable {
-				continue
-			}
-			var s metrics.AnswerScore // a missing prediction scores 0
-			if p, ok := preds[q.ID]; ok && (p.Answered || p.Abstained) {
-				s = metrics.ScoreAnswer(p.Answer, q.Answers, metrics.AnswerOptions{Abstained: p.Abstained, Unanswerable: q.Unanswerable})
-			}
-			em.vals[q.ID], f1.vals[q.ID] = s.ExactMatch, s.TokenF1
-		}
-	case hasAnswers:
-		notes = append(notes, "answer metrics not computed: the dataset has no reference answers")
-	}
-
-	// Retrieval.
-	hasHits := isRun
-	for _, p := range preds {
-		if p.Hits != nil {
-			hasHits = true
-			break
-		}
-	}
-	if hasHits {
-		if err := scoreRetrieval(b, preds, cfg.cutoffs, col, &notes); err != nil {
-			return problems(err)
-		}
-	}
-	if !hasAnswers && !hasHits {
-		return problems(fmt.Errorf("%s: no prediction has an answer or a retrieved list; nothing to score", predPath))
-	}
-
-	w := bufio.NewWriter(stdout)
-	fmt.Fprintf(w, "benchmark    %s (%d queries)\n", b.Name, len(b.Queries))
-	kind := "predictions"
-	if isRun {
-		kind = "TREC run"
-	}
-	fmt.Fprintf(w, "predictions  %s (%s, %d queries)\n\n", predPath, kind, predLines)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "metric\tn\tmean\t95% CI")
-	small := false
-	sums := scoreSummaries(b, cols, cfg.boot)
-	for i, c := range cols {
-		s := sums[i]
-		flag := ""
-		if s.SmallSample {
-			flag, small = "*", true
-		}
-		if s.N == 0 {
-			fmt.Fprintf(tw, "%s\t0\t-\t-\n", c.name)
-			continue
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%.4f\t[%.4f, %.4f]%s\n", c.name, s.N, s.Mean, s.Lo, s.Hi, flag)
-	}
-	tw.Flush()
-	if small {
-		fmt.Fprintf(w, "* n < %d: the confidence interval is indicative only\n", metrics.SmallSampleN)
-	}
-	if len(missing) > 0 {
-		fmt.Fprintf(w, "\n%d dataset quer%s no prediction (scored 0 in each average that includes it): %s\n", len(missing), scorePlural(len(missing), "y has", "ies have"), scoreList(missing))
-	}
-	if len(unknown) > 0 {
-		fmt.Fprintf(w, "\n%d prediction id%s not in the dataset (ignored): %s\n", len(unknown), scorePlural(len(unknown), " is", "s are"), scoreList(unknown))
-	}
-	for _, n := range notes {
-		fmt.Fprintf(w, "\nnote: %s\n", n)
-	}
-	if err := w.Flush(); err != nil {
 		return err
 	}
-	if cfg.perQuery != "" {
-		if err := scoreWriteTSV(cfg.perQuery, b, cols); err != nil {
+	if r.scoresNothing && write {
+		return problems(fmt.Errorf("%s: a bundle of these predictions would hold no metric: a Vecta CSV has no corpus, so its retrieved chunk ids are scored only by the Vecta set metrics, which are printed (drop -o, or add answers to the predictions)", r.source))
+	}
+	b := r.bundle
+	fmt.Fprintf(stdout, "benchmark    %s (%d queries)\n", r.bench.Name, len(r.bench.Queries))
+	fmt.Fprintf(stdout, "predictions  %s (%s, %d queries), replayed as arm %s (mode %s)\n\n", r.source, r.kind, r.entries, r.arm.Name, r.arm.ResolvedMode())
+	if err := printBundleTable(ctx, stdout, b, nil); err != nil {
+		return err
+	}
+	if arms := results.Arms(b, ""); len(arms) > 0 && len(arms[0].Result.Metrics) > 0 {
+		fmt.Fprintln(stdout)
+		printArms(stdout, arms, nil)
+	}
+	if r.vecta != nil && len(r.vecta.Result.Metrics) > 0 {
+		fmt.Fprintln(stdout, "\nVecta set metrics (from the same replay; not bundle metrics):")
+		printArms(stdout, []results.Arm{*r.vecta}, nil)
+	}
+	if len(r.missing) > 0 {
+		fmt.Fprintf(stdout, "\n%d dataset quer%s no prediction (failed rows, left out of every mean; PIPELINE_ERRORS): %s\n", len(r.missing), scorePlural(len(r.missing), "y has", "ies have"), scoreList(r.missing))
+	}
+	if len(r.unknown) > 0 {
+		fmt.Fprintf(stdout, "\n%d prediction id%s not in the dataset (ignored): %s\n", len(r.unknown), scorePlural(len(r.unknown), " is", "s are"), scoreList(r.unknown))
+	}
+	for _, n := range r.notes {
+		fmt.Fprintf(stdout, "\nnote: %s\n", n)
+	}
+	if len(b.Integrity.Warnings)+len(b.Integrity.Blocking) > 0 {
+		fmt.Fprintln(stdout)
+	}
+	printIntegrity(stdout, b)
+	if perQuery != "" {
+		if err := writePerQueryTSV(perQuery, b); err != nil {
 			return problems(err)
 		}
 	}
-	if cfg.out != "" {
-		bundle, err := scoreBundle(context.Background(), b, preds, predPath, cfg.cutoffs, cfg.boot.Seed)
-		if err != nil {
-			return problems(err)
+	if write {
+		if out == "" {
+			out = filepath.Join("lasagna-out", b.RunID[:12]+".json")
 		}
-		if err := results.WriteFile(cfg.out, bundle); err != nil {
+		if err := writeBundleFile(out, b); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "\nbundle: %s\n", cfg.out)
-		for _, line := range bundle.Integrity.Blocking {
-			fmt.Fprintf(stdout, "blocking: %s\n", line)
+		fmt.Fprintf(stdout, "\nbundle: %s\n", out)
+	}
+	if n := len(b.Integrity.Blocking); n > 0 {
+		msg := fmt.Sprintf("%d blocking integrity problem(s)", n)
+		if write {
+			msg += "; the bundle was written, but its numbers cannot be trusted"
 		}
+		return problems(errors.New(msg))
 	}
 	return nil
 }
 
-// scoreSummaries summarises each column over its values in dataset order
-// (so the bootstrap is reproducible), one column per CPU at a time.
-func scoreSummaries(b *lasagna.Benchmark, cols []*scoreColumn, o metrics.BootstrapOptions) []metrics.Summary {
-	out := make([]metrics.Summary, len(cols))
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	var wg sync.WaitGroup
-	for i, c := range cols {
-		xs := make([]float64, 0, len(c.vals))
-		for _, q := range b.Queries {
-			if v, ok := c.vals[q.ID]; ok {
-				xs = append(xs, v)
-			}
-		}
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			out[i] = metrics.Summarize(xs, o)
-		})
-	}
-	wg.Wait()
-	return out
-}
-
-// scoreRetrieval adds the retrieval (and Vecta chunk-level) columns.
-func scoreRetrieval(b *lasagna.Benchmark, preds map[string]datasets.Prediction, cutoffs []int, col func(string) *scoreColumn, notes *[]string) error {
-	var names []string
-	for _, k := range cutoffs {
-		s := strconv.Itoa(k)
-		names = append(names, "ndcg@"+s, "recall@"+s, "precision@"+s, "mrr@"+s, "map@"+s, "hit@"+s)
-	}
-	names = append(names, "ndcg", "mrr", "map", "r_precision")
-	byName := map[string]*scoreColumn{}
-	if len(b.Qrels) > 0 {
-		for _, n := range names {
-			byName[n] = col(n)
-		}
-	}
-	vecta := b.Format == lasagna.FormatVecta
-	var chunkCols [3]*scoreColumn
-	if vecta {
-		chunkCols = [3]*scoreColumn{col("chunk_precision"), col("chunk_recall"), col("chunk_f1")}
-	}
-	noRel := 0
-	for _, q := range b.Queries {
-		p := preds[q.ID]
-		ranked := make([]string, len(p.Hits))
-		for i, h := range p.Hits {
-			ranked[i] = h.ID
-		}
-		if len(b.Qrels) > 0 {
-			judged := b.Qrels[q.ID]
-			if len(b.Qrels.Relevant(q.ID)) == 0 {
-				noRel++
-			} else {
-				m, err := metrics.Retrieval(ranked, judged, cutoffs)
-				if err != nil {
-					if p.Pos.File != "" {
-						return fmt.Errorf("%s: query %q: %w", p.Pos, q.ID, err)
-					}
-					return fmt.Errorf("query %q: %w", q.ID, err)
-				}
-				for _, n := range names {
-					byName[n].vals[q.ID] = m[n]
-				}
-			}
-		}
-		if vecta {
-			gold := metrics.VectaRefs{ChunkIDs: scoreMetaStrings(q.Metadata["chunk_ids"])}
-			s := metrics.ScoreVecta(metrics.VectaRefs{ChunkIDs: ranked}, gold)
-			if s.Chunk.OK {
-				chunkCols[0].vals[q.ID] = s.Chunk.Precision
-				chunkCols[1].vals[q.ID] = s.Chunk.Recall
-				chunkCols[2].vals[q.ID] = s.Chunk.F1
-			}
-		}
-	}
-	if len(b.Qrels) == 0 && !vecta {
-		*notes = append(*notes, "retrieval metrics not computed: the dataset has no relevance judgements")
-	}
-	if noRel > 0 && len(b.Qrels) > 0 {
-		*notes = append(*notes, fmt.Sprintf("retrieval metrics averaged over the %d queries with a relevant document; %d without one are left out", len(b.Queries)-noRel, noRel))
-	}
-	if vecta {
-		hasPages, hasSources := false, false
-		for _, q := range b.Queries {
-			hasPages = hasPages || q.Metadata["page_nums"] != nil
-			hasSources = hasSources || q.Metadata["source_paths"] != nil
-		}
-		if hasPages || hasSources {
-			*notes = append(*notes, "page_* and document_* metrics not available: predictions list chunk ids only, without page numbers or source paths")
-		}
-	}
-	return nil
-}
-
-// scoreMetaStrings reads a []string (or []any of strings) metadata value.
-func scoreMetaStrings(v any) []string {
-	switch x := v.(type) {
-	case []string:
-		return x
-	case []any:
-		out := make([]string, 0, len(x))
-		for _, e := range x {
-			if s, ok := e.(string); ok {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	return nil
-}
-
-// scoreFS opens p as a path in an fs.FS, keeping the user's spelling in error
-// positions when p is local to the working directory.
-func scoreFS(p string) (fs.FS, string, error) {
-	if filepath.IsLocal(p) {
-		return os.DirFS("."), filepath.ToSlash(filepath.Clean(p)), nil
-	}
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return nil, "", err
-	}
-	dir, base := filepath.Split(abs)
-	return os.DirFS(dir), base, nil
-}
-
-func scoreLoadBenchmark(p, format string) (*lasagna.Benchmark, error) {
-	fsys, name, err := scoreFS(p)
-	if err != nil {
-		return nil, err
-	}
-	if format == "auto" && strings.EqualFold(filepath.Ext(p), ".csv") {
-		if vecta, err := scoreIsVectaCSV(fsys, name); err != nil {
-			return nil, err
-		} else if vecta {
-			format = "vecta"
-		}
-	}
-	switch format {
-	case "vecta":
-		return datasets.LoadVectaCSV(fsys, name, datasets.Options{})
-	case "jsonl":
-		return datasets.LoadJSONL(fsys, name, datasets.Options{})
-	case "csv":
-		return datasets.LoadCSV(fsys, name, datasets.Options{})
-	case "beir":
-		return datasets.LoadBEIR(fsys, name, datasets.Options{})
-	}
-	return datasets.Load(fsys, name, datasets.Options{})
-}
-
-// scoreIsVectaCSV reports whether the CSV header names a Vecta-only column.
-func scoreIsVectaCSV(fsys fs.FS, name string) (bool, error) {
-	f, err := fsys.Open(name)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	header, err := r.Read()
-	if err != nil {
-		return false, nil // let the CSV loader report it with its position
-	}
-	for _, h := range header {
-		switch strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")) {
-		case "chunk_ids", "page_nums", "source_paths":
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
-// scoreLoadPredictions reads a predictions JSONL file (name ending in
-// .jsonl) or a TREC run, keyed by query id. lines is the number of queries
-// it holds.
-func scoreLoadPredictions(p string) (preds map[string]datasets.Prediction, lines int, isRun bool, err error) {
-	if strings.EqualFold(filepath.Ext(p), ".jsonl") {
-		fsys, name, err := scoreFS(p)
-		if err != nil {
-			return nil, 0, false, err
-		}
-		list, err := datasets.ReadPredictions(fsys, name)
-		if err != nil {
-			return nil, 0, false, err
-		}
-		preds = make(map[string]datasets.Prediction, len(list))
-		for _, x := range list {
-			preds[x.ID] = x
-		}
-		return preds, len(list), false, nil
-	}
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return nil, 0, true, err
-	}
-	run, err := datasets.ParseRun(p, data)
-	if err != nil {
-		return nil, 0, true, err
-	}
-	preds = make(map[string]datasets.Prediction, len(run.Hits))
-	for id, hits := range run.Hits {
-		preds[id] = datasets.Prediction{ID: id, Hits: hits}
-	}
-	return preds, len(run.Hits), true, nil
-}
-
-// scoreWriteTSV writes one row per dataset query scored by some metric.
-func scoreWriteTSV(path string, b *lasagna.Benchmark, cols []*scoreColumn) error {
+// writePerQueryTSV writes one row per bundle row: the query id, its score
+// of each metric of the result (an empty cell when the query was not
+// scored on it), and its error (empty unless the row failed).
+func writePerQueryTSV(path string, b *results.Bundle) error {
 	var sb strings.Builder
-	sb.WriteString("id")
-	for _, c := range cols {
-		sb.WriteString("\t" + c.name)
-	}
-	sb.WriteByte('\n')
-	for _, q := range b.Queries {
-		row := make([]string, len(cols))
-		scored := false
-		for i, c := range cols {
-			if v, ok := c.vals[q.ID]; ok {
-				row[i] = strconv.FormatFloat(v, 'g', -1, 64)
-				scored = true
+	for _, res := range b.Results {
+		names := make([]string, 0, len(res.Metrics))
+		for m := range res.Metrics {
+			names = append(names, m)
+		}
+		slices.SortFunc(names, compareMetricNames)
+		sb.WriteString("id")
+		for _, m := range names {
+			sb.WriteString("\t" + m)
+		}
+		sb.WriteString("\terror\n")
+		for _, row := range res.PerSampleScores {
+			sb.WriteString(scoreTSVField(row.QueryID))
+			for _, m := range names {
+				sb.WriteByte('\t')
+				if v, ok := row.Scores[m]; ok {
+					sb.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+				}
 			}
+			sb.WriteString("\t" + scoreTSVField(row.Error) + "\n")
 		}
-		if !scored {
-			continue
-		}
-		sb.WriteString(scoreTSVField(q.ID))
-		for _, cell := range row {
-			sb.WriteString("\t" + cell)
-		}
-		sb.WriteByte('\n')
 	}
 	if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
 		return fmt.Errorf("--per-query: %w", err)

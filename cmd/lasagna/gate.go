@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/engine"
+	"github.com/lasagna-go/lasagna/results"
+)
+
+// cutoffsName is how metric checks name the place to add a cutoff.
+const cutoffsName = "cutoffs: in the sweep file"
+
+// updateHint is how the CLI records a new baseline, for the engine's
+// messages.
+const updateHint = "--update-baseline"
+
+// checkVerdictMetrics checks, before anything runs, the metric names of
+// every arm's thresholds and, when the run is gated, of the sweep's gate:
+// misspelt names (with "did you mean"), cutoffs the run does not compute,
+// metrics an arm does not score. arms are s's arms, in s's order.
+func checkVerdictMetrics(s *engine.Sweep, arms []engine.Arm, gated bool) error {
+	var errs []error
+	for i := range arms {
+		arm := &arms[i]
+		if i < len(s.Arms) && len(s.Arms[i].Thresholds) > 0 {
+			if err := engine.CheckThresholds(arm, s.Cutoffs, cutoffsName, s.Arms[i].Thresholds); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		if gated && s.Gate.Metrics != nil {
+			if err := engine.CheckMetrics(arm, s.Cutoffs, cutoffsName, "gate", s.Gate.GatedMetrics(arm)); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// readBaseline reads the baseline bundle of --baseline. A missing file is
+// a usage error that names the fix; a bundle whose hashes or structure do
+// not check out is refused, since its numbers cannot be trusted.
+func readBaseline(path string) (*results.Bundle, error) {
+	raw, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, usageError("--baseline %s does not exist; record it from a passing run with --baseline %s --update-baseline, and commit it", path, path)
+	case err != nil:
+		return nil, problems(fmt.Errorf("--baseline: %w", err))
+	}
+	var bad []string
+	for _, p := range results.Validate(raw).Problems {
+		switch p.Code {
+		case lasagna.RunIDMismatch, lasagna.ComparabilityKeyMismatch, lasagna.SchemaVersion, results.InvalidBundle:
+			bad = append(bad, p.String())
+		}
+	}
+	if len(bad) > 0 {
+		return nil, problems(fmt.Errorf("--baseline %s is not a valid bundle (%s); record a new one with %s", path, strings.Join(bad, "; "), updateHint))
+	}
+	b, err := results.Unmarshal(raw)
+	if err != nil {
+		return nil, problems(fmt.Errorf("--baseline %s: %w", path, err))
+	}
+	return b, nil
+}
+
+// maxQueryVerdicts is how many failed per-query verdicts of one cell are
+// printed before the rest are counted.
+const maxQueryVerdicts = 10
+
+// printVerdicts prints every failed verdict and the baseline gate's
+// passing lines, with the engine's messages (the wording evaltest
+// reports): "fail: <benchmark>/<arm>[/<query>]: <message>" or "pass: …".
+// Continuation lines of a message are indented. Per-query failures beyond
+// maxQueryVerdicts per cell are counted, not printed. It returns the
+// number of failed verdicts.
+func printVerdicts(w io.Writer, vs []engine.Verdict) int {
+	failed := 0
+	cell, hidden := "", 0
+	flush := func() {
+		if hidden > 0 {
+			fmt.Fprintf(w, "fail: %s: … and %d more failed queries (each is a row of the bundle, with its scores or its error)\n", cell, hidden)
+		}
+		hidden = 0
+	}
+	shown := 0
+	for _, v := range vs {
+		if c := v.Benchmark + "/" + v.Arm; c != cell {
+			flush()
+			cell, shown = c, 0
+		}
+		switch {
+		case !v.Pass && v.Query != "":
+			failed++
+			if shown == maxQueryVerdicts {
+				hidden++
+				continue
+			}
+			shown++
+			printVerdict(w, "fail", v)
+		case !v.Pass:
+			failed++
+			flush()
+			printVerdict(w, "fail", v)
+		case v.Kind == engine.VerdictGate:
+			flush()
+			printVerdict(w, "pass", v)
+		}
+	}
+	flush()
+	return failed
+}
+
+func printVerdict(w io.Writer, label string, v engine.Verdict) {
+	msg := strings.ReplaceAll(strings.TrimRight(v.Message, "\n"), "\n", "\n      ")
+	fmt.Fprintf(w, "%s: %s: %s\n", label, v.Path(), msg)
+}
+
+// writeBundleFile writes b to path atomically: to a temporary file in the
+// same folder, then renamed over path, so a reader (or an interrupted run)
+// never sees half a bundle. The folder is created when needed.
+func writeBundleFile(path string, b *results.Bundle) error {
+	var buf bytes.Buffer
+	if err := results.Write(&buf, b); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(buf.Bytes())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

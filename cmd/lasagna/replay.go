@@ -1,0 +1,371 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/datasets"
+	"github.com/lasagna-go/lasagna/engine"
+	"github.com/lasagna-go/lasagna/metrics"
+	"github.com/lasagna-go/lasagna/results"
+)
+
+// replayInput says what `results bundle` and `benchmark score` replay:
+// predictions made elsewhere (a predictions JSONL file or a TREC run) on a
+// dataset.
+type replayInput struct {
+	data   string // dataset path
+	format string // auto, jsonl, csv, vecta, beir
+	// predictions is a predictions JSONL file, run a TREC run file; one
+	// is set.
+	predictions, run string
+	arm              string // arm name; "" means the file's stem
+	cutoffs          []int  // @k cutoffs; nil means the engine's default
+	seed             uint64 // bootstrap seed; 0 means the engine's default
+	// ownIndex marks lists from a system that searches its own index
+	// (engine.Arm.OwnIndex).
+	ownIndex bool
+	// topK is the arm's depth (retriever_top_k); 0 means the longest
+	// list's length.
+	topK int
+}
+
+// replayed is the outcome of a replay: the engine's report and bundle,
+// and what the console adds to them.
+type replayed struct {
+	bench  *lasagna.Benchmark
+	arm    *engine.Arm
+	rep    *engine.Report
+	bundle *results.Bundle
+	// source is the predictions or run file, kind "predictions" or "TREC
+	// run", entries the number of queries it holds.
+	source, kind string
+	entries      int
+	// missing are the dataset queries without a prediction (failed rows),
+	// unknown the prediction ids that are not dataset queries (ignored).
+	missing, unknown []string
+	// scoresNothing is true when the engine scores nothing of the
+	// predictions (a Vecta CSV with retrieved chunk ids only); the bundle
+	// then holds no metric.
+	scoresNothing bool
+	// vecta holds the Vecta set metrics (chunk_*) of a Vecta CSV, computed
+	// from the replayed outputs; they are not bundle metrics.
+	vecta *results.Arm
+	notes []string
+}
+
+// replay replays predictions made elsewhere through the engine, as one
+// arm whose pipeline returns the recorded prediction of each query, and
+// returns the report and the finalized bundle. The rule for a query
+// without a prediction is the engine's for any failed pipeline call: a
+// failed row (PIPELINE_ERRORS), never a 0. So is a prediction that lacks
+// what the run scores: a null or absent "answer" when other lines answer,
+// a null or absent "retrieved" when other lines retrieve. Errors are
+// returned ready for exitCode.
+func replay(ctx context.Context, in replayInput) (*replayed, error) {
+	b, err := scoreLoadBenchmark(in.data, in.format)
+	if err != nil {
+		return nil, problems(err)
+	}
+	out := &replayed{bench: b, kind: "predictions", source: in.predictions}
+	var preds map[string]datasets.Prediction
+	if in.run != "" {
+		out.kind, out.source = "TREC run", in.run
+		preds, err = loadRunPredictions(in.run)
+	} else {
+		preds, err = loadPredictions(in.predictions)
+	}
+	if err != nil {
+		return nil, problems(err)
+	}
+	out.entries = len(preds)
+
+	known := make(map[string]bool, len(b.Queries))
+	for _, q := range b.Queries {
+		known[q.ID] = true
+		if _, ok := preds[q.ID]; !ok {
+			out.missing = append(out.missing, q.ID)
+		}
+	}
+	for id := range preds {
+		if !known[id] {
+			out.unknown = append(out.unknown, id)
+		}
+	}
+	slices.Sort(out.unknown)
+
+	sel, info, err := datasets.Select(b, datasets.Selection{})
+	if err != nil {
+		return nil, problems(err)
+	}
+	retrieves, answers := in.run != "", false
+	topK := 1
+	for _, p := range preds {
+		retrieves = retrieves || p.Hits != nil
+		answers = answers || p.Answered || p.Abstained
+		topK = max(topK, len(p.Hits))
+	}
+	if !retrieves && !answers {
+		return nil, problems(fmt.Errorf("%s: no prediction has an answer or a retrieved list; nothing to score", out.source))
+	}
+	vecta := b.Format == lasagna.FormatVecta && retrieves
+	if answers && !sel.HasAnswers() {
+		out.notes = append(out.notes, "answers not scored: the dataset has no reference answers (or unanswerable marks)")
+		answers = false
+	}
+	if retrieves {
+		if err := datasets.RequireTracks(sel, lasagna.TrackRetrieval); err != nil {
+			switch {
+			case vecta:
+				out.notes = append(out.notes, "ranked retrieval metrics (ndcg@k, recall@k, …) not computed: a Vecta CSV has no corpus to judge ranked lists against; its chunk_ids are scored by the Vecta set metrics")
+			case !answers:
+				return nil, problems(fmt.Errorf("cannot score the retrieved lists of %s: %w", out.source, err))
+			default:
+				out.notes = append(out.notes, fmt.Sprintf("retrieved lists not scored: %v", err))
+			}
+			retrieves = false
+		}
+	}
+
+	base := filepath.Base(out.source)
+	what := "predictions " + base
+	if in.run != "" {
+		what = "trec run " + base
+	}
+	name := in.arm
+	if name == "" {
+		name = safeName(strings.TrimSuffix(base, filepath.Ext(base)))
+	}
+	if in.topK > 0 {
+		topK = in.topK
+	}
+	arm := engine.Arm{Name: name, TopK: topK, Stages: map[lasagna.Stage]string{}}
+	switch {
+	case retrieves && answers:
+		arm.Mode = lasagna.ModeRAG
+		arm.Stages[lasagna.StageRetriever] = what
+		arm.Stages[lasagna.StageGenerator] = what
+	case retrieves:
+		arm.Mode = lasagna.ModeRetrieval
+		arm.Stages[lasagna.StageRetriever] = what
+	default:
+		arm.Stages[lasagna.StageGenerator] = what
+		// Answers need no passages to be scored: on data without passages
+		// the arm is scored as closed-book.
+		arm.Mode = lasagna.ModeGeneration
+		if datasets.RequireTracks(sel, lasagna.TrackGeneration) != nil {
+			arm.Mode = lasagna.ModeClosedBook
+		}
+	}
+	out.scoresNothing = !retrieves && !answers
+	if in.ownIndex {
+		if !retrieves {
+			return nil, problems(fmt.Errorf("--own-index: %s has no ranked list the run scores; drop --own-index", out.source))
+		}
+		arm.OwnIndex = true
+	}
+	arm.Pipeline = func(context.Context, *lasagna.Benchmark) (lasagna.Pipeline, error) {
+		return lasagna.PipelineFunc(func(ctx context.Context, q lasagna.Query) (lasagna.Output, error) {
+			return replayOutput(preds, q.ID, base, retrieves || vecta, retrieves, answers)
+		}), nil
+	}
+	rep, err := engine.Run(ctx, []*engine.BenchmarkRun{{Benchmark: sel, Sample: info}}, []engine.Arm{arm}, engine.Options{Cutoffs: in.cutoffs})
+	if err != nil {
+		return nil, problems(err)
+	}
+	out.rep, out.arm = rep, rep.Cells[0].Arm
+	out.bundle, err = rep.Bundle(engine.BundleOptions{LasagnaVersion: version, StatsSeed: in.seed})
+	if err != nil {
+		return nil, err
+	}
+	if vecta {
+		out.vecta = vectaSetMetrics(rep.Cells[0], preds, in.seed)
+		hasPages, hasSources := false, false
+		for _, q := range b.Queries {
+			hasPages = hasPages || q.Metadata["page_nums"] != nil
+			hasSources = hasSources || q.Metadata["source_paths"] != nil
+		}
+		if hasPages || hasSources {
+			out.notes = append(out.notes, "page_* and document_* metrics not available: predictions list chunk ids only, without page numbers or source paths")
+		}
+	}
+	return out, nil
+}
+
+// replayOutput is the replayed pipeline's output for query id: the
+// recorded prediction, or an error when there is none or it lacks what the
+// run scores (an answer when answers is set, a ranked list when needHits
+// is). Answers the run does not score are dropped, and so are ranked lists
+// unless keepHits is set.
+func replayOutput(preds map[string]datasets.Prediction, id, file string, needHits, keepHits, answers bool) (lasagna.Output, error) {
+	p, ok := preds[id]
+	if !ok {
+		return lasagna.Output{}, fmt.Errorf("no prediction for query %q in %s", id, file)
+	}
+	at := file
+	if p.Pos.File != "" {
+		at = p.Pos.String()
+	}
+	if answers && !p.Answered && !p.Abstained {
+		return lasagna.Output{}, fmt.Errorf("%s: the prediction for query %q has no answer (\"answer\" is null or absent) while other lines answer; give a string (\"\" for an empty answer) or \"abstained\": true", at, id)
+	}
+	if needHits && p.Hits == nil {
+		return lasagna.Output{}, fmt.Errorf("%s: the prediction for query %q has no ranked list (\"retrieved\" is null or absent) while other lines retrieve; give [] for an empty list", at, id)
+	}
+	out := p.Output()
+	// An abstention is an answer: it scores 1 on an unanswerable question.
+	out.Answered = out.Answered || out.Abstained
+	if !answers {
+		out.Answer, out.Answered, out.Abstained, out.Passages = "", false, false, nil
+	}
+	if !keepHits {
+		out.Hits = nil
+	}
+	return out, nil
+}
+
+// vectaSetMetrics computes the Vecta chunk-level set metrics of cell c: a
+// Vecta CSV's chunk_ids against each prediction's retrieved list, taken
+// whole, over the entries that have chunk_ids and whose replay did not
+// fail (failed rows are left out, as the bundle's metrics leave them out).
+// A Vecta CSV has no corpus, so the lists are kept out of the engine (their
+// ids would all be unknown documents).
+func vectaSetMetrics(c *engine.Cell, preds map[string]datasets.Prediction, seed uint64) *results.Arm {
+	names := []string{"chunk_precision", "chunk_recall", "chunk_f1"}
+	per := map[string][]float64{}
+	for _, r := range c.Queries {
+		if r.Err != nil {
+			continue
+		}
+		gold := metrics.VectaRefs{ChunkIDs: scoreMetaStrings(r.Query.Metadata["chunk_ids"])}
+		hits := preds[r.Query.ID].Hits
+		ranked := make([]string, len(hits))
+		for i, h := range hits {
+			ranked[i] = h.ID
+		}
+		s := metrics.ScoreVecta(metrics.VectaRefs{ChunkIDs: ranked}, gold)
+		if s.Chunk.OK {
+			per[names[0]] = append(per[names[0]], s.Chunk.Precision)
+			per[names[1]] = append(per[names[1]], s.Chunk.Recall)
+			per[names[2]] = append(per[names[2]], s.Chunk.F1)
+		}
+	}
+	a := &results.Arm{Label: c.Arm.Name, Config: results.Config{Name: c.Arm.Name, Benchmark: c.Bench.Benchmark.Name},
+		Result: results.Result{Metrics: map[string]float64{}, MetricStats: map[string]results.MetricStat{}}}
+	for _, n := range names {
+		if xs, ok := per[n]; ok {
+			s := metrics.Summarize(xs, metrics.BootstrapOptions{Seed: orSeed(seed)})
+			a.Result.Metrics[n] = s.Mean
+			a.Result.MetricStats[n] = results.MetricStat{N: s.N, Mean: s.Mean, CILow: s.Lo, CIHigh: s.Hi, Level: 0.95}
+		}
+	}
+	return a
+}
+
+func orSeed(s uint64) uint64 {
+	if s == 0 {
+		return engine.DefaultSeed
+	}
+	return s
+}
+
+// scoreMetaStrings reads a []string (or []any of strings) metadata value.
+func scoreMetaStrings(v any) []string {
+	switch x := v.(type) {
+	case []string:
+		return x
+	case []any:
+		out := make([]string, 0, len(x))
+		for _, e := range x {
+			if s, ok := e.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// scoreLoadBenchmark loads the dataset at p in the given format (auto: by
+// name; a .csv whose header names a Vecta column is a Vecta CSV).
+func scoreLoadBenchmark(p, format string) (*lasagna.Benchmark, error) {
+	fsys, name := cliPath(p)
+	if format == "auto" && strings.EqualFold(filepath.Ext(p), ".csv") {
+		if vecta, err := scoreIsVectaCSV(fsys, name); err != nil {
+			return nil, err
+		} else if vecta {
+			format = "vecta"
+		}
+	}
+	switch format {
+	case "vecta":
+		return datasets.LoadVectaCSV(fsys, name, datasets.Options{})
+	case "jsonl":
+		return datasets.LoadJSONL(fsys, name, datasets.Options{})
+	case "csv":
+		return datasets.LoadCSV(fsys, name, datasets.Options{})
+	case "beir":
+		return datasets.LoadBEIR(fsys, name, datasets.Options{})
+	}
+	return datasets.Load(fsys, name, datasets.Options{})
+}
+
+// scoreIsVectaCSV reports whether the CSV header names a Vecta-only column.
+func scoreIsVectaCSV(fsys fs.FS, name string) (bool, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	header, err := r.Read()
+	if err != nil {
+		return false, nil // let the CSV loader report it with its position
+	}
+	for _, h := range header {
+		switch strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")) {
+		case "chunk_ids", "page_nums", "source_paths":
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// loadPredictions reads a predictions JSONL file, keyed by query id.
+func loadPredictions(p string) (map[string]datasets.Prediction, error) {
+	fsys, name := cliPath(p)
+	list, err := datasets.ReadPredictions(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	preds := make(map[string]datasets.Prediction, len(list))
+	for _, x := range list {
+		preds[x.ID] = x
+	}
+	return preds, nil
+}
+
+// loadRunPredictions reads a TREC run file as retrieval-only predictions,
+// keyed by query id, each list in trec_eval's rank order.
+func loadRunPredictions(p string) (map[string]datasets.Prediction, error) {
+	fsys, name := cliPath(p)
+	run, err := datasets.ReadRun(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	if len(run.Hits) == 0 {
+		return nil, errors.New(p + ": the run file holds no line")
+	}
+	preds := make(map[string]datasets.Prediction, len(run.Hits))
+	for id, hits := range run.Hits {
+		preds[id] = datasets.Prediction{ID: id, Hits: hits}
+	}
+	return preds, nil
+}
