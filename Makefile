@@ -4,13 +4,18 @@ GO ?= go
 FUZZTIME ?= 20s
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: test lint bench fuzz cover build junit
+.PHONY: test lint bench fuzz cover build junit golden
 
 build:
 	$(GO) build ./...
 
 test:
 	$(GO) test -race ./...
+
+# golden rewrites every golden file under testdata/ (internal/golden);
+# review the diff before committing.
+golden:
+	LASAGNA_UPDATE_GOLDEN=1 $(GO) test -count=1 ./...
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -35,8 +36,9 @@ func resumeBench(t testing.TB) *BenchmarkRun {
 	return runs[0]
 }
 
-// slowArm retrieves the gold passages after delay, calling seen(id) first.
-func slowArm(delay time.Duration, seen func(id string)) Arm {
+// gatedArm retrieves the gold passages, calling seen(id) first; a query for
+// which seen returns false blocks until its context ends.
+func gatedArm(seen func(id string) bool) Arm {
 	arm := goldArm("slow")
 	inner := arm.Retriever
 	arm.Retriever = func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Retriever, error) {
@@ -45,8 +47,10 @@ func slowArm(delay time.Duration, seen func(id string)) Arm {
 			return nil, err
 		}
 		return lasagna.RetrieverFunc(func(ctx context.Context, q lasagna.Query, k int) ([]lasagna.Hit, error) {
-			seen(q.ID)
-			time.Sleep(delay)
+			if !seen(q.ID) {
+				<-ctx.Done()
+				return nil, ctx.Err()
+			}
 			return r.Retrieve(ctx, q, k)
 		}), nil
 	}
@@ -58,8 +62,10 @@ func slowArm(delay time.Duration, seen func(id string)) Arm {
 // was lost, and the bundle equals an uninterrupted run's.
 func TestKillAndResume(t *testing.T) {
 	if dir := os.Getenv("LASAGNA_TEST_KILL_CHILD"); dir != "" {
-		// The child: run slowly until killed.
-		_, err := Run(context.Background(), []*BenchmarkRun{resumeBench(t)}, []Arm{slowArm(30*time.Millisecond, func(string) {})},
+		// The child: finish 12 queries, then hang until killed (no timing:
+		// the kill cannot come too late).
+		var n atomic.Int64
+		_, err := Run(context.Background(), []*BenchmarkRun{resumeBench(t)}, []Arm{gatedArm(func(string) bool { return n.Add(1) <= 12 })},
 			Options{Concurrency: 2, JournalDir: dir})
 		t.Fatalf("the child finished (err %v) before the parent killed it", err)
 	}
@@ -80,7 +86,7 @@ func TestKillAndResume(t *testing.T) {
 			cmd.Process.Kill()
 			t.Fatalf("the child journalled nothing in 30s; its output:\n%s", childOut.String())
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond) // polls a real process; no fake clock reaches it
 	}
 	if err := cmd.Process.Kill(); err != nil { // SIGKILL
 		t.Fatal(err)
@@ -96,7 +102,7 @@ func TestKillAndResume(t *testing.T) {
 		ran []string
 	)
 	br := resumeBench(t)
-	arm := slowArm(0, func(id string) { mu.Lock(); ran = append(ran, id); mu.Unlock() })
+	arm := gatedArm(func(id string) bool { mu.Lock(); ran = append(ran, id); mu.Unlock(); return true })
 	rep, err := Run(t.Context(), []*BenchmarkRun{br}, []Arm{arm}, Options{Concurrency: 2, JournalDir: dir, Resume: true})
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +120,7 @@ func TestKillAndResume(t *testing.T) {
 	}
 	resumed := bundleBytes(t, rep)
 
-	fresh, err := Run(t.Context(), []*BenchmarkRun{resumeBench(t)}, []Arm{slowArm(0, func(string) {})}, Options{Concurrency: 2})
+	fresh, err := Run(t.Context(), []*BenchmarkRun{resumeBench(t)}, []Arm{gatedArm(func(string) bool { return true })}, Options{Concurrency: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package evaltest
 import (
 	"context"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,11 +11,10 @@ import (
 
 	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/fixtures"
+	goldenfile "github.com/lasagna-go/lasagna/internal/golden"
 	"github.com/lasagna-go/lasagna/reporters"
 	"github.com/lasagna-go/lasagna/results"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 // env returns a getenv reading vars.
 func env(vars map[string]string) func(string) string {
@@ -41,26 +39,11 @@ func fakeEval(t *testing.T, cfg Config, vars map[string]string) (string, bool, s
 	return s, failed, out
 }
 
-// golden compares got with testdata/golden/name.txt (rewritten by -update).
+// golden compares got with testdata/golden/name.txt (rewritten with
+// LASAGNA_UPDATE_GOLDEN=1; see internal/golden).
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	file := filepath.Join("testdata", "golden", name+".txt")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("%v (run go test -run %s -update to create it)", err, t.Name())
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s (rerun with -update and review the diff):\n--- got\n%s\n--- want\n%s", file, got, want)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", "golden", name+".txt"), []byte(got))
 }
 
 // perfectArm is a retrieval arm that ranks each query's relevant documents

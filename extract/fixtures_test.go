@@ -4,17 +4,18 @@ import (
 	"archive/zip"
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lasagna-go/lasagna/internal/golden"
 )
 
 // The PDF and DOCX files of testdata/docs are made by makePDF and makeDOCX
 // below from the texts in manualPages and policyParagraphs.
 // TestFixturesUpToDate checks the committed bytes against the generators;
-// LASAGNA_UPDATE_FIXTURES=1 rewrites them.
+// LASAGNA_UPDATE_GOLDEN=1 rewrites them (internal/golden).
 
 // manualPages is the text of testdata/docs/manual.pdf: two pages, one
 // line per text object.
@@ -144,19 +145,6 @@ func TestFixturesUpToDate(t *testing.T) {
 		"manual.pdf":  makePDF(manualPages),
 		"policy.docx": makeDOCX(policyParagraphs),
 	} {
-		path := filepath.Join("testdata", "docs", name)
-		if os.Getenv("LASAGNA_UPDATE_FIXTURES") == "1" {
-			if err := os.WriteFile(path, want, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		got, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (generate it with LASAGNA_UPDATE_FIXTURES=1 go test ./extract -run TestFixturesUpToDate)", err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s differs from its generator's output; regenerate it with LASAGNA_UPDATE_FIXTURES=1 go test ./extract -run TestFixturesUpToDate", path)
-		}
+		golden.Check(t, filepath.Join("testdata", "docs", name), want)
 	}
 }

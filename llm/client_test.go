@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/lasagna-go/lasagna/fixtures"
@@ -29,6 +30,20 @@ func fast(f *fixtures.FakeOpenAI) llm.Config {
 		MaxBackoff:     5 * time.Millisecond,
 		RequestTimeout: 5 * time.Second,
 	}
+}
+
+// inBubble runs test in a testing/synctest bubble with fast(f) talking to
+// f in memory (f.InMemoryClient): backoffs, Retry-After waits, timeouts,
+// rate limits and Fault.Delay run on the bubble's fake clock and take no
+// real time. Create f outside the bubble; its loopback server is real
+// network I/O, which would keep the fake clock from advancing.
+func inBubble(t *testing.T, f *fixtures.FakeOpenAI, test func(t *testing.T, cfg llm.Config)) {
+	t.Helper()
+	synctest.Test(t, func(t *testing.T) {
+		cfg := fast(f)
+		cfg.HTTPClient = f.InMemoryClient()
+		test(t, cfg)
+	})
 }
 
 func newClient(t *testing.T, cfg llm.Config) *llm.Client {
@@ -99,88 +114,96 @@ func TestRateLimitedThenSuccessHonoursRetryAfter(t *testing.T) {
 	f := fixtures.NewFakeOpenAI(fixtures.FakeOpenAIOptions{})
 	defer f.Close()
 	f.Inject(fixtures.Fault{Status: 429, RetryAfter: "1"})
-	cfg := fast(f)
-	cfg.MinBackoff, cfg.MaxBackoff = 20*time.Second, 20*time.Second // backoff alone would be far longer
-	c := newClient(t, cfg)
-	start := time.Now()
-	resp, err := c.Chat(t.Context(), ask("q"))
-	elapsed := time.Since(start)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.Content != "echo: q" || statuses(f) != "429,200" {
-		t.Errorf("content %q, statuses %s", resp.Content, statuses(f))
-	}
-	if elapsed < time.Second || elapsed > 10*time.Second {
-		t.Errorf("waited %s, want the Retry-After of 1s", elapsed)
-	}
-	if su := c.Usage().Stage(llm.StageGenerator); su.Requests != 2 || su.Calls != 1 || su.Errors != 0 {
-		t.Errorf("usage %+v", su)
-	}
+	inBubble(t, f, func(t *testing.T, cfg llm.Config) {
+		cfg.MinBackoff, cfg.MaxBackoff = 20*time.Second, 20*time.Second // backoff alone would be far longer
+		c := newClient(t, cfg)
+		start := time.Now()
+		resp, err := c.Chat(t.Context(), ask("q"))
+		elapsed := time.Since(start) // on the bubble's fake clock
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.Content != "echo: q" || statuses(f) != "429,200" {
+			t.Errorf("content %q, statuses %s", resp.Content, statuses(f))
+		}
+		if elapsed != time.Second {
+			t.Errorf("waited %s, want the Retry-After of 1s", elapsed)
+		}
+		if su := c.Usage().Stage(llm.StageGenerator); su.Requests != 2 || su.Calls != 1 || su.Errors != 0 {
+			t.Errorf("usage %+v", su)
+		}
 
-	// retry-after-ms is preferred when present.
-	f.Inject(fixtures.Fault{Status: 429, RetryAfter: "30", RetryAfterMs: "20"})
-	start = time.Now()
-	if _, err := c.Chat(t.Context(), ask("q2")); err != nil {
-		t.Fatal(err)
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("waited %s, want ~20ms", d)
-	}
+		// retry-after-ms is preferred when present.
+		f.Inject(fixtures.Fault{Status: 429, RetryAfter: "30", RetryAfterMs: "20"})
+		start = time.Now()
+		if _, err := c.Chat(t.Context(), ask("q2")); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d != 20*time.Millisecond {
+			t.Errorf("waited %s, want the retry-after-ms of 20ms", d)
+		}
+	})
 }
 
 func TestRateLimitedExhausted(t *testing.T) {
 	f := fixtures.NewFakeOpenAI(fixtures.FakeOpenAIOptions{})
 	defer f.Close()
 	f.Inject(fixtures.Fault{Status: 429, Times: 100})
-	cfg := fast(f)
-	cfg.MaxRetries = 2
-	c := newClient(t, cfg)
-	_, err := c.Chat(t.Context(), ask("q"))
-	var e *llm.Error
-	if !errors.As(err, &e) || !errors.Is(err, llm.ErrRateLimited) || e.Attempts != 3 || e.Status != 429 || llm.Code(err) != "rate_limited" {
-		t.Fatalf("err %v", err)
-	}
-	if f.Count("chat") != 3 {
-		t.Errorf("%d requests, want 3", f.Count("chat"))
-	}
-	if su := c.Usage().Stage(llm.StageGenerator); su.Errors != 1 || su.Requests != 3 || su.Usage.TotalTokens != 0 {
-		t.Errorf("usage %+v", su)
-	}
+	inBubble(t, f, func(t *testing.T, cfg llm.Config) {
+		cfg.MaxRetries = 2
+		c := newClient(t, cfg)
+		_, err := c.Chat(t.Context(), ask("q"))
+		var e *llm.Error
+		if !errors.As(err, &e) || !errors.Is(err, llm.ErrRateLimited) || e.Attempts != 3 || e.Status != 429 || llm.Code(err) != "rate_limited" {
+			t.Fatalf("err %v", err)
+		}
+		if f.Count("chat") != 3 {
+			t.Errorf("%d requests, want 3", f.Count("chat"))
+		}
+		if su := c.Usage().Stage(llm.StageGenerator); su.Errors != 1 || su.Requests != 3 || su.Usage.TotalTokens != 0 {
+			t.Errorf("usage %+v", su)
+		}
 
-	// A Retry-After longer than MaxRetryWait ends the call at once.
-	f.Reset()
-	f.Inject(fixtures.Fault{Status: 429, RetryAfter: "3600"})
-	cfg.MaxRetryWait = time.Second
-	c = newClient(t, cfg)
-	_, err = c.Chat(t.Context(), ask("q"))
-	if !errors.Is(err, llm.ErrRateLimited) || f.Count("") != 1 || !strings.Contains(err.Error(), "MaxRetryWait") {
-		t.Fatalf("err %v after %d requests", err, f.Count(""))
-	}
+		// A Retry-After longer than MaxRetryWait ends the call at once.
+		f.Reset()
+		f.Inject(fixtures.Fault{Status: 429, RetryAfter: "3600"})
+		cfg.MaxRetryWait = time.Second
+		c = newClient(t, cfg)
+		start := time.Now()
+		_, err = c.Chat(t.Context(), ask("q"))
+		if !errors.Is(err, llm.ErrRateLimited) || f.Count("") != 1 || !strings.Contains(err.Error(), "MaxRetryWait") {
+			t.Fatalf("err %v after %d requests", err, f.Count(""))
+		}
+		if d := time.Since(start); d != 0 {
+			t.Errorf("waited %s, want no wait", d)
+		}
+	})
 }
 
 func TestServerErrorThenSuccess(t *testing.T) {
 	f := fixtures.NewFakeOpenAI(fixtures.FakeOpenAIOptions{})
 	defer f.Close()
 	f.Inject(fixtures.Fault{Status: 500, Times: 2})
-	c := newClient(t, fast(f))
-	resp, err := c.Chat(t.Context(), ask("q"))
-	if err != nil || resp.Content != "echo: q" {
-		t.Fatalf("resp %+v err %v", resp, err)
-	}
-	if got := statuses(f); got != "500,500,200" {
-		t.Errorf("statuses %s", got)
-	}
+	inBubble(t, f, func(t *testing.T, cfg llm.Config) {
+		c := newClient(t, cfg)
+		resp, err := c.Chat(t.Context(), ask("q"))
+		if err != nil || resp.Content != "echo: q" {
+			t.Fatalf("resp %+v err %v", resp, err)
+		}
+		if got := statuses(f); got != "500,500,200" {
+			t.Errorf("statuses %s", got)
+		}
 
-	f.Inject(fixtures.Fault{Status: 503, Times: 100})
-	_, err = c.Chat(t.Context(), ask("other"))
-	var e *llm.Error
-	if !errors.As(err, &e) || !errors.Is(err, llm.ErrServer) || e.Status != 503 || e.Attempts != llm.DefaultMaxRetries+1 {
-		t.Fatalf("err %v", err)
-	}
-	if strings.Contains(err.Error(), "127.0.0.1") || strings.Contains(err.Error(), "sk-test") {
-		t.Errorf("error message leaks the address or key: %v", err)
-	}
+		f.Inject(fixtures.Fault{Status: 503, Times: 100})
+		_, err = c.Chat(t.Context(), ask("other"))
+		var e *llm.Error
+		if !errors.As(err, &e) || !errors.Is(err, llm.ErrServer) || e.Status != 503 || e.Attempts != llm.DefaultMaxRetries+1 {
+			t.Fatalf("err %v", err)
+		}
+		if strings.Contains(err.Error(), "127.0.0.1") || strings.Contains(err.Error(), "sk-test") {
+			t.Errorf("error message leaks the address or key: %v", err)
+		}
+	})
 }
 
 func TestNoRetryOnAuthOrBadRequest(t *testing.T) {
@@ -204,60 +227,63 @@ func TestNoRetryOnAuthOrBadRequest(t *testing.T) {
 func TestTimeouts(t *testing.T) {
 	f := fixtures.NewFakeOpenAI(fixtures.FakeOpenAIOptions{})
 	defer f.Close()
-	cfg := fast(f)
-	cfg.RequestTimeout = 100 * time.Millisecond
-	c := newClient(t, cfg)
+	inBubble(t, f, func(t *testing.T, cfg llm.Config) {
+		cfg.RequestTimeout = 100 * time.Millisecond
+		c := newClient(t, cfg)
 
-	f.Inject(fixtures.Fault{Delay: 2 * time.Second})
-	resp, err := c.Chat(t.Context(), ask("q"))
-	if err != nil || resp.Content != "echo: q" {
-		t.Fatalf("slow once then fine: resp %+v err %v", resp, err)
-	}
-	if f.Count("") != 2 {
-		t.Errorf("%d requests, want 2", f.Count(""))
-	}
+		f.Inject(fixtures.Fault{Delay: 2 * time.Second})
+		resp, err := c.Chat(t.Context(), ask("q"))
+		if err != nil || resp.Content != "echo: q" {
+			t.Fatalf("slow once then fine: resp %+v err %v", resp, err)
+		}
+		if f.Count("") != 2 {
+			t.Errorf("%d requests, want 2", f.Count(""))
+		}
 
-	f.Inject(fixtures.Fault{Delay: 2 * time.Second, Times: 100})
-	cfg.MaxRetries = 1
-	_, err = newClient(t, cfg).Chat(t.Context(), ask("q2"))
-	var e *llm.Error
-	if !errors.As(err, &e) || !errors.Is(err, llm.ErrTimeout) || e.Attempts != 2 {
-		t.Fatalf("err %v", err)
-	}
+		f.Inject(fixtures.Fault{Delay: 2 * time.Second, Times: 100})
+		cfg.MaxRetries = 1
+		_, err = newClient(t, cfg).Chat(t.Context(), ask("q2"))
+		var e *llm.Error
+		if !errors.As(err, &e) || !errors.Is(err, llm.ErrTimeout) || e.Attempts != 2 {
+			t.Fatalf("err %v", err)
+		}
 
-	// The caller's deadline (the per-run timeout) ends the call, retries or not.
-	ctx, cancel := context.WithTimeout(t.Context(), 150*time.Millisecond)
-	defer cancel()
-	cfg.RequestTimeout = time.Minute
-	start := time.Now()
-	_, err = newClient(t, cfg).Chat(ctx, ask("q3"))
-	if !errors.Is(err, llm.ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 2*time.Second {
-		t.Fatalf("err %v after %s", err, time.Since(start))
-	}
-	ctx, cancel = context.WithCancel(t.Context())
-	cancel()
-	if _, err = newClient(t, cfg).Chat(ctx, ask("q4")); !errors.Is(err, llm.ErrCanceled) || !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled: %v", err)
-	}
+		// The caller's deadline (the per-run timeout) ends the call, retries or not.
+		ctx, cancel := context.WithTimeout(t.Context(), 150*time.Millisecond)
+		defer cancel()
+		cfg.RequestTimeout = time.Minute
+		start := time.Now()
+		_, err = newClient(t, cfg).Chat(ctx, ask("q3"))
+		if !errors.Is(err, llm.ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) || time.Since(start) != 150*time.Millisecond {
+			t.Fatalf("err %v after %s, want a timeout after 150ms", err, time.Since(start))
+		}
+		ctx, cancel = context.WithCancel(t.Context())
+		cancel()
+		if _, err = newClient(t, cfg).Chat(ctx, ask("q4")); !errors.Is(err, llm.ErrCanceled) || !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled: %v", err)
+		}
+	})
 }
 
 func TestMalformedJSON(t *testing.T) {
 	f := fixtures.NewFakeOpenAI(fixtures.FakeOpenAIOptions{})
 	defer f.Close()
-	c := newClient(t, fast(f))
-	f.Inject(fixtures.Fault{Malformed: true})
-	if resp, err := c.Chat(t.Context(), ask("q")); err != nil || resp.Content != "echo: q" {
-		t.Fatalf("malformed once then fine: %+v %v", resp, err)
-	}
-	f.Inject(fixtures.Fault{Malformed: true, Times: 100})
-	resp, err := c.Chat(t.Context(), ask("q2"))
-	if !errors.Is(err, llm.ErrMalformed) || llm.Code(err) != "malformed_response" || resp != (llm.ChatResponse{}) {
-		t.Fatalf("resp %+v err %v", resp, err)
-	}
-	_, _, err = c.Embed(t.Context(), []string{"x"}, "")
-	if !errors.Is(err, llm.ErrMalformed) {
-		t.Fatalf("embed err %v", err)
-	}
+	inBubble(t, f, func(t *testing.T, cfg llm.Config) {
+		c := newClient(t, cfg)
+		f.Inject(fixtures.Fault{Malformed: true})
+		if resp, err := c.Chat(t.Context(), ask("q")); err != nil || resp.Content != "echo: q" {
+			t.Fatalf("malformed once then fine: %+v %v", resp, err)
+		}
+		f.Inject(fixtures.Fault{Malformed: true, Times: 100})
+		resp, err := c.Chat(t.Context(), ask("q2"))
+		if !errors.Is(err, llm.ErrMalformed) || llm.Code(err) != "malformed_response" || resp != (llm.ChatResponse{}) {
+			t.Fatalf("resp %+v err %v", resp, err)
+		}
+		_, _, err = c.Embed(t.Context(), []string{"x"}, "")
+		if !errors.Is(err, llm.ErrMalformed) {
+			t.Fatalf("embed err %v", err)
+		}
+	})
 }
 
 // A server answering valid JSON that is not a usable answer.
@@ -330,44 +356,51 @@ func TestConcurrencyCap(t *testing.T) {
 				break
 			}
 		}
-		time.Sleep(30 * time.Millisecond)
+		time.Sleep(30 * time.Millisecond) // on the bubble's fake clock
 		inflight.Add(-1)
 		return "ok"
 	}})
 	defer f.Close()
-	cfg := fast(f)
-	cfg.MaxConcurrency = 2
-	c := newClient(t, cfg)
-	var wg sync.WaitGroup
-	for i := range 8 {
-		wg.Go(func() {
-			if _, err := c.Chat(t.Context(), ask(fmt.Sprint(i))); err != nil {
-				t.Error(err)
-			}
-		})
-	}
-	wg.Wait()
-	if p := peak.Load(); p != 2 {
-		t.Errorf("peak in flight %d, want 2", p)
-	}
+	inBubble(t, f, func(t *testing.T, cfg llm.Config) {
+		cfg.MaxConcurrency = 2
+		c := newClient(t, cfg)
+		start := time.Now()
+		var wg sync.WaitGroup
+		for i := range 8 {
+			wg.Go(func() {
+				if _, err := c.Chat(t.Context(), ask(fmt.Sprint(i))); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		if p := peak.Load(); p != 2 {
+			t.Errorf("peak in flight %d, want 2", p)
+		}
+		// 8 answers of 30ms, 2 at a time.
+		if d := time.Since(start); d != 4*30*time.Millisecond {
+			t.Errorf("8 calls took %s, want 120ms", d)
+		}
+	})
 }
 
 func TestRequestsPerMinute(t *testing.T) {
 	f := fixtures.NewFakeOpenAI(fixtures.FakeOpenAIOptions{})
 	defer f.Close()
-	cfg := fast(f)
-	cfg.RequestsPerMinute = 1200 // 20/s, burst 20
-	c := newClient(t, cfg)
-	start := time.Now()
-	for i := range 30 {
-		if _, err := c.Chat(t.Context(), ask(fmt.Sprint(i))); err != nil {
-			t.Fatal(err)
+	inBubble(t, f, func(t *testing.T, cfg llm.Config) {
+		cfg.RequestsPerMinute = 1200 // 20/s, burst 20
+		c := newClient(t, cfg)
+		start := time.Now()
+		for i := range 30 {
+			if _, err := c.Chat(t.Context(), ask(fmt.Sprint(i))); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	// 20 go at once, the other 10 at 20/s: at least ~0.5 s.
-	if d := time.Since(start); d < 400*time.Millisecond {
-		t.Errorf("30 requests at 1200/min took %s", d)
-	}
+		// 20 go at once, the other 10 at 20/s: 0.5 s.
+		if d := time.Since(start); d < 490*time.Millisecond || d > 510*time.Millisecond {
+			t.Errorf("30 requests at 1200/min took %s, want 500ms", d)
+		}
+	})
 }
 
 func TestEmbed(t *testing.T) {

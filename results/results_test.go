@@ -10,29 +10,22 @@ import (
 	"testing"
 
 	lasagna "github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/golden"
 )
 
-// Set LASAGNA_UPDATE_GOLDEN=1 to rewrite testdata/golden/*.json; review
-// the diff before committing. (The schema's golden file is
+// TestGoldenBundles compares the writer's output with testdata/golden/*.json;
+// LASAGNA_UPDATE_GOLDEN=1 rewrites them (internal/golden), and the diff is
+// reviewed before committing. (The schema's golden file is
 // results/schema/testdata/run-schema.json.)
-var update = os.Getenv("LASAGNA_UPDATE_GOLDEN") == "1"
-
 func TestGoldenBundles(t *testing.T) {
 	for name, build := range goldens {
 		t.Run(name, func(t *testing.T) {
 			got := encode(t, build(t))
 			path := filepath.Join("testdata", "golden", name)
-			if update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
+			golden.Check(t, path, got)
 			want, err := os.ReadFile(path)
 			if err != nil {
-				t.Fatalf("%v (run with LASAGNA_UPDATE_GOLDEN=1 to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("writer output differs from %s (rerun with LASAGNA_UPDATE_GOLDEN=1 and review the diff)\ngot:\n%s", path, got)
+				t.Fatal(err)
 			}
 			// write → read → write is byte-identical.
 			b, err := Unmarshal(want)

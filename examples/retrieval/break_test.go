@@ -1,6 +1,7 @@
 package retrieval
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,10 +11,11 @@ import (
 	"github.com/lasagna-go/lasagna/internal/gotestjson"
 )
 
-// TestBrokenPipeline copies this example into a temporary module, breaks
-// its retriever on purpose and runs go test -json on the copy (offline,
-// against this checkout of lasagna). Two breaks, each its own go test run
-// of the same binary:
+// TestBrokenPipeline breaks this example's retriever on purpose and runs
+// go test -json on this package with the broken keyword.go laid over the
+// real one (go test -overlay, offline, inside this module, so a fresh
+// machine needs no module the parent run did not download). Two breaks,
+// each its own go test run of the same binary:
 //
 //   - "some": coin-06 gets a list without its document, glass-07 a list
 //     holding an id that is not in the corpus. Exactly those two query
@@ -27,11 +29,11 @@ import (
 //     baseline gate, which gives both means, the drop and the Holm p-value.
 func TestBrokenPipeline(t *testing.T) {
 	if testing.Short() {
-		t.Skip("copies the example into a temporary module and runs go test on it; skipped with -short")
+		t.Skip("runs go test on a broken copy of this package; skipped with -short")
 	}
-	dir := copyExample(t)
+	overlay := brokenOverlay(t)
 
-	evs, code := goTestJSON(t, dir, "BREAK=some")
+	evs, code := goTestJSON(t, overlay, "BREAK=some")
 	if code != 1 {
 		t.Fatalf("go test exit code %d, want 1 (failing tests)\n%s", code, outputOf(evs, ""))
 	}
@@ -70,7 +72,7 @@ func TestBrokenPipeline(t *testing.T) {
 		}
 	}
 
-	evs, code = goTestJSON(t, dir, "BREAK=all")
+	evs, code = goTestJSON(t, overlay, "BREAK=all")
 	if code != 1 {
 		t.Fatalf("go test exit code %d, want 1 (failing tests)\n%s", code, outputOf(evs, ""))
 	}
@@ -91,7 +93,7 @@ func TestBrokenPipeline(t *testing.T) {
 	}
 }
 
-// breaks is inserted at the top of Keyword.Retrieve in the copy.
+// breaks is inserted at the top of Keyword.Retrieve in the broken copy.
 const breaks = `
 	switch os.Getenv("BREAK") {
 	case "some":
@@ -106,42 +108,16 @@ const breaks = `
 	}
 `
 
-// copyExample writes a module holding a copy of this package (without
-// this file), with breaks inserted, and the dataset, and returns the
-// package's folder.
-func copyExample(t *testing.T) string {
+// brokenOverlay writes keyword.go with breaks inserted to a temporary
+// folder and returns a go build -overlay file that lays it over this
+// package's keyword.go.
+func brokenOverlay(t *testing.T) string {
 	t.Helper()
-	root, err := filepath.Abs("../..")
+	data, err := os.ReadFile("keyword.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	mod := t.TempDir()
-	pkg := filepath.Join(mod, "retrieval")
-	write := func(name string, data []byte) {
-		t.Helper()
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(name, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	read := func(name string) []byte {
-		t.Helper()
-		data, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return data
-	}
-	write(filepath.Join(mod, "go.mod"), []byte("module example.com/broken\n\ngo 1.26.0\n\nrequire github.com/lasagna-go/lasagna v0.0.0\n\nreplace github.com/lasagna-go/lasagna => "+root+"\n"))
-	write(filepath.Join(mod, "go.sum"), read(filepath.Join(root, "go.sum")))
-	write(filepath.Join(mod, "data", "faq.jsonl"), read("../data/faq.jsonl"))
-	write(filepath.Join(pkg, "testdata", "baseline.json"), read("testdata/baseline.json"))
-	for _, name := range []string{"doc.go", "retrieval_test.go"} {
-		write(filepath.Join(pkg, name), read(name))
-	}
-	src := string(read("keyword.go"))
+	src := string(data)
 	const sig = "func (r *Keyword) Retrieve(ctx context.Context, q lasagna.Query, n int) ([]lasagna.Hit, error) {\n"
 	if !strings.Contains(src, sig) {
 		t.Fatalf("keyword.go no longer holds %q; update TestBrokenPipeline", sig)
@@ -149,19 +125,36 @@ func copyExample(t *testing.T) string {
 	src = strings.Replace(src, sig, strings.Replace(sig, "([]lasagna.Hit, error)", "(hits []lasagna.Hit, err error)", 1)+breaks, 1)
 	src = strings.Replace(src, "import (\n", "import (\n\t\"os\"\n", 1)
 	src = strings.Replace(src, "\tvar hits []lasagna.Hit\n", "", 1)
-	write(filepath.Join(pkg, "keyword.go"), []byte(src))
-	return pkg
+	dir := t.TempDir()
+	broken := filepath.Join(dir, "keyword.go")
+	if err := os.WriteFile(broken, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	orig, err := filepath.Abs("keyword.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	overlay, err := json.Marshal(map[string]map[string]string{"Replace": {orig: broken}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "overlay.json")
+	if err := os.WriteFile(file, overlay, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
 }
 
 // event is one line of go test -json output.
 type event = gotestjson.Event
 
-// goTestJSON runs go test -json -count=1 in dir offline with the extra
-// environment variables and returns its events and exit code.
-func goTestJSON(t *testing.T, dir string, vars ...string) ([]event, int) {
+// goTestJSON runs TestRAG of this package with go test -json -count=1,
+// offline, with the overlay and the extra environment variables, and
+// returns its events and exit code.
+func goTestJSON(t *testing.T, overlay string, vars ...string) ([]event, int) {
 	t.Helper()
-	env := append([]string{"GOFLAGS=-mod=mod", "GOSUMDB=off", "GOWORK=off", "LASAGNA_OUT=" + t.TempDir()}, vars...)
-	evs, code, err := gotestjson.Run(dir, []string{"."}, env)
+	env := append([]string{"LASAGNA_OUT=" + t.TempDir()}, vars...)
+	evs, code, err := gotestjson.Run("", []string{"-overlay", overlay, "-run", "^TestRAG$", "."}, env)
 	if err != nil {
 		t.Fatal(err)
 	}

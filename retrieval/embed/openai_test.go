@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/lasagna-go/lasagna/fixtures"
@@ -126,31 +127,36 @@ func TestFaults(t *testing.T) {
 		{"malformed forever", []fixtures.Fault{{Malformed: true, Times: 100}}, llm.ErrMalformed, "malformed_response"},
 	}
 	for _, c := range cases {
+		// In a testing/synctest bubble, talking to f in memory: backoffs,
+		// timeouts and delays run on the bubble's fake clock.
 		t.Run(c.name, func(t *testing.T) {
-			f.Reset()
-			f.Inject(c.faults...)
-			e := newEmbedder(t, f.URL, embed.Config{BatchSize: 2}, func(lc *llm.Config) {
-				lc.MaxRetries = 2
-				lc.RequestTimeout = 100 * time.Millisecond
-			})
-			vecs, err := e.Embed(t.Context(), in)
-			if c.want == nil {
-				if err != nil || len(vecs) != len(in) {
-					t.Fatalf("vecs %d err %v", len(vecs), err)
-				}
-				for i, v := range vecs {
-					if fmt.Sprint(v) != fmt.Sprint(fixtures.HashEmbedding(in[i], fixtures.DefaultEmbeddingDim)) {
-						t.Fatalf("vector %d wrong", i)
+			synctest.Test(t, func(t *testing.T) {
+				f.Reset()
+				f.Inject(c.faults...)
+				e := newEmbedder(t, f.URL, embed.Config{BatchSize: 2}, func(lc *llm.Config) {
+					lc.MaxRetries = 2
+					lc.RequestTimeout = 100 * time.Millisecond
+					lc.HTTPClient = f.InMemoryClient()
+				})
+				vecs, err := e.Embed(t.Context(), in)
+				if c.want == nil {
+					if err != nil || len(vecs) != len(in) {
+						t.Fatalf("vecs %d err %v", len(vecs), err)
 					}
+					for i, v := range vecs {
+						if fmt.Sprint(v) != fmt.Sprint(fixtures.HashEmbedding(in[i], fixtures.DefaultEmbeddingDim)) {
+							t.Fatalf("vector %d wrong", i)
+						}
+					}
+					return
 				}
-				return
-			}
-			if !errors.Is(err, c.want) || llm.Code(err) != c.code || vecs != nil {
-				t.Fatalf("err %v (code %q), vecs %v; want %v", err, llm.Code(err), vecs, c.want)
-			}
-			if !strings.Contains(err.Error(), "batch 0") {
-				t.Errorf("error does not name the batch: %v", err)
-			}
+				if !errors.Is(err, c.want) || llm.Code(err) != c.code || vecs != nil {
+					t.Fatalf("err %v (code %q), vecs %v; want %v", err, llm.Code(err), vecs, c.want)
+				}
+				if !strings.Contains(err.Error(), "batch 0") {
+					t.Errorf("error does not name the batch: %v", err)
+				}
+			})
 		})
 	}
 }
