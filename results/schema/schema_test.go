@@ -12,12 +12,9 @@ import (
 	"testing"
 
 	lasagna "github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/golden"
 	"github.com/lasagna-go/lasagna/results"
 )
-
-// Set LASAGNA_UPDATE_GOLDEN=1 to rewrite testdata/run-schema.json; review
-// the diff before committing.
-var update = os.Getenv("LASAGNA_UPDATE_GOLDEN") == "1"
 
 // goldens are the bundles package results writes in its golden tests, with
 // the integrity codes they list.
@@ -36,21 +33,12 @@ func readGolden(t testing.TB, name string) []byte {
 	return raw
 }
 
+// TestSchemaFile compares the generated schema with testdata/run-schema.json;
+// LASAGNA_UPDATE_GOLDEN=1 rewrites it (internal/golden), and the diff is
+// reviewed before committing.
 func TestSchemaFile(t *testing.T) {
 	got := JSON()
-	path := filepath.Join("testdata", "run-schema.json")
-	if update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with LASAGNA_UPDATE_GOLDEN=1 to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("generated schema differs from %s (rerun with LASAGNA_UPDATE_GOLDEN=1 and review the diff)", path)
-	}
+	golden.Check(t, filepath.Join("testdata", "run-schema.json"), got)
 	var s map[string]any
 	if err := json.Unmarshal(got, &s); err != nil {
 		t.Fatal(err)
