@@ -588,7 +588,7 @@ func GateVerdicts(c *Cell, o GateOptions) []Verdict {
 	fail := func(metric, msg string) []Verdict {
 		return []Verdict{{Kind: VerdictGate, Benchmark: bench, Arm: arm, Metric: metric, Got: math.NaN(), Want: "a comparable baseline", Message: msg}}
 	}
-	cur := results.Arm{Label: arm, Config: cellConfig(c, o.Varied), Result: results.Result{Metrics: map[string]float64{}}}
+	cur := results.ArmResult{Label: arm, Config: cellConfig(c, o.Varied), Result: results.Result{Metrics: map[string]float64{}}}
 	for _, q := range c.Queries {
 		row := results.Sample{QueryID: q.Query.ID, Scores: q.Scores}
 		if q.Err != nil {
@@ -599,7 +599,7 @@ func GateVerdicts(c *Cell, o GateOptions) []Verdict {
 		}
 		cur.Result.PerSampleScores = append(cur.Result.PerSampleScores, row)
 	}
-	var prev []results.Arm
+	var prev []results.ArmResult
 	for _, a := range results.Arms(o.Baseline, "baseline ") {
 		if a.Config.Benchmark == bench && a.Config.Name == arm {
 			prev = append(prev, a)

@@ -14,9 +14,9 @@ import (
 	"github.com/lasagna-go/lasagna/metrics"
 )
 
-// Arm is one arm of one bundle, ready to compare: its config and result,
+// ArmResult is one arm of one bundle, ready to compare: its config and result,
 // under the label comparisons print.
-type Arm struct {
+type ArmResult struct {
 	Label  string
 	Config Config
 	Result Result
@@ -24,11 +24,11 @@ type Arm struct {
 
 // Arms returns the arms of b that have both a config and a result, in the
 // order of b.Configs, labelled prefix + config name.
-func Arms(b *Bundle, prefix string) []Arm {
-	var out []Arm
+func Arms(b *Bundle, prefix string) []ArmResult {
+	var out []ArmResult
 	for _, c := range b.Configs {
 		if r, ok := b.Result(c.Benchmark, c.Name); ok {
-			out = append(out, Arm{Label: prefix + c.Name, Config: c, Result: *r})
+			out = append(out, ArmResult{Label: prefix + c.Name, Config: c, Result: *r})
 		}
 	}
 	return out
@@ -37,16 +37,16 @@ func Arms(b *Bundle, prefix string) []Arm {
 // Pair is one comparison to make: Arm against Baseline (differences are
 // Arm − Baseline).
 type Pair struct {
-	Arm, Baseline Arm
+	Arm, Baseline ArmResult
 }
 
 // PairWithin pairs the arms of each benchmark with that benchmark's
 // baseline: the arm whose label or config name is baseline, or the first
 // arm of the benchmark when baseline is "". It fails when a benchmark has no
 // arm named baseline, or more than one.
-func PairWithin(arms []Arm, baseline string) ([]Pair, error) {
+func PairWithin(arms []ArmResult, baseline string) ([]Pair, error) {
 	var benches []string
-	by := map[string][]Arm{}
+	by := map[string][]ArmResult{}
 	for _, a := range arms {
 		if _, ok := by[a.Config.Benchmark]; !ok {
 			benches = append(benches, a.Config.Benchmark)
@@ -80,7 +80,7 @@ func PairWithin(arms []Arm, baseline string) ([]Pair, error) {
 	return pairs, nil
 }
 
-func labels(arms []Arm) []string {
+func labels(arms []ArmResult) []string {
 	out := make([]string, len(arms))
 	for i, a := range arms {
 		out[i] = a.Label
@@ -92,11 +92,11 @@ func labels(arms []Arm) []string {
 // same benchmark and config name. When no name matches on a benchmark that
 // has exactly one arm on each side, those two arms are paired. Arms left
 // unpaired are returned by name so the caller can say so.
-func PairAcross(candidate, baseline []Arm) (pairs []Pair, unpaired []string) {
+func PairAcross(candidate, baseline []ArmResult) (pairs []Pair, unpaired []string) {
 	used := map[int]bool{}
 	var left []int
 	for i, a := range candidate {
-		j := slices.IndexFunc(baseline, func(b Arm) bool {
+		j := slices.IndexFunc(baseline, func(b ArmResult) bool {
 			return b.Config.Benchmark == a.Config.Benchmark && b.Config.Name == a.Config.Name
 		})
 		if j < 0 {
@@ -106,7 +106,7 @@ func PairAcross(candidate, baseline []Arm) (pairs []Pair, unpaired []string) {
 		used[j] = true
 		pairs = append(pairs, Pair{Arm: a, Baseline: baseline[j]})
 	}
-	count := func(arms []Arm, bench string) int {
+	count := func(arms []ArmResult, bench string) int {
 		n := 0
 		for _, a := range arms {
 			if a.Config.Benchmark == bench {
@@ -117,7 +117,7 @@ func PairAcross(candidate, baseline []Arm) (pairs []Pair, unpaired []string) {
 	}
 	for _, i := range left {
 		a := candidate[i]
-		j := slices.IndexFunc(baseline, func(b Arm) bool { return b.Config.Benchmark == a.Config.Benchmark })
+		j := slices.IndexFunc(baseline, func(b ArmResult) bool { return b.Config.Benchmark == a.Config.Benchmark })
 		if j >= 0 && !used[j] && count(candidate, a.Config.Benchmark) == 1 && count(baseline, a.Config.Benchmark) == 1 {
 			used[j] = true
 			pairs = append(pairs, Pair{Arm: a, Baseline: baseline[j]})
@@ -216,7 +216,7 @@ var dataFields = []string{"metrics_version", "benchmark", "split", "n_samples", 
 // Comparable checks that a and b may be compared: their held_fixed blocks
 // (and so their comparability keys) must be equal, and they must declare
 // the same varied dimensions. It returns nil when they may.
-func Comparable(a, b Arm) *Refusal {
+func Comparable(a, b ArmResult) *Refusal {
 	ref := &Refusal{Benchmark: b.Config.Benchmark, Arm: a.Label, Baseline: b.Label}
 	diffs := HeldFixedDiff(a.Config.HeldFixed, b.Config.HeldFixed)
 	if len(diffs) > 0 {

@@ -11,7 +11,7 @@ import (
 
 // armWith builds an arm whose ndcg@10 on query i is scores[i]; NaN marks a
 // failed query and a missing entry an absent one.
-func armWith(t testing.TB, hf HeldFixed, name string, scores []float64) Arm {
+func armWith(t testing.TB, hf HeldFixed, name string, scores []float64) ArmResult {
 	var rows []Sample
 	for i, s := range scores {
 		q := fmt.Sprintf("q%d", i)
@@ -22,7 +22,7 @@ func armWith(t testing.TB, hf HeldFixed, name string, scores []float64) Arm {
 		rows = append(rows, Sample{QueryID: q, Scores: map[string]float64{"ndcg@10": s}})
 	}
 	c := retrievalConfig(hf, name, name)
-	return Arm{Label: name, Config: c, Result: Result{BenchmarkName: hf.Benchmark, ConfigName: name, PerSampleScores: rows}}
+	return ArmResult{Label: name, Config: c, Result: Result{BenchmarkName: hf.Benchmark, ConfigName: name, PerSampleScores: rows}}
 }
 
 func testHeldFixed() HeldFixed {
@@ -62,7 +62,7 @@ func TestCompareShiftedArm(t *testing.T) {
 	// sign pattern of 10000 reaches the observed sum: p = 1/10001.
 	better := series(40, func(i int) float64 { return base[i] + 0.1 + float64(i%5-2)/100 })
 	for _, c := range []struct {
-		arm, baseline Arm
+		arm, baseline ArmResult
 		want          string
 	}{
 		{armWith(t, hf, "bm25", better), armWith(t, hf, "dense", base), "bm25 beats dense by +0.100 ndcg@10 (d_z 6.98, Holm p = 1e-4) on 40 queries"},
@@ -94,7 +94,7 @@ func TestCompareHolmOrdering(t *testing.T) {
 	zero := make([]float64, 8)
 	six := []float64{.5, .5, .5, .5, .5, .5, 0, 0}
 	five := []float64{.5, .5, .5, .5, .5, 0, 0, 0}
-	arms := []Arm{armWith(t, hf, "base", zero), armWith(t, hf, "none", zero), armWith(t, hf, "five", five), armWith(t, hf, "six", six)}
+	arms := []ArmResult{armWith(t, hf, "base", zero), armWith(t, hf, "none", zero), armWith(t, hf, "five", five), armWith(t, hf, "six", six)}
 	pairs, err := PairWithin(arms, "base")
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +146,7 @@ func TestCompareRefusals(t *testing.T) {
 	undeclared.Config.VariedDimensions = []string{"retriever", "reranker"}
 	for _, c := range []struct {
 		name     string
-		b        Arm
+		b        ArmResult
 		code     lasagna.Code
 		contains string
 	}{

@@ -57,7 +57,7 @@ type replayed struct {
 	scoresNothing bool
 	// vecta holds the Vecta set metrics (chunk_*) of a Vecta CSV, computed
 	// from the replayed outputs; they are not bundle metrics.
-	vecta *results.Arm
+	vecta *results.ArmResult
 	notes []string
 }
 
@@ -237,7 +237,7 @@ func replayOutput(preds map[string]datasets.Prediction, id, file string, needHit
 // fail (failed rows are left out, as the bundle's metrics leave them out).
 // A Vecta CSV has no corpus, so the lists are kept out of the engine (their
 // ids would all be unknown documents).
-func vectaSetMetrics(c *engine.Cell, preds map[string]datasets.Prediction, seed uint64) *results.Arm {
+func vectaSetMetrics(c *engine.Cell, preds map[string]datasets.Prediction, seed uint64) *results.ArmResult {
 	names := []string{"chunk_precision", "chunk_recall", "chunk_f1"}
 	per := map[string][]float64{}
 	for _, r := range c.Queries {
@@ -257,7 +257,7 @@ func vectaSetMetrics(c *engine.Cell, preds map[string]datasets.Prediction, seed 
 			per[names[2]] = append(per[names[2]], s.Chunk.F1)
 		}
 	}
-	a := &results.Arm{Label: c.Arm.Name, Config: results.Config{Name: c.Arm.Name, Benchmark: c.Bench.Benchmark.Name},
+	a := &results.ArmResult{Label: c.Arm.Name, Config: results.Config{Name: c.Arm.Name, Benchmark: c.Bench.Benchmark.Name},
 		Result: results.Result{Metrics: map[string]float64{}, MetricStats: map[string]results.MetricStat{}}}
 	for _, n := range names {
 		if xs, ok := per[n]; ok {

@@ -133,7 +133,7 @@ func resultsCompare(w io.Writer, paths []string, f *compareFlags, summary bool) 
 		bundles = append(bundles, b)
 	}
 	prefixes := armPrefixes(paths, bundles, summary && len(paths) == 2)
-	var all [][]results.Arm
+	var all [][]results.ArmResult
 	for i, b := range bundles {
 		all = append(all, results.Arms(b, prefixes[i]))
 	}
@@ -215,7 +215,7 @@ func armPrefixes(paths []string, bundles []*results.Bundle, always bool) []strin
 	return out
 }
 
-func printArms(w io.Writer, arms []results.Arm, only []string) {
+func printArms(w io.Writer, arms []results.ArmResult, only []string) {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "benchmark\tarm\tmetric\tn\tmean\t95% CI")
 	for _, a := range arms {

@@ -155,7 +155,7 @@ func replayAndReport(ctx context.Context, stdout io.Writer, in replayInput, out 
 	}
 	if r.vecta != nil && len(r.vecta.Result.Metrics) > 0 {
 		fmt.Fprintln(stdout, "\nVecta set metrics (from the same replay; not bundle metrics):")
-		printArms(stdout, []results.Arm{*r.vecta}, nil)
+		printArms(stdout, []results.ArmResult{*r.vecta}, nil)
 	}
 	if len(r.missing) > 0 {
 		fmt.Fprintf(stdout, "\n%d dataset quer%s no prediction (failed rows, left out of every mean; PIPELINE_ERRORS): %s\n", len(r.missing), scorePlural(len(r.missing), "y has", "ies have"), scoreList(r.missing))
