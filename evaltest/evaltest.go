@@ -24,12 +24,6 @@ type tb interface {
 	Run(name string, f func(tb)) bool
 }
 
-// skipper is the part of testing.TB the skip helpers use.
-type skipper interface {
-	Helper()
-	Skipf(format string, args ...any)
-}
-
 // testingT adapts *testing.T to tb.
 type testingT struct{ *testing.T }
 

@@ -191,7 +191,7 @@ func loadBenchmarks(cfg Config) ([]*engine.BenchmarkRun, []engine.Arm, error) {
 	)
 	for _, p := range slices.Sorted(maps.Keys(cfg.Corpora)) {
 		if !slices.Contains(cfg.Benchmarks, p) {
-			errs = append(errs, fmt.Errorf("Corpora names %q, which is not in Config.Benchmarks; key Corpora by a benchmark path as written there", p))
+			errs = append(errs, fmt.Errorf("config: Corpora names %q, which is not in Config.Benchmarks; key Corpora by a benchmark path as written there", p))
 		}
 	}
 	for _, p := range cfg.Benchmarks {
