@@ -17,7 +17,7 @@ import (
 type CellRun struct {
 	cell    *Cell
 	pipe    lasagna.Pipeline
-	journal *Journal
+	journal *journal
 	sc      scorer
 	index   map[string]int
 	once    []sync.Once
@@ -71,7 +71,7 @@ func startCell(ctx context.Context, cell *Cell, queries []*lasagna.Query, ids ma
 		cr.index[q.ID] = i
 	}
 	if opts.JournalDir != "" {
-		j, err := OpenJournal(filepath.Clean(opts.JournalDir), JournalKey{
+		j, err := openJournal(filepath.Clean(opts.JournalDir), journalKey{
 			Benchmark: b.Name, Revision: b.Revision, Arm: arm.Name, ArmConfig: arm.Fingerprint(),
 		}, opts.Resume)
 		if err != nil {
@@ -104,7 +104,7 @@ func startCell(ctx context.Context, cell *Cell, queries []*lasagna.Query, ids ma
 		if fr, ok := pipe.(FactReporter); ok {
 			cell.Facts = fr.Facts()
 			if cr.journal != nil {
-				if err := cr.journal.Record(JournalEntry{Facts: cell.Facts}); err != nil {
+				if err := cr.journal.Record(journalEntry{Facts: cell.Facts}); err != nil {
 					cr.Close()
 					return nil, err
 				}
@@ -155,7 +155,7 @@ func (cr *CellRun) run(ctx context.Context, n int) {
 			}
 			r.Output = out
 			if cr.journal != nil {
-				if err := cr.journal.Record(JournalEntry{Query: r.Query.ID, Hits: out.Hits, Answer: out.Answer, Answered: out.Answered, Abstain: out.Abstained, Passages: out.Passages}); err != nil {
+				if err := cr.journal.Record(journalEntry{Query: r.Query.ID, Hits: out.Hits, Answer: out.Answer, Answered: out.Answered, Abstain: out.Abstained, Passages: out.Passages}); err != nil {
 					cr.mu.Lock()
 					if cr.jerr == nil {
 						cr.jerr = err

@@ -16,18 +16,18 @@ import (
 	"github.com/lasagna-go/lasagna"
 )
 
-// JournalKey identifies the work a journal holds: one arm configuration on
+// journalKey identifies the work a journal holds: one arm configuration on
 // one benchmark revision. A journal is reused by --resume only when every
 // field matches, so an edited dataset (a new revision) or a changed arm
 // never resumes from old results.
-type JournalKey struct {
+type journalKey struct {
 	Benchmark string `json:"benchmark"`  // registered name, e.g. local/faq@0123456789ab
 	Revision  string `json:"revision"`   // the dataset's full sha256
 	Arm       string `json:"arm"`        // the arm's name
 	ArmConfig string `json:"arm_config"` // sha256 of the arm's canonical configuration
 }
 
-func (k JournalKey) file() string {
+func (k journalKey) file() string {
 	h := sha256.New()
 	for _, s := range []string{k.Benchmark, k.Revision, k.Arm, k.ArmConfig} {
 		fmt.Fprintf(h, "%d:%s\n", len(s), s)
@@ -35,9 +35,9 @@ func (k JournalKey) file() string {
 	return hex.EncodeToString(h.Sum(nil))[:32] + ".jsonl"
 }
 
-// JournalEntry is one finished query: what the pipeline returned. Failed
+// journalEntry is one finished query: what the pipeline returned. Failed
 // queries are never journalled, so a resumed run retries them.
-type JournalEntry struct {
+type journalEntry struct {
 	Query    string        `json:"q,omitempty"`
 	Hits     []lasagna.Hit `json:"hits,omitempty"`
 	Answer   string        `json:"answer,omitempty"`
@@ -52,34 +52,34 @@ type JournalEntry struct {
 	Facts map[string]any `json:"facts,omitempty"`
 }
 
-// Journal is an append-only record of finished queries, one JSON line each,
+// journal is an append-only record of finished queries, one JSON line each,
 // written with one write call per query so a process killed at any moment
 // (even by SIGKILL) leaves every finished query on disk and at most one
 // torn last line, which the next open discards. Safe for concurrent use by
 // one process; two processes must not share a journal.
-type Journal struct {
+type journal struct {
 	mu    sync.Mutex
 	f     *os.File
-	done  map[string]JournalEntry
+	done  map[string]journalEntry
 	facts map[string]any
 }
 
 type journalHeader struct {
 	Lasagna string     `json:"lasagna_journal"`
-	Key     JournalKey `json:"key"`
+	Key     journalKey `json:"key"`
 }
 
 const journalVersion = "1"
 
-// OpenJournal opens the journal for key in dir (created if needed). With
+// openJournal opens the journal for key in dir (created if needed). With
 // resume, the finished queries already recorded under the same key are
 // loaded (see Done); without it, any old journal for the key is discarded.
-func OpenJournal(dir string, key JournalKey, resume bool) (*Journal, error) {
+func openJournal(dir string, key journalKey, resume bool) (*journal, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create journal folder: %w", err)
 	}
 	name := filepath.Join(dir, key.file())
-	j := &Journal{done: map[string]JournalEntry{}}
+	j := &journal{done: map[string]journalEntry{}}
 	if resume {
 		f, err := os.OpenFile(name, os.O_RDWR, 0)
 		switch {
@@ -116,7 +116,7 @@ func OpenJournal(dir string, key JournalKey, resume bool) (*Journal, error) {
 
 // load reads the entries of f, checks the header names key, and returns the
 // offset just past the last complete line.
-func (j *Journal) load(f *os.File, key JournalKey) (int64, error) {
+func (j *journal) load(f *os.File, key journalKey) (int64, error) {
 	r := bufio.NewReaderSize(f, 1<<16)
 	var off int64
 	first := true
@@ -130,7 +130,7 @@ func (j *Journal) load(f *os.File, key JournalKey) (int64, error) {
 				}
 				first = false
 			} else {
-				var e JournalEntry
+				var e journalEntry
 				if jerr := json.Unmarshal(line, &e); jerr != nil {
 					// A torn line can only be the last; stop here.
 					return off, nil
@@ -156,7 +156,7 @@ func (j *Journal) load(f *os.File, key JournalKey) (int64, error) {
 }
 
 // Done returns the entry recorded for query id, if any.
-func (j *Journal) Done(id string) (JournalEntry, bool) {
+func (j *journal) Done(id string) (journalEntry, bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	e, ok := j.done[id]
@@ -164,14 +164,14 @@ func (j *Journal) Done(id string) (JournalEntry, bool) {
 }
 
 // Len returns the number of finished queries on record.
-func (j *Journal) Len() int {
+func (j *journal) Len() int {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return len(j.done)
 }
 
 // Record appends a finished query.
-func (j *Journal) Record(e JournalEntry) error {
+func (j *journal) Record(e journalEntry) error {
 	line, err := json.Marshal(e)
 	if err != nil {
 		return err
@@ -193,7 +193,7 @@ func (j *Journal) Record(e JournalEntry) error {
 }
 
 // Facts returns the facts last recorded, or nil.
-func (j *Journal) Facts() map[string]any {
+func (j *journal) Facts() map[string]any {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.facts
@@ -211,4 +211,4 @@ func intFacts(m map[string]any) map[string]any {
 }
 
 // Close closes the journal file.
-func (j *Journal) Close() error { return j.f.Close() }
+func (j *journal) Close() error { return j.f.Close() }

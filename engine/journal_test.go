@@ -11,13 +11,13 @@ import (
 
 func TestJournalResume(t *testing.T) {
 	dir := t.TempDir()
-	key := JournalKey{Benchmark: "local/x@0123456789ab", Revision: "rev1", Arm: "bm25", ArmConfig: "cfg"}
-	j, err := OpenJournal(dir, key, false)
+	key := journalKey{Benchmark: "local/x@0123456789ab", Revision: "rev1", Arm: "bm25", ArmConfig: "cfg"}
+	j, err := openJournal(dir, key, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"q1", "q2"} {
-		if err := j.Record(JournalEntry{Query: id, Hits: []lasagna.Hit{{ID: "d" + id, Score: 1.5}}}); err != nil {
+		if err := j.Record(journalEntry{Query: id, Hits: []lasagna.Hit{{ID: "d" + id, Score: 1.5}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -28,7 +28,7 @@ func TestJournalResume(t *testing.T) {
 	f.WriteString(`{"q":"q3","hits":[{"id":"d`)
 	f.Close()
 
-	j, err = OpenJournal(dir, key, true)
+	j, err = openJournal(dir, key, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestJournalResume(t *testing.T) {
 	if e, ok := j.Done("q2"); !ok || e.Hits[0].ID != "dq2" || e.Hits[0].Score != 1.5 {
 		t.Errorf("q2 = %+v, %v", e, ok)
 	}
-	if err := j.Record(JournalEntry{Query: "q3"}); err != nil {
+	if err := j.Record(journalEntry{Query: "q3"}); err != nil {
 		t.Fatal(err)
 	}
 	j.Close()
@@ -51,7 +51,7 @@ func TestJournalResume(t *testing.T) {
 	// without --resume discards it.
 	other := key
 	other.Revision = "rev2"
-	j, err = OpenJournal(dir, other, true)
+	j, err = openJournal(dir, other, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestJournalResume(t *testing.T) {
 		t.Errorf("an edited dataset resumed %d entries", j.Len())
 	}
 	j.Close()
-	j, err = OpenJournal(dir, key, false)
+	j, err = openJournal(dir, key, false)
 	if err != nil {
 		t.Fatal(err)
 	}
