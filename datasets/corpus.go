@@ -61,15 +61,7 @@ func buildWithCorpus(rows []Row, docs []lasagna.Document, corpusPath string, c *
 	b := &lasagna.Benchmark{Qrels: lasagna.Qrels{}, Corpus: docs, Provenance: lasagna.ProvenanceProvided,
 		Queries: make([]lasagna.Query, len(rows))}
 	for ri, r := range rows {
-		q := lasagna.Query{
-			ID:           r.ID,
-			Text:         r.Question,
-			Answers:      r.Answers,
-			Unanswerable: r.Unanswerable(),
-			Contexts:     r.Contexts,
-			Metadata:     r.Metadata,
-			Pos:          r.Pos,
-		}
+		q := r.query()
 		var relevant []int
 		for i, name := range r.ExpectedDocs {
 			di, ok := byID[name]

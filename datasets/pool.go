@@ -143,15 +143,7 @@ func buildPool(rows []Row, c *collector) *lasagna.Benchmark {
 	}
 	b.Queries = make([]lasagna.Query, len(rows))
 	for ri, r := range rows {
-		q := lasagna.Query{
-			ID:           r.ID,
-			Text:         r.Question,
-			Answers:      r.Answers,
-			Unanswerable: r.Unanswerable(),
-			Contexts:     r.Contexts,
-			Metadata:     r.Metadata,
-			Pos:          r.Pos,
-		}
+		q := r.query()
 		if len(r.Contexts) == 0 && len(rowDocs[ri]) > 0 {
 			for _, di := range rowDocs[ri] {
 				q.Contexts = append(q.Contexts, docs[di].text)
@@ -181,4 +173,18 @@ func describeIDs(ids []string, n int) string {
 		s += fmt.Sprintf(" and %d more", len(ids)-n)
 	}
 	return s
+}
+
+// query returns the row as a benchmark query (its contexts kept for
+// generation; relevance is decided by the caller).
+func (r *Row) query() lasagna.Query {
+	return lasagna.Query{
+		ID:           r.ID,
+		Text:         r.Question,
+		Answers:      r.Answers,
+		Unanswerable: r.Unanswerable(),
+		Contexts:     r.Contexts,
+		Metadata:     r.Metadata,
+		Pos:          r.Pos,
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -404,18 +405,10 @@ func (a *Arm) setJudge(j Judge) {
 // WithJudge returns a copy of a judged by j, with judge_model and the
 // judge's description in held_fixed (see Arm.Judge).
 func (a Arm) WithJudge(j Judge) Arm {
-	a.Settings = cloneMap(a.Settings)
-	a.Stages = cloneMap(a.Stages)
+	a.Settings = maps.Clone(a.Settings)
+	a.Stages = maps.Clone(a.Stages)
 	a.setJudge(j)
 	return a
-}
-
-func cloneMap[K comparable, V any](m map[K]V) map[K]V {
-	out := make(map[K]V, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // describe returns v.Describe() when v has it, else def.

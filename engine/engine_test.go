@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -15,20 +16,23 @@ import (
 	"github.com/lasagna-go/lasagna/results"
 )
 
-// tinyJSONL has 6 answerable rows (d1..d6 named by expected_docs; q5 and q6
-// share d5) and one unanswerable row.
-const tinyJSONL = `{"id": "q1", "question": "What lowers the melting point of silica?", "answer": "soda", "contexts": ["Soda lowers the melting point of silica sand."], "expected_docs": ["d1"]}
-{"id": "q2", "question": "Who introduced the solidus?", "answer": "Constantine", "contexts": ["The solidus was introduced by Constantine the Great."], "expected_docs": ["d2"]}
-{"id": "q3", "question": "What replaced the solidus?", "answer": "the hyperpyron", "contexts": ["The hyperpyron replaced the debased solidus in 1092."], "expected_docs": ["d3"]}
-{"id": "q4", "question": "Where was glassblowing invented?", "answer": "Syria", "contexts": ["Glassblowing was invented on the Syrian coast."], "expected_docs": ["d4"]}
-{"id": "q5", "question": "What is lead glass called?", "answer": "crystal", "contexts": ["Lead glass is sold as crystal."], "expected_docs": ["d5"]}
-{"id": "q6", "question": "Why is lead glass bright?", "answer": "high refractive index", "contexts": ["Lead glass is sold as crystal."], "expected_docs": ["d5"]}
-{"id": "q7", "question": "What did the solidus cost to mint?", "contexts": ["Mints struck coins in gold."], "expected_docs": ["d7"], "metadata": {"unanswerable": true}}
-`
+// tinyJSONL (testdata/tiny.jsonl, shared with engine/llmarms' tests) has 6
+// answerable rows (d1..d6 named by expected_docs; q5 and q6 share d5) and one
+// unanswerable row.
+var tinyJSONL = mustRead("testdata/tiny.jsonl")
+
+// mustRead returns the bytes of a test file, or panics.
+func mustRead(name string) []byte {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		panic(err)
+	}
+	return data
+}
 
 func tinyBench(t testing.TB) *BenchmarkRun {
 	t.Helper()
-	fsys := fstest.MapFS{"tiny.jsonl": {Data: []byte(tinyJSONL)}}
+	fsys := fstest.MapFS{"tiny.jsonl": {Data: tinyJSONL}}
 	runs, err := LoadBenchmarks(fsys, &Sweep{Benchmarks: []BenchmarkEntry{{Path: "tiny.jsonl"}}, Arms: []ArmSpec{{Name: "x", Retriever: "bm25"}}})
 	if err != nil {
 		t.Fatal(err)

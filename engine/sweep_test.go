@@ -87,7 +87,7 @@ func TestParseSweepErrors(t *testing.T) {
 func TestReadSweepFromFS(t *testing.T) {
 	fsys := fstest.MapFS{
 		"exp/sweep.yml":     {Data: []byte("benchmarks: [{path: tiny.jsonl}]\narms: [{name: bm25, retriever: bm25}]\n")},
-		"exp/tiny.jsonl":    {Data: []byte(tinyJSONL)},
+		"exp/tiny.jsonl":    {Data: tinyJSONL},
 		"exp/notes/x.jsonl": {Data: []byte("{}\n")},
 	}
 	s, err := ReadSweep(fsys, "exp/sweep.yml")

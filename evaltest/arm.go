@@ -170,12 +170,7 @@ func (ar *armRun) check(i int, o *outcome) ([]Attr, messages) {
 		}
 	}
 	if n := len(o.res); n > 1 {
-		passed := n
-		if len(vs) > 0 && vs[0].Kind == engine.VerdictThreshold {
-			passed = int(vs[0].Got*float64(n) + 0.5)
-		} else {
-			passed = ar.perQueryPassed(o)
-		}
+		passed := ar.perQueryPassed(o)
 		attrs = append(attrs, Attr{"lasagna.repeats", strconv.Itoa(n)},
 			Attr{"lasagna.pass_rate", engine.FormatValue(float64(passed) / float64(n))})
 	}
@@ -183,7 +178,7 @@ func (ar *armRun) check(i int, o *outcome) ([]Attr, messages) {
 }
 
 // perQueryPassed counts the repeats of o that meet every per-query
-// threshold (all of them when the query passed its pass rule).
+// threshold.
 func (ar *armRun) perQueryPassed(o *outcome) int {
 	passed := 0
 	for _, r := range o.res {

@@ -19,7 +19,7 @@ import (
 	"github.com/lasagna-go/lasagna/results"
 )
 
-// genAnswers are the scripted generator's answers to tinyJSONL's
+// genAnswers are the scripted generator's answers to ../testdata/tiny.jsonl's
 // questions: q1 and q3 exact, q2 partial, q4 wrong, q5 exact, q6 partial;
 // "" abstains (q7 is unanswerable).
 var genAnswers = map[string]string{
