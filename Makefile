@@ -11,6 +11,7 @@ build:
 
 test:
 	$(GO) test -race ./...
+	cd bench && $(GO) test ./...
 
 # golden rewrites every golden file under testdata/ (internal/golden);
 # review the diff before committing.

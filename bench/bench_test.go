@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -14,15 +15,25 @@ import (
 )
 
 const (
-	passages = 100_000
-	nQueries = 2_000
-	topK     = 100
+	defaultPassages = 100_000
+	nQueries        = 2_000
+	topK            = 100
 )
 
-// BenchmarkBM25 builds both indexes over the same 100,000 generated passages
-// (index/*), then runs the same single-threaded top-100 queries on each
-// (search/*). Our index uses bleve's k1 1.2 and b 0.75 and the same analysis,
-// so both do the same work.
+// passages is the corpus size of BenchmarkBM25: 100,000, or
+// LASAGNA_BENCH_PASSAGES when set (the harness test runs a small corpus).
+func passages(b *testing.B) int {
+	v := os.Getenv("LASAGNA_BENCH_PASSAGES")
+	if v == "" {
+		return defaultPassages
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		b.Fatalf("LASAGNA_BENCH_PASSAGES=%q: want a positive whole number", v)
+	}
+	return n
+}
+
 // cpuTime returns the user + system CPU time the process has used so far.
 // The machine is shared, so the benchmarks report CPU seconds beside the
 // wall time: CPU time does not grow when other processes take the cores.
@@ -38,13 +49,19 @@ func reportCPU(b *testing.B, start time.Duration) {
 	b.ReportMetric(float64((cpuTime()-start).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 }
 
+// BenchmarkBM25 builds both indexes over the same 100,000 generated passages
+// (index/*), then runs the same single-threaded top-100 queries on each
+// (search/*). Our index uses bleve's k1 1.2 and b 0.75 and the same analysis,
+// so both do the same work. With -count N every phase runs N times, each
+// bleve build in its own new folder; a phase that fails stops the benchmark
+// with an error rather than letting the search phases vanish.
 func BenchmarkBM25(b *testing.B) {
-	docs, queries := Generate(passages, nQueries)
+	docs, queries := Generate(passages(b), nQueries)
 	opts := bm25.DefaultOptions()
 	opts.K1, opts.B = 1.2, 0.75
 
 	var ours *bm25.Index
-	b.Run("index/lasagna", func(b *testing.B) {
+	okOurs := b.Run("index/lasagna", func(b *testing.B) {
 		b.ReportAllocs()
 		var before, after runtime.MemStats
 		cpu := cpuTime()
@@ -70,25 +87,35 @@ func BenchmarkBM25(b *testing.B) {
 	}
 	defer os.RemoveAll(tmp)
 	var theirs bleve.Index
-	b.Run("index/bleve", func(b *testing.B) {
+	okTheirs := b.Run("index/bleve", func(b *testing.B) {
 		b.ReportAllocs()
-		n := 0
 		cpu := cpuTime()
 		for b.Loop() {
 			if theirs != nil {
 				theirs.Close()
+				theirs = nil
 			}
-			n++
-			var err error
-			if theirs, err = BuildBleve(filepath.Join(tmp, "idx", string(rune('a'+n))), docs); err != nil {
+			// A new folder for every build: -count and b.Loop both run
+			// this body more than once.
+			dir, err := os.MkdirTemp(tmp, "idx-")
+			if err != nil {
+				b.Fatal(err)
+			}
+			if os.Getenv("LASAGNA_BENCH_BREAK_BLEVE") != "" { // harness_test.go
+				b.Fatal("LASAGNA_BENCH_BREAK_BLEVE is set: the bleve build fails on purpose")
+			}
+			if theirs, err = BuildBleve(filepath.Join(dir, "idx"), docs); err != nil {
 				b.Fatal(err)
 			}
 		}
 		reportCPU(b, cpu)
 		b.ReportMetric(float64(len(docs))*float64(b.N)/b.Elapsed().Seconds(), "docs/s")
 	})
+	if !okOurs || !okTheirs {
+		b.Fatal("an index phase failed, so search/lasagna and search/bleve cannot run")
+	}
 	if ours == nil || theirs == nil {
-		return // a -bench filter skipped an index
+		b.Skip("search/* need both indexes, and the -bench filter skipped an index phase")
 	}
 	defer theirs.Close()
 

@@ -5,8 +5,8 @@
 //
 // Each query retrieves depth distinct documents from a 10M-document id
 // space, written best first with scores rounded to 4 decimals (so some
-// scores tie); each query has 60 judgements with grades 0-3, half of them on
-// retrieved documents. The same flags always write the same bytes.
+// scores tie); each query has 60 distinct judgements with grades 0-3, half
+// of them on retrieved documents. The same flags always write the same bytes.
 package main
 
 import (
@@ -75,18 +75,22 @@ func write(queries, depth, judged int, seed uint64, runPath, qrelsPath string) e
 			// Decrease by 0 to 0.003: about one step in ten rounds to a tie.
 			score -= float64(rng.IntN(30)) * 0.0001
 		}
-		for j := range judged {
-			var d int
-			if j%2 == 0 {
-				d = docs[rng.IntN(len(docs))]
-			} else {
-				d = 10_000_000 + rng.IntN(10_000_000) // never retrieved
-			}
-			if j%2 == 0 && seen[-d-1] {
+		// judged distinct documents: half drawn from the retrieved ones
+		// (at most all of them), the rest from ids never retrieved.
+		fromRun := min(judged/2, len(docs))
+		picked := make(map[int]bool, judged)
+		for _, i := range rng.Perm(len(docs))[:fromRun] {
+			picked[docs[i]] = true
+			fmt.Fprintf(qw, "%s 0 doc-%d %d\n", qid, docs[i], rng.IntN(4))
+		}
+		for n := fromRun; n < judged; {
+			d := 10_000_000 + rng.IntN(10_000_000) // never retrieved
+			if picked[d] {
 				continue
 			}
-			seen[-d-1] = true
+			picked[d] = true
 			fmt.Fprintf(qw, "%s 0 doc-%d %d\n", qid, d, rng.IntN(4))
+			n++
 		}
 	}
 	if err := rw.Flush(); err != nil {

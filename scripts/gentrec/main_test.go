@@ -1,0 +1,52 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestNoDuplicateJudgements writes 20,000 queries (the size that used to
+// repeat a judgement) and requires every (query, document) judgement to be
+// unique and every query to have exactly the requested number.
+func TestNoDuplicateJudgements(t *testing.T) {
+	dir := t.TempDir()
+	run, qrels := filepath.Join(dir, "run.txt"), filepath.Join(dir, "qrels.txt")
+	const queries, judged = 20_000, 60
+	if err := write(queries, 40, judged, 1, run, qrels); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(qrels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	seen := map[string]bool{}
+	perQuery := map[string]int{}
+	sc := bufio.NewScanner(f)
+	for line := 1; sc.Scan(); line++ {
+		fields := strings.Fields(sc.Text())
+		if len(fields) != 4 {
+			t.Fatalf("qrels line %d: %q has %d fields, want 4", line, sc.Text(), len(fields))
+		}
+		key := fields[0] + " " + fields[2]
+		if seen[key] {
+			t.Fatalf("qrels line %d: judgement %s repeated", line, key)
+		}
+		seen[key] = true
+		perQuery[fields[0]]++
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(perQuery) != queries {
+		t.Fatalf("%d queries judged, want %d", len(perQuery), queries)
+	}
+	for q, n := range perQuery {
+		if n != judged {
+			t.Fatalf("query %s has %d judgements, want %d", q, n, judged)
+		}
+	}
+}
