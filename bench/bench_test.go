@@ -6,11 +6,11 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/lasagna-go/lasagna/internal/cputime"
 	"github.com/lasagna-go/lasagna/retrieval/bm25"
 )
 
@@ -34,19 +34,8 @@ func passages(b *testing.B) int {
 	return n
 }
 
-// cpuTime returns the user + system CPU time the process has used so far.
-// The machine is shared, so the benchmarks report CPU seconds beside the
-// wall time: CPU time does not grow when other processes take the cores.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 func reportCPU(b *testing.B, start time.Duration) {
-	b.ReportMetric(float64((cpuTime()-start).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64((cputime.Used()-start).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 }
 
 // BenchmarkBM25 builds both indexes over the same 100,000 generated passages
@@ -64,7 +53,7 @@ func BenchmarkBM25(b *testing.B) {
 	okOurs := b.Run("index/lasagna", func(b *testing.B) {
 		b.ReportAllocs()
 		var before, after runtime.MemStats
-		cpu := cpuTime()
+		cpu := cputime.Used()
 		for b.Loop() {
 			ours = nil
 			runtime.GC()
@@ -89,7 +78,7 @@ func BenchmarkBM25(b *testing.B) {
 	var theirs bleve.Index
 	okTheirs := b.Run("index/bleve", func(b *testing.B) {
 		b.ReportAllocs()
-		cpu := cpuTime()
+		cpu := cputime.Used()
 		for b.Loop() {
 			if theirs != nil {
 				theirs.Close()
@@ -142,7 +131,7 @@ func BenchmarkBM25(b *testing.B) {
 	b.Run("search/lasagna", func(b *testing.B) {
 		b.ReportAllocs()
 		i := 0
-		cpu := cpuTime()
+		cpu := cputime.Used()
 		for b.Loop() {
 			ours.Search(queries[i%len(queries)], topK)
 			i++
@@ -153,7 +142,7 @@ func BenchmarkBM25(b *testing.B) {
 	b.Run("search/bleve", func(b *testing.B) {
 		b.ReportAllocs()
 		i := 0
-		cpu := cpuTime()
+		cpu := cputime.Used()
 		for b.Loop() {
 			if _, err := SearchBleve(theirs, queries[i%len(queries)], topK); err != nil {
 				b.Fatal(err)

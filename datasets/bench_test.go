@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/lasagna-go/lasagna/internal/cputime"
 )
 
 var benchWords = strings.Fields(`the of and glass coin silica soda lime furnace mint silver gold
@@ -84,14 +86,14 @@ func benchLoad(b *testing.B, fsys fstest.MapFS, path string, size int) {
 	var ms0, ms1 runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&ms0)
-	cpu0, n := cpuTime(), 0
+	cpu0, n := cputime.Used(), 0
 	for b.Loop() {
 		if _, err := Load(fsys, path, Options{}); err != nil {
 			b.Fatal(err)
 		}
 		n++
 	}
-	cpu := cpuTime() - cpu0
+	cpu := cputime.Used() - cpu0
 	runtime.ReadMemStats(&ms1)
 	// Heap kept by one loaded benchmark, per input byte.
 	var ms2, ms3 runtime.MemStats

@@ -1,35 +1,23 @@
 package bm25
 
 import (
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/lasagna-go/lasagna/internal/corpusgen"
+	"github.com/lasagna-go/lasagna/internal/cputime"
 )
-
-// cpuTime returns the CPU time (user + system) the process has used. The
-// benchmarks report CPU time per operation beside wall time, since the
-// machine they run on may be shared.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // BenchmarkIndex builds an index over 20,000 generated passages.
 func BenchmarkIndex(b *testing.B) {
 	docs, _ := corpusgen.Zipf(20_000, 0)
 	b.ReportAllocs()
-	cpu := cpuTime()
+	cpu := cputime.Used()
 	for b.Loop() {
 		if _, err := Build(docs, DefaultOptions()); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64((cpuTime()-cpu).Microseconds())/float64(b.N), "cpu-µs/op")
+	b.ReportMetric(float64((cputime.Used()-cpu).Microseconds())/float64(b.N), "cpu-µs/op")
 	b.ReportMetric(float64(len(docs))*float64(b.N)/b.Elapsed().Seconds(), "docs/s")
 }
 
@@ -43,11 +31,11 @@ func BenchmarkSearch(b *testing.B) {
 	}
 	b.ReportAllocs()
 	i := 0
-	cpu := cpuTime()
+	cpu := cputime.Used()
 	for b.Loop() {
 		ix.Search(queries[i%len(queries)], 100)
 		i++
 	}
-	b.ReportMetric(float64((cpuTime()-cpu).Microseconds())/float64(b.N), "cpu-µs/op")
+	b.ReportMetric(float64((cputime.Used()-cpu).Microseconds())/float64(b.N), "cpu-µs/op")
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "queries/s")
 }

@@ -1,15 +1,13 @@
 //go:build unix
 
-package datasets
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime returns the CPU time (user + system, all threads) the process has
-// used, or 0 when it cannot be read.
-func cpuTime() time.Duration {
+func used() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
