@@ -138,9 +138,13 @@ type Benchmark struct {
 	Source     string // the path the benchmark was read from, relative to its fs.FS; never written to bundles
 	Split      string // BEIR split; "" for files
 	Provenance Provenance
-	Queries    []Query
-	Corpus     []Document
-	Qrels      Qrels
+	// AnswerNormalization is how answers are normalised before exact match
+	// and token F1: "squad" (SQuAD v2.0's official rules; "" means squad)
+	// or "orqa" (NQ-open's official rules). See metrics.Normalization.
+	AnswerNormalization string
+	Queries             []Query
+	Corpus              []Document
+	Qrels               Qrels
 }
 
 // Query returns the query with the given id, if any.

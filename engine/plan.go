@@ -30,6 +30,9 @@ func LoadBenchmarks(fsys fs.FS, s *Sweep) ([]*BenchmarkRun, error) {
 			errs = append(errs, fmt.Errorf("%sbenchmark %s: %w", posPrefix(e.Pos), b.Name, err))
 			continue
 		}
+		if e.AnswerNormalization != "" {
+			sel.AnswerNormalization = e.AnswerNormalization
+		}
 		out = append(out, &BenchmarkRun{Benchmark: sel, Sample: info, NSamples: e.NSamples})
 	}
 	if len(errs) > 0 {

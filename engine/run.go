@@ -180,6 +180,9 @@ func checkPlan(benches []*BenchmarkRun, arms []Arm) error {
 	}
 	var errs []error
 	for _, br := range benches {
+		if _, err := metrics.ParseNormalization(br.Benchmark.AnswerNormalization); err != nil {
+			errs = append(errs, fmt.Errorf("benchmark %s: %w", br.Benchmark.Name, err))
+		}
 		for _, a := range arms {
 			if err := datasets.RequireTracks(br.Benchmark, a.Tracks()...); err != nil {
 				errs = append(errs, fmt.Errorf("arm %s: %w", a.Name, err))
@@ -329,7 +332,11 @@ func (s *scorer) score(r *QueryResult, sc *scratch) {
 		scores = map[string]float64{}
 	}
 	if r.Output.Answered && (len(r.Query.Answers) > 0 || r.Query.Unanswerable) {
-		a := metrics.ScoreAnswer(r.Output.Answer, r.Query.Answers, metrics.AnswerOptions{Abstained: r.Output.Abstained, Unanswerable: r.Query.Unanswerable})
+		a := metrics.ScoreAnswer(r.Output.Answer, r.Query.Answers, metrics.AnswerOptions{
+			Abstained:     r.Output.Abstained,
+			Unanswerable:  r.Query.Unanswerable,
+			Normalization: metrics.Normalization(s.b.AnswerNormalization),
+		})
 		scores["exact_match"] = a.ExactMatch
 		scores["token_f1"] = a.TokenF1
 	}

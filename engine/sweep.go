@@ -13,6 +13,7 @@ import (
 
 	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/internal/suggest"
+	"github.com/lasagna-go/lasagna/metrics"
 )
 
 // Sweep is a plan read from a sweep file (or made from a profile): the
@@ -57,6 +58,10 @@ type BenchmarkEntry struct {
 	// corpus.jsonl layout: _id, title, text) that replaces the pool of the
 	// rows' passages: expected_docs then name its documents.
 	Corpus string `yaml:"corpus"`
+	// AnswerNormalization is squad (the default) or orqa: the rules that
+	// normalise answers before exact match and token F1 (NQ-open is scored
+	// with orqa). Held fixed in the bundle.
+	AnswerNormalization string `yaml:"answer_normalization"`
 
 	Pos lasagna.Pos `yaml:"-"`
 }
@@ -121,7 +126,7 @@ var retrieverKinds = []string{RetrieverBM25, RetrieverDense, RetrieverHybrid}
 // Known keys of each level of a sweep file.
 var (
 	sweepKeys     = []string{"benchmarks", "arms", "seed", "top_k", "judge", "cutoffs", "gate"}
-	benchmarkKeys = []string{"path", "name", "split", "n_samples", "seed", "filters", "corpus"}
+	benchmarkKeys = []string{"path", "name", "split", "n_samples", "seed", "filters", "corpus", "answer_normalization"}
 	armKeys       = []string{"name", "retriever", "top_k", "bm25", "embedder", "rrf_k", "generator", "judge", "varied", "thresholds"}
 	thresholdKeys = []string{"metric", "at_least", "at_most", "per_query"}
 	gateKeys      = []string{"metrics", "tolerance", "alpha"}
@@ -257,6 +262,9 @@ func (s *Sweep) Check() error {
 		errs = append(errs, errors.New("gate: tolerance must be ≥ 0 and alpha in (0, 1)"))
 	}
 	for _, e := range s.Benchmarks {
+		if _, err := metrics.ParseNormalization(e.AnswerNormalization); err != nil {
+			errs = append(errs, fmt.Errorf("%sanswer_normalization: %w", at(e.Pos), err))
+		}
 		if e.Path == "" && e.Name == "" {
 			errs = append(errs, fmt.Errorf("%sa benchmark entry needs a path (a file or BEIR folder) or a name", at(e.Pos)))
 		}

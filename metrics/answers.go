@@ -1,10 +1,53 @@
 package metrics
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
+
+// Normalization names the rules that normalise answers before they are
+// compared: one benchmark is scored with one of them, held fixed in its
+// bundles.
+type Normalization string
+
+const (
+	// SQuAD is the official SQuAD v2.0 evaluation (evaluate-v2.0.py): see
+	// [NormalizeAnswer]; references that normalise to "" are dropped. The
+	// default: the empty Normalization means SQuAD.
+	SQuAD Normalization = "squad"
+	// ORQA is the official NQ-open evaluation (ORQA's eval_utils, also used
+	// by DPR): Unicode NFD first, then SQuAD's steps (see
+	// [NormalizeAnswerORQA]); every reference is kept, also one that
+	// normalises to "". ORQA defines exact match only; token F1 under ORQA
+	// is SQuAD's token F1 on ORQA-normalised text.
+	ORQA Normalization = "orqa"
+)
+
+// Normalizations lists the accepted names, default first.
+func Normalizations() []Normalization { return []Normalization{SQuAD, ORQA} }
+
+// ParseNormalization accepts "", "squad" or "orqa" ("" means squad).
+func ParseNormalization(s string) (Normalization, error) {
+	switch Normalization(s) {
+	case "", SQuAD:
+		return SQuAD, nil
+	case ORQA:
+		return ORQA, nil
+	}
+	return "", fmt.Errorf("answer normalization %q is not known: use squad (SQuAD v2.0, the default) or orqa (NQ-open)", s)
+}
+
+// normalize applies n's normalisation to s.
+func (n Normalization) normalize(s string) string {
+	if n == ORQA {
+		return NormalizeAnswerORQA(s)
+	}
+	return NormalizeAnswer(s)
+}
 
 // AnswerScore holds the SQuAD answer metrics of one question: ExactMatch is 0
 // or 1, TokenF1 is in [0, 1]. Both are the maximum over the reference answers.
@@ -29,6 +72,8 @@ type AnswerOptions struct {
 	// Unanswerable is true when the question has no answer: the references
 	// are ignored and only an empty prediction or an abstention scores 1.
 	Unanswerable bool
+	// Normalization chooses the evaluation's rules; "" means SQuAD.
+	Normalization Normalization
 }
 
 // ScoreAnswer scores one prediction against the reference answers of one
@@ -50,18 +95,23 @@ type AnswerOptions struct {
 // A question with no prediction at all is not scored here: SQuAD v1.1 counts
 // it as 0 on both metrics and callers must do the same (keep it in the
 // denominator of the mean).
+//
+// With opts.Normalization ORQA, texts are normalised by
+// [NormalizeAnswerORQA] and no reference is dropped: a reference that
+// normalises to "" matches an empty prediction, as in NQ-open's official
+// evaluation.
 func ScoreAnswer(prediction string, references []string, opts AnswerOptions) AnswerScore {
 	golds := make([]string, 0, len(references))
 	if !opts.Unanswerable {
 		for _, r := range references {
-			if n := NormalizeAnswer(r); n != "" {
+			if n := opts.Normalization.normalize(r); n != "" || opts.Normalization == ORQA {
 				golds = append(golds, n)
 			}
 		}
 	}
 	pred := ""
 	if !opts.Abstained {
-		pred = NormalizeAnswer(prediction)
+		pred = opts.Normalization.normalize(prediction)
 	}
 	if len(golds) == 0 {
 		if pred == "" {
@@ -205,6 +255,17 @@ func NormalizeAnswer(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// NormalizeAnswerORQA applies NQ-open's official normalize_answer (ORQA's
+// eval_utils): Unicode canonical decomposition (NFD, Python's
+// unicodedata.normalize("NFD", s)) and then exactly [NormalizeAnswer]'s
+// steps, in the same order. Decomposition splits "é" into "e" and a
+// combining accent, which is kept (it is not ASCII punctuation) but is not
+// a word character, so the two rules can split words, and so match
+// articles, differently.
+func NormalizeAnswerORQA(s string) string {
+	return NormalizeAnswer(norm.NFD.String(s))
 }
 
 // pyLower reproduces Python 3's str.lower on a rune slice.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -136,5 +137,77 @@ func BenchmarkScoreAnswer(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		ScoreAnswer("It is the Eiffel Tower, in Paris, France.", refs, AnswerOptions{})
+	}
+}
+
+// TestNormalizationGolden compares both answer normalisations with values
+// computed by the official code under CPython 3.11: NQ-open's
+// normalize_answer and exact_match_score (ORQA's orqa/utils/eval_utils.py,
+// google-research/language) and SQuAD's evaluate-v2.0.py
+// (testdata/squad_golden.py score). testdata/orqa_golden.json holds the
+// outputs; the script that ran ORQA's functions is not kept. The cases are
+// where the two rules part: decomposed accents next to articles, the
+// Angstrom sign, and references that normalise to "" (kept by ORQA, dropped
+// by SQuAD).
+func TestNormalizationGolden(t *testing.T) {
+	data, err := os.ReadFile("testdata/orqa_golden.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g struct {
+		Normalize []struct {
+			Text, ORQA, SQuAD string
+		}
+		ExactMatch []struct {
+			Prediction  string
+			Answers     []string
+			ORQA, SQuAD float64
+		} `json:"exact_match"`
+	}
+	if err := json.Unmarshal(data, &g); err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Normalize) < 30 || len(g.ExactMatch) < 15 {
+		t.Fatalf("golden file has %d normalisations and %d exact-match cases", len(g.Normalize), len(g.ExactMatch))
+	}
+	differ := 0
+	for _, c := range g.Normalize {
+		if got := NormalizeAnswerORQA(c.Text); got != c.ORQA {
+			t.Errorf("NormalizeAnswerORQA(%+q) = %+q, want %+q", c.Text, got, c.ORQA)
+		}
+		if got := NormalizeAnswer(c.Text); got != c.SQuAD {
+			t.Errorf("NormalizeAnswer(%+q) = %+q, want %+q", c.Text, got, c.SQuAD)
+		}
+		if c.ORQA != c.SQuAD {
+			differ++
+		}
+	}
+	for _, c := range g.ExactMatch {
+		if got := ScoreAnswer(c.Prediction, c.Answers, AnswerOptions{Normalization: ORQA}).ExactMatch; got != c.ORQA {
+			t.Errorf("orqa: exact match of %+q against %+q = %v, want %v", c.Prediction, c.Answers, got, c.ORQA)
+		}
+		if got := ScoreAnswer(c.Prediction, c.Answers, AnswerOptions{Normalization: SQuAD}).ExactMatch; got != c.SQuAD {
+			t.Errorf("squad: exact match of %+q against %+q = %v, want %v", c.Prediction, c.Answers, got, c.SQuAD)
+		}
+		if c.ORQA != c.SQuAD {
+			differ++
+		}
+	}
+	if differ < 10 {
+		t.Errorf("only %d cases tell the two rules apart", differ)
+	}
+}
+
+// TestParseNormalization accepts the two names and the empty default and
+// refuses anything else with both names in the message.
+func TestParseNormalization(t *testing.T) {
+	for in, want := range map[string]Normalization{"": SQuAD, "squad": SQuAD, "orqa": ORQA} {
+		if got, err := ParseNormalization(in); err != nil || got != want {
+			t.Errorf("ParseNormalization(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	_, err := ParseNormalization("nq")
+	if err == nil || !strings.Contains(err.Error(), "squad") || !strings.Contains(err.Error(), "orqa") {
+		t.Errorf("ParseNormalization(nq) error = %v, want one naming squad and orqa", err)
 	}
 }

@@ -186,6 +186,9 @@ type HeldFixed struct {
 	// CorpusIngestGap counts corpus documents that failed to index; above
 	// zero raises PARTIAL_CORPUS.
 	CorpusIngestGap *int `json:"corpus_ingest_gap,omitzero" jsonschema:"minimum=0"`
+	// AnswerNormalization is orqa when answers were normalised by NQ-open's
+	// rules; absent means squad (SQuAD v2.0's rules, the default).
+	AnswerNormalization string `json:"answer_normalization,omitzero" jsonschema:"enum=squad,enum=orqa"`
 }
 
 // Result holds the scores of one arm on one benchmark.
@@ -326,7 +329,7 @@ func NewHeldFixed(b *lasagna.Benchmark, mode lasagna.Mode, nSamples int, seed in
 	if b.Provenance != lasagna.ProvenanceNone {
 		fp = b.Revision
 	}
-	return HeldFixed{
+	hf := HeldFixed{
 		MetricsVersion:    MetricsVersion,
 		Benchmark:         b.Name,
 		Split:             b.Split,
@@ -337,4 +340,8 @@ func NewHeldFixed(b *lasagna.Benchmark, mode lasagna.Mode, nSamples int, seed in
 		CorpusProvenance:  BundleProvenance(b.Provenance),
 		ResolvedMode:      mode,
 	}
+	if b.AnswerNormalization == "orqa" {
+		hf.AnswerNormalization = "orqa"
+	}
+	return hf
 }

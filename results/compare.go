@@ -327,7 +327,7 @@ func heldFixedOrder() []string {
 	// Optional fields are absent from the zero value; list them in struct order.
 	for _, f := range []string{"corpus_provenance", "embedder_model", "embedder_dim", "chunker",
 		"retriever_top_k", "vector_backend", "judge_model", "bm25_stemming", "fixed_stages",
-		"similarity_model", "corpus_ingest_gap"} {
+		"similarity_model", "corpus_ingest_gap", "answer_normalization"} {
 		if !slices.Contains(order, f) {
 			order = append(order, f)
 		}
