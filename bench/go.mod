@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/blevesearch/bleve/v2 v2.6.3
 	github.com/blevesearch/bleve_index_api v1.4.1
+	github.com/go-json-experiment/json v1.27.2
 	github.com/lasagna-go/lasagna v0.0.0
 )
 
