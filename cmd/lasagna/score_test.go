@@ -344,3 +344,55 @@ func TestScoreWritesBundle(t *testing.T) {
 		t.Errorf("answers only: %v, mode %s, arm %s", b.Results[0].Metrics, b.Configs[0].HeldFixed.ResolvedMode, b.Configs[0].Name)
 	}
 }
+
+// checkValidateAsksNothingMore validates the bundle at path and fails the
+// test for any problem whose code the bundle's integrity lists do not
+// hold: the bundle must carry every finding validate expects of it.
+func checkValidateAsksNothingMore(t *testing.T, path string) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := results.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[lasagna.Code]bool{}
+	for _, l := range slices.Concat(b.Integrity.Blocking, b.Integrity.Warnings) {
+		if f, ok := results.ParseFinding(l); ok {
+			have[f.Code] = true
+		}
+	}
+	for _, p := range results.Validate(raw).Problems {
+		if !have[p.Code] {
+			t.Errorf("validate raises %s, which the bundle does not list: %s", p.Code, p)
+		}
+	}
+}
+
+// TestScoreBundleCarriesPooledGoldWarning: answers on data with contexts
+// (a pooled_gold corpus) make a bundle whose configs record
+// corpus_provenance pooled_gold; the bundle lists POOLED_GOLD_CORPUS, as
+// validate asks, whether or not the arm retrieved.
+func TestScoreBundleCarriesPooledGoldWarning(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"qa.jsonl": `{"id": "q1", "question": "Where is the Eiffel Tower?", "answer": "Paris", "contexts": ["The Eiffel Tower is in Paris."]}
+{"id": "q2", "question": "Who designed it?", "answer": "Eiffel", "contexts": ["Gustave Eiffel's company designed it."]}
+`,
+		"answers.jsonl": `{"id": "q1", "answer": "Paris"}
+{"id": "q2", "answer": "Eiffel"}
+`,
+		"rag.jsonl": `{"id": "q1", "answer": "Paris", "retrieved": ["d1"]}
+{"id": "q2", "answer": "Eiffel", "retrieved": ["d2"]}
+`,
+	})
+	for _, preds := range []string{"answers.jsonl", "rag.jsonl"} {
+		bundle := filepath.Join(dir, preds+".json")
+		out, stderr, _ := scoreRun(t, filepath.Join(dir, "qa.jsonl"), filepath.Join(dir, preds), "-o", bundle)
+		if !strings.Contains(out, "warning: POOLED_GOLD_CORPUS") {
+			t.Errorf("%s: the console shows no POOLED_GOLD_CORPUS:\n%s%s", preds, out, stderr)
+		}
+		checkValidateAsksNothingMore(t, bundle)
+	}
+}
