@@ -74,6 +74,16 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "lasagna",
 		Short:         "Evaluate RAG systems: datasets, metrics, results bundles",
+		Long: `Evaluate RAG systems: datasets, metrics, results bundles.
+
+Exit status, for every command (its --help says what 1 means for it):
+  0  done, and every check passed
+  1  a failed verdict or a problem in the input: a failed threshold, query
+     or baseline check, a blocking integrity finding (a bundle is still
+     written), an invalid bundle, data or predictions with problems, a
+     refused comparison or merge
+  2  a usage or configuration error: an unknown command or flag, a bad flag
+     value, a sweep file with problems; nothing was run`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -98,6 +108,9 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		group.RunE = func(c *cobra.Command, args []string) error { return c.Help() }
 	}
 	root.AddCommand(benchmark, results, metrics)
+	// An unknown command is a usage error (2), as an unknown sub-verb is.
+	root.Args = noArgsUsage
+	root.RunE = func(c *cobra.Command, args []string) error { return c.Help() }
 	return root
 }
 
