@@ -72,8 +72,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
-		Use:           "lasagna",
-		Short:         "Evaluate RAG systems: datasets, metrics, results bundles",
+		Use:   "lasagna",
+		Short: "Evaluate RAG systems: datasets, metrics, results bundles",
 		Long: `Evaluate RAG systems: datasets, metrics, results bundles.
 
 Exit status, for every command (its --help says what 1 means for it):
