@@ -117,7 +117,11 @@ Exit status, for every command (its --help says what 1 means for it):
 // noArgsUsage rejects unknown sub-verbs with exit code 2.
 func noArgsUsage(c *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return usageError("%s: unknown command %q (see %q)", c.CommandPath(), args[0], c.CommandPath()+" --help")
+		hint := ""
+		if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+			hint = fmt.Sprintf("; did you mean %q?", s[0])
+		}
+		return usageError("unknown command %q for %q%s (see %q)", args[0], c.CommandPath(), hint, c.CommandPath()+" --help")
 	}
 	return nil
 }

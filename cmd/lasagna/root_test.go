@@ -37,10 +37,17 @@ func TestHelpListsExitCodes(t *testing.T) {
 // TestUnknownCommandIsUsage: an unknown command exits 2, as an unknown
 // sub-verb or flag does.
 func TestUnknownCommandIsUsage(t *testing.T) {
-	for _, args := range [][]string{{"bencmark"}, {"benchmark", "scor"}, {"--bad"}} {
-		_, errOut, code := runCLI(t, args...)
-		if code != 2 {
-			t.Errorf("%v: exit %d, want 2 (%s)", args, code, errOut)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bencmark"}, `unknown command "bencmark" for "lasagna"; did you mean "benchmark"?`},
+		{[]string{"benchmark", "scor"}, `unknown command "scor" for "lasagna benchmark"; did you mean "score"?`},
+		{[]string{"--bad"}, "unknown flag: --bad"},
+	} {
+		_, errOut, code := runCLI(t, c.args...)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, want 2 and %q (%s)", c.args, code, c.want, errOut)
 		}
 	}
 	if out, _, code := runCLI(t); code != 0 || !strings.Contains(out, "Available Commands") {
