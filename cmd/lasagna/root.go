@@ -118,6 +118,9 @@ Exit status, for every command (its --help says what 1 means for it):
 func noArgsUsage(c *cobra.Command, args []string) error {
 	if len(args) > 0 {
 		hint := ""
+		if c.SuggestionsMinimumDistance <= 0 {
+			c.SuggestionsMinimumDistance = 2 // cobra's default
+		}
 		if s := c.SuggestionsFor(args[0]); len(s) > 0 {
 			hint = fmt.Sprintf("; did you mean %q?", s[0])
 		}
