@@ -33,8 +33,11 @@ func findings(rep *Report) []lasagna.Finding {
 		// that searches its own index did not use the pool.
 		if !c.Arm.OwnIndex && b.Provenance == lasagna.ProvenancePooledGold {
 			detail := fmt.Sprintf("retrieval searched a pool of %d gold passages from the rows' contexts, with no hard negatives", len(b.Corpus))
-			if !c.Arm.Retrieves() {
-				detail = fmt.Sprintf("the benchmark's corpus is a pool of %d gold passages from the rows' contexts, with no hard negatives; this %s arm did not search it, but its numbers belong to that pooled data", len(b.Corpus), c.Arm.ResolvedMode())
+			switch c.Arm.ResolvedMode() {
+			case lasagna.ModeGeneration:
+				detail = fmt.Sprintf("answers were generated from the rows' gold passages (a pool of %d, with no hard negatives), not from what a retriever found", len(b.Corpus))
+			case lasagna.ModeClosedBook:
+				detail = fmt.Sprintf("the benchmark's corpus is a pool of %d gold passages from the rows' contexts; this closed_book arm did not read it", len(b.Corpus))
 			}
 			out = append(out, lasagna.Finding{Code: lasagna.PooledGoldCorpus, Where: c.Where(), Detail: detail})
 		}
