@@ -396,3 +396,44 @@ func TestScoreBundleCarriesPooledGoldWarning(t *testing.T) {
 		checkValidateAsksNothingMore(t, bundle)
 	}
 }
+
+// TestScoreAndResultsBundleAgree: `benchmark score -o` and `results bundle
+// --predictions` are one code path: the same bundle bytes, the same exit
+// status; a line without "answer" (absent, not null) among answering lines
+// is a failed row in both, and the console shows the bundle's n and mean.
+func TestScoreAndResultsBundleAgree(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"qa.jsonl": `{"id": "q1", "question": "Where is the Eiffel Tower?", "answer": "Paris", "contexts": ["The Eiffel Tower is in Paris."]}
+{"id": "q2", "question": "Who designed it?", "answer": "Eiffel", "contexts": ["Gustave Eiffel's company designed it."]}
+{"id": "q3", "question": "When was it built?", "answer": "1889", "contexts": ["It was finished in 1889."]}
+`,
+		"preds.jsonl": `{"id": "q1", "answer": "Paris", "retrieved": []}
+{"id": "q2", "retrieved": []}
+{"id": "q3", "answer": "in 1889", "retrieved": []}
+`,
+	})
+	qa, preds := filepath.Join(dir, "qa.jsonl"), filepath.Join(dir, "preds.jsonl")
+	viaScore, viaBundle := filepath.Join(dir, "score.json"), filepath.Join(dir, "bundle.json")
+	out, _, code := scoreRun(t, qa, preds, "-o", viaScore)
+	if code != 1 || !strings.Contains(out, `the prediction for query "q2" has no answer`) {
+		t.Fatalf("score: exit %d, want 1 with q2 failed\n%s", code, out)
+	}
+	if _, _, code := runResults(t, "bundle", qa, "--predictions", preds, "-o", viaBundle); code != 1 {
+		t.Errorf("results bundle: exit %d, want 1", code)
+	}
+	a, _ := os.ReadFile(viaScore)
+	b, _ := os.ReadFile(viaBundle)
+	if len(a) == 0 || !bytes.Equal(a, b) {
+		t.Errorf("score -o and results bundle wrote different bundles")
+	}
+	bun, err := results.ReadFile(viaScore)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows := bun.Results[0].PerSampleScores; len(rows) != 3 || rows[1].QueryID != "q2" || rows[1].Error == "" {
+		t.Errorf("rows = %+v, want 3 with q2 failed", rows)
+	}
+	checkConsoleMatchesBundle(t, out, bun)
+	checkRows(t, out, map[string]string{"token_f1": "2 0.8333"})
+	checkValidateAsksNothingMore(t, viaScore)
+}
