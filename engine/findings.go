@@ -28,10 +28,18 @@ func findings(rep *Report) []lasagna.Finding {
 					Detail: fmt.Sprintf("%d of %d queries are LLM-written (metadata.synthetic)", n, len(b.Queries))})
 			}
 		}
-		// An arm that searches its own index did not search the pool.
-		if c.Arm.Retrieves() && !c.Arm.OwnIndex && b.Provenance == lasagna.ProvenancePooledGold {
-			out = append(out, lasagna.Finding{Code: lasagna.PooledGoldCorpus, Where: c.Where(),
-				Detail: fmt.Sprintf("retrieval searched a pool of %d gold passages from the rows' contexts, with no hard negatives", len(b.Corpus))})
+		// Every arm whose bundle config records corpus_provenance
+		// pooled_gold is warned (results.Validate asks for it); an arm
+		// that searches its own index did not use the pool.
+		if !c.Arm.OwnIndex && b.Provenance == lasagna.ProvenancePooledGold {
+			detail := fmt.Sprintf("retrieval searched a pool of %d gold passages from the rows' contexts, with no hard negatives", len(b.Corpus))
+			switch c.Arm.ResolvedMode() {
+			case lasagna.ModeGeneration:
+				detail = fmt.Sprintf("answers were generated from the rows' gold passages (a pool of %d, with no hard negatives), not from what a retriever found", len(b.Corpus))
+			case lasagna.ModeClosedBook:
+				detail = fmt.Sprintf("the benchmark's corpus is a pool of %d gold passages from the rows' contexts; this closed_book arm did not read it", len(b.Corpus))
+			}
+			out = append(out, lasagna.Finding{Code: lasagna.PooledGoldCorpus, Where: c.Where(), Detail: detail})
 		}
 		if c.BuildErr != nil {
 			out = append(out, lasagna.Finding{Code: lasagna.MissingResults, Where: c.Where(),

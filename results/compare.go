@@ -139,9 +139,13 @@ func PairAcross(candidate, baseline []ArmResult) (pairs []Pair, unpaired []strin
 type CompareOptions struct {
 	// Metrics to compare; nil means every metric both arms of a pair score
 	// per query, sorted by name.
-	Metrics   []string
-	Resamples int
-	Seed      uint64
+	Metrics []string
+	// PairMetrics, when set, gives the metrics to compare for each pair in
+	// place of Metrics (nil again means every shared metric). The Holm
+	// correction covers the comparisons made, so it covers these only.
+	PairMetrics func(Pair) []string
+	Resamples   int
+	Seed        uint64
 	// Level is the confidence level of the intervals (default 0.95); a
 	// difference is significant when its Holm p-value is below 1 − Level.
 	Level float64
@@ -336,10 +340,11 @@ func heldFixedOrder() []string {
 }
 
 // Compare runs the paired comparisons of pairs: for each comparable pair
-// and each metric, the two arms' per-query scores are paired by query id
-// (queries present and error-free in both, with the metric scored in both)
-// and compared with metrics.ComparePaired; the p-values of all comparisons
-// are then Holm-adjusted as one family. Pairs that are not comparable (see
+// and each metric (CompareOptions.PairMetrics or Metrics), the two arms'
+// per-query scores are paired by query id (queries present and error-free
+// in both, with the metric scored in both) and compared with
+// metrics.ComparePaired; the p-values of all comparisons are then
+// Holm-adjusted as one family. Pairs that are not comparable (see
 // Comparable) or that share no scored query are returned as refusals, never
 // compared. Equal inputs and options give identical results.
 func Compare(pairs []Pair, o CompareOptions) Comparisons {
@@ -351,6 +356,9 @@ func Compare(pairs []Pair, o CompareOptions) Comparisons {
 			continue
 		}
 		ms := o.Metrics
+		if o.PairMetrics != nil {
+			ms = o.PairMetrics(p)
+		}
 		if ms == nil {
 			ms = sharedMetrics(p.Arm.Result, p.Baseline.Result)
 		}

@@ -141,6 +141,12 @@ func parseTrecMeasures(specs []string) (*trecSelection, error) {
 			continue
 		}
 		m, ok := findTrecMeasure(name)
+		if te, isLasagna := lasagnaToTrec(spec); !ok && isLasagna {
+			if strings.HasPrefix(spec, "mrr@") {
+				return nil, fmt.Errorf("%q is lasagna's name; trec_eval's reciprocal rank has no cutoff: write -m %s", spec, te)
+			}
+			return nil, fmt.Errorf("%q is lasagna's name; did you mean trec_eval's %s? (write -m %s)", spec, te, te)
+		}
 		if !ok {
 			return nil, fmt.Errorf("unknown trec_eval measure %q%s (lasagna implements %s; sets: official, all_trec, set)", name, didYouMean(name), strings.Join(implementedTrecNames(), ", "))
 		}
@@ -233,6 +239,28 @@ func parseFloatCutoffs(name, params string) ([]float64, error) {
 	return cuts, nil
 }
 
+// lasagnaToTrec returns the trec_eval -m spec of a lasagna retrieval
+// metric name (the table of the README's metrics section), e.g. ndcg@10 →
+// ndcg_cut.10; mrr@k maps to recip_rank, which has no cutoff.
+func lasagnaToTrec(name string) (string, bool) {
+	family, k, cut := strings.Cut(name, "@")
+	if !cut {
+		te, ok := map[string]string{"mrr": "recip_rank", "r_precision": "Rprec"}[name]
+		return te, ok
+	}
+	if n, err := strconv.Atoi(k); err != nil || n < 1 {
+		return "", false
+	}
+	te, ok := map[string]string{"ndcg": "ndcg_cut.", "recall": "recall.", "precision": "P.", "map": "map_cut.", "hit": "success."}[family]
+	if ok {
+		return te + k, true
+	}
+	if family == "mrr" {
+		return "recip_rank", true // trec_eval's reciprocal rank has no cutoff
+	}
+	return "", false
+}
+
 func didYouMean(name string) string {
 	names := make([]string, len(trecMeasures))
 	for i, m := range trecMeasures {
@@ -314,8 +342,17 @@ not implemented.
 
 Averaging: by default over the queries in both the qrels and the run; a qrels
 query missing from the run is an error, as in trec_eval 10. -c averages over
-every qrels query (missing ones score 0); --average run averages over the run's
-judged queries and skips missing ones (BEIR / pytrec_eval).`,
+every qrels query (missing ones score 0), so a run file without a result
+line scores 0 on every measure (trec_eval itself cannot read an empty file);
+--average run averages over the run's judged queries and skips missing ones
+(BEIR / pytrec_eval).
+
+A lasagna metric name is answered with its trec_eval name: -m ndcg@10 is
+refused with "did you mean trec_eval's ndcg_cut.10?".
+
+Exit status: 0 evaluated; 1 unreadable or malformed qrels or run, or a qrels
+query missing from the run without -c; 2 usage errors (unknown measure or
+flag).`,
 		Args: exactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			avg := metrics.AverageTrecEval
@@ -385,7 +422,15 @@ func runMetricsTrec(stdout io.Writer, qrelsPath, runPath string, sel *trecSelect
 		// output) is done before release. Error messages hold copies.
 		defer release()
 		var probs []trecparse.Problem
-		if run, probs = trecparse.ParseRun(runPath, rdata, datasets.MaxProblems); probs != nil {
+		run, probs = trecparse.ParseRun(runPath, rdata, datasets.MaxProblems)
+		switch {
+		case len(probs) == 1 && probs[0].Msg == trecparse.NoResults && avg == metrics.AverageComplete:
+			// A run without results, averaged over every qrels query:
+			// each query is missing and scores 0.
+			run = &trecparse.Run{Hits: map[string][]lasagna.Hit{}}
+		case len(probs) == 1 && probs[0].Msg == trecparse.NoResults:
+			runErr = fmt.Errorf("%s: %s; with -c every qrels query scores 0", runPath, trecparse.NoResults)
+		case probs != nil:
 			runErr = runProblems(probs)
 		}
 	}

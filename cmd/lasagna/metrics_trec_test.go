@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -258,6 +259,10 @@ func TestMetricsTrecErrors(t *testing.T) {
 		{"no common query", []string{qrels, write("r5", "q7 Q0 d1 1 3.0 r\n")}, exitProblem,
 			[]string{`qrels query "q1" has no results`}},
 		{"unknown measure", []string{"-m", "ndgc", qrels, qrels}, exitUsage, []string{`unknown trec_eval measure "ndgc"`, `did you mean "ndcg"?`}},
+		{"lasagna name ndcg@10", []string{"-m", "ndcg@10", qrels, qrels}, exitUsage, []string{`"ndcg@10" is lasagna's name; did you mean trec_eval's ndcg_cut.10? (write -m ndcg_cut.10)`}},
+		{"lasagna name hit@5", []string{"-m", "hit@5", qrels, qrels}, exitUsage, []string{"trec_eval's success.5?"}},
+		{"lasagna name mrr@10", []string{"-m", "mrr@10", qrels, qrels}, exitUsage, []string{"reciprocal rank has no cutoff: write -m recip_rank"}},
+		{"empty run without -c", []string{qrels, write("empty0", "")}, exitProblem, []string{"empty0: no results", "with -c every qrels query scores 0"}},
 		{"unimplemented measure", []string{"-m", "prefs_simp", qrels, qrels}, exitUsage, []string{`unknown trec_eval measure "prefs_simp"`}},
 		{"fractional parameter", []string{"-m", "iprec_at_recall.x", qrels, qrels}, exitUsage, []string{`parameter "x" is not a number`}},
 		{"duplicate cutoff", []string{"-m", "P.5,5", qrels, qrels}, exitUsage, []string{"cutoff 5 is given twice"}},
@@ -308,5 +313,29 @@ func TestMetricsTrecAllTrecIsComplete(t *testing.T) {
 	}
 	if out != string(raw) {
 		t.Errorf("-m all_trec output differs from trec_eval's out.test.a:\n%s", out)
+	}
+}
+
+// TestMetricsTrecEmptyRunComplete: with -c, a run file without a result
+// line scores every qrels query 0 (each is missing from the run).
+func TestMetricsTrecEmptyRunComplete(t *testing.T) {
+	dir := t.TempDir()
+	qrels := filepath.Join(dir, "qrels")
+	os.WriteFile(qrels, []byte("q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\n"), 0o644)
+	for _, body := range []string{"", "\n\n", "# nothing retrieved\n"} {
+		run := filepath.Join(dir, "run")
+		os.WriteFile(run, []byte(body), 0o644)
+		out, _, err := runTrec(t, "-c", "-q", "-m", "num_q", "-m", "num_rel", "-m", "map", "-m", "ndcg_cut.10", qrels, run)
+		if err != nil {
+			t.Fatalf("run %q: %v", body, err)
+		}
+		var want strings.Builder
+		for _, q := range []string{"q1", "q2"} {
+			fmt.Fprintf(&want, "%s\t%s\t1\n%s\t%s\t0.0000\n%s\t%s\t0.0000\n", padTrec("num_rel"), q, padTrec("map"), q, padTrec("ndcg_cut_10"), q)
+		}
+		fmt.Fprintf(&want, "%s\tall\t2\n%s\tall\t2\n%s\tall\t0.0000\n%s\tall\t0.0000\n", padTrec("num_q"), padTrec("num_rel"), padTrec("map"), padTrec("ndcg_cut_10"))
+		if out != want.String() {
+			t.Errorf("run %q:\n%s\nwant:\n%s", body, out, want.String())
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -217,5 +218,98 @@ func TestResultsMergeCmd(t *testing.T) {
 	}
 	if _, _, code := runResults(t, "merge", shards[0]); code != 2 {
 		t.Errorf("merge without -o: exit %d, want 2", code)
+	}
+}
+
+// compareTableMetrics returns the metric column of the per-arm table and
+// of the comparison table that compare printed.
+func compareTableMetrics(out string) (arms, comparisons []string) {
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 7 && strings.HasPrefix(f[0], "local/"):
+			arms = append(arms, f[1]+" "+f[2])
+		case len(f) >= 12 && strings.HasPrefix(f[0], "local/") && f[2] == "vs":
+			comparisons = append(comparisons, f[1]+" "+f[4])
+		}
+	}
+	return arms, comparisons
+}
+
+// TestResultsCompareGateMetricsByDefault: compare shows and tests the gate
+// metrics by default, Holm-correcting over those only; --metric all shows
+// the rest.
+func TestResultsCompareGateMetricsByDefault(t *testing.T) {
+	t.Setenv("LASAGNA_CACHE_DIR", t.TempDir())
+	dir := t.TempDir()
+	data, err := os.ReadFile("../../examples/data/faq.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "faq.jsonl"), data, 0o644)
+	sweep := filepath.Join(dir, "sweep.yaml")
+	os.WriteFile(sweep, []byte(`benchmarks:
+  - {path: faq.jsonl}
+arms:
+  - {name: deep, retriever: bm25, varied: [retriever_top_k]}
+  - {name: shallow, retriever: bm25, top_k: 1, varied: [retriever_top_k]}
+`), 0o644)
+	bundle := filepath.Join(dir, "b.json")
+	if out, errOut, code := runCLI(t, "benchmark", "run", sweep, "-o", bundle); code != 0 {
+		t.Fatalf("run: exit %d\n%s%s", code, out, errOut)
+	}
+
+	out, errOut, code := runResults(t, "compare", bundle)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	arms, cmps := compareTableMetrics(out)
+	if want := []string{"deep ndcg@10", "deep recall@10", "shallow ndcg@10", "shallow recall@10"}; !slices.Equal(arms, want) {
+		t.Errorf("arm table rows = %q, want %q\n%s", arms, want, out)
+	}
+	if want := []string{"shallow ndcg@10", "shallow recall@10"}; !slices.Equal(cmps, want) {
+		t.Errorf("comparison rows = %q, want %q\n%s", cmps, want, out)
+	}
+	if !strings.Contains(out, "--metric all shows") {
+		t.Errorf("no word on --metric all:\n%s", out)
+	}
+	// Holm over the two gate metrics only: the printed Holm p-values are
+	// those of a family of two (0.12 here, where the family of all 25
+	// shared metrics gives 1).
+	b, err := results.ReadFile(bundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs, err := results.PairWithin(results.Arms(b, ""), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := results.Compare(pairs, results.CompareOptions{Metrics: []string{"ndcg@10", "recall@10"}, Resamples: 10000})
+	for _, c := range res.Comparisons {
+		if !strings.Contains(out, c.Verdict()) {
+			t.Errorf("output lacks the two-metric verdict %q:\n%s", c.Verdict(), out)
+		}
+	}
+
+	out, _, code = runResults(t, "compare", bundle, "--metric", "all")
+	arms, cmps = compareTableMetrics(out)
+	if code != 0 || len(arms) < 20 || len(cmps) < 10 || !slices.Contains(cmps, "shallow mrr@10") || !strings.Contains(out, "shallow vs deep on ndcg@10 (-0.041, Holm p = 1,") {
+		t.Errorf("--metric all: exit %d, %d arm rows, %d comparisons\n%s", code, len(arms), len(cmps), out)
+	}
+	if _, _, code := runResults(t, "compare", bundle, "--metric", "all", "--metric", "ndcg@10"); code != 2 {
+		t.Errorf("--metric all with a name: exit %d, want 2", code)
+	}
+}
+
+// TestResultsCompareOneArm: a bundle with one arm prints its table and
+// exits 0.
+func TestResultsCompareOneArm(t *testing.T) {
+	out, errOut, code := runResults(t, "compare", golden("rag.json"))
+	if code != 0 {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+	arms, _ := compareTableMetrics(out)
+	if !slices.Equal(arms, []string{"full token_f1"}) || !strings.Contains(out, "nothing to compare: each benchmark of the bundle has one arm") {
+		t.Errorf("output:\n%s", out)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/engine"
 	"github.com/lasagna-go/lasagna/reporters"
 	"github.com/lasagna-go/lasagna/results"
 	"github.com/lasagna-go/lasagna/results/schema"
@@ -28,7 +29,7 @@ type compareFlags struct {
 
 func (f *compareFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.baseline, "baseline", "", "compare every arm against `ARM` (default: the first arm of each benchmark)")
-	cmd.Flags().StringArrayVar(&f.metrics, "metric", nil, "compare `METRIC` only (repeatable; default: every metric both arms score per query)")
+	cmd.Flags().StringArrayVar(&f.metrics, "metric", nil, "compare `METRIC` only (repeatable), or \"all\" for every metric both arms score per query (default: the gate metrics, ndcg@10 and recall@10 for a retrieving arm and token_f1 for an answering one)")
 	cmd.Flags().Uint64Var(&f.seed, "seed", 0, "`SEED` of the bootstrap and randomisation resampling")
 	cmd.Flags().IntVar(&f.resamples, "resamples", 10000, "number of bootstrap and sign-flip resamples")
 	cmd.Flags().Float64Var(&f.level, "level", 0.95, "confidence level; a difference is significant when its Holm p < 1 - LEVEL")
@@ -41,7 +42,66 @@ func (f *compareFlags) options() (results.CompareOptions, error) {
 	if f.resamples < 100 {
 		return results.CompareOptions{}, usageError("--resamples %d: want at least 100", f.resamples)
 	}
-	return results.CompareOptions{Metrics: f.metrics, Seed: f.seed, Resamples: f.resamples, Level: f.level}, nil
+	ms := f.metrics
+	if slices.Contains(ms, "all") {
+		if len(ms) > 1 {
+			return results.CompareOptions{}, usageError("--metric all shows every metric; give it alone, or name the metrics")
+		}
+		ms = nil
+	}
+	return results.CompareOptions{Metrics: ms, Seed: f.seed, Resamples: f.resamples, Level: f.level}, nil
+}
+
+// allMetrics reports whether --metric all was given.
+func (f *compareFlags) allMetrics() bool { return slices.Equal(f.metrics, []string{"all"}) }
+
+// shown returns the metrics of arm a that compare shows: the --metric
+// list, every metric with --metric all, else the gate metrics of the
+// arm's mode (engine.Gate's default) that it has, or all of its metrics
+// when it has none of them.
+func (f *compareFlags) shown(a results.ArmResult) []string {
+	var ms []string
+	switch {
+	case f.allMetrics():
+		for m := range a.Result.Metrics {
+			ms = append(ms, m)
+		}
+	case len(f.metrics) > 0:
+		for _, m := range f.metrics {
+			if _, ok := a.Result.Metrics[m]; ok {
+				ms = append(ms, m)
+			}
+		}
+	default:
+		ms = gateMetrics(a, a)
+	}
+	slices.SortFunc(ms, compareMetricNames)
+	return ms
+}
+
+// gateMetrics returns the default gate metrics (engine.Gate's, by the
+// arm's resolved mode) that both a and b have, in the gate's order; when
+// they share none of them, every metric both have.
+func gateMetrics(a, b results.ArmResult) []string {
+	arm := engine.Arm{Mode: a.Config.HeldFixed.ResolvedMode}
+	var ms []string
+	for _, m := range (engine.Gate{}).GatedMetrics(&arm) {
+		_, inA := a.Result.Metrics[m]
+		_, inB := b.Result.Metrics[m]
+		if inA && inB {
+			ms = append(ms, m)
+		}
+	}
+	if len(ms) > 0 {
+		return ms
+	}
+	for m := range a.Result.Metrics {
+		if _, ok := b.Result.Metrics[m]; ok {
+			ms = append(ms, m)
+		}
+	}
+	slices.Sort(ms)
+	return ms
 }
 
 // newResultsCompareCmd is `lasagna results compare A.json [B.json]`.
@@ -58,7 +118,18 @@ dropped is shown. Pairs whose held_fixed blocks (comparability keys) differ,
 or that differ in an undeclared stage (STAGE_ISOLATION), are refused.
 Each comparison gets a verdict line: the mean difference, the effect size
 d_z and the Holm-adjusted p-value of a paired sign-flip test.
-Exit status: 0 compared, 1 unreadable bundle or a refused pair, 2 usage error.`,
+
+By default the tables show, and the tests compare, the gate metrics of
+benchmark run --baseline: ndcg@10 and recall@10 for an arm that retrieves,
+token_f1 for one that answers (an arm with none of them shows all of its
+metrics). --metric M (repeatable) picks metrics, --metric all shows every
+metric. The Holm correction covers the comparisons printed, no others.
+A bundle whose benchmarks each have one arm prints its table: there is
+nothing to compare, and that is not an error.
+
+Exit status: 0 compared (or nothing to compare in one bundle); 1 an
+unreadable or invalid bundle, a refused pair, or two bundles with no arm in
+common; 2 usage error.`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) < 1 || len(args) > 2 {
 				return usageError("%s: want one or two bundles, got %d (usage: %s)", c.CommandPath(), len(args), c.UseLine())
@@ -85,8 +156,11 @@ by query id: mean difference with its paired-bootstrap interval, d_z, the
 two-sided sign-flip p-value and the Holm-adjusted p-value over the whole
 family of comparisons printed. Arms of different files with the same name are
 labelled FILE:ARM. Pairs that are not comparable are refused, with the
-held_fixed fields that differ.
-Exit status: 0 compared, 1 unreadable bundle or a refused pair, 2 usage error.`,
+held_fixed fields that differ. The metrics are those of compare: the gate
+metrics by default, --metric M to pick, --metric all for every one.
+
+Exit status: 0 compared; 1 an unreadable or invalid bundle, a refused pair,
+or nothing to compare; 2 usage error.`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageError("%s: want one or more bundles (usage: %s)", c.CommandPath(), c.UseLine())
@@ -152,8 +226,15 @@ func resultsCompare(w io.Writer, paths []string, f *compareFlags, summary bool) 
 		}
 	}
 
+	if len(f.metrics) == 0 {
+		opts.PairMetrics = func(p results.Pair) []string { return gateMetrics(p.Arm, p.Baseline) }
+	}
 	if summary {
-		printArms(w, slices.Concat(all...), f.metrics)
+		arms := slices.Concat(all...)
+		printArms(w, arms, f.shown)
+		if hidden := hiddenMetrics(arms, f.shown); hidden > 0 && len(f.metrics) == 0 {
+			fmt.Fprintf(w, "(the gate metrics; --metric all shows %d more)\n", hidden)
+		}
 		fmt.Fprintln(w)
 	}
 	res := results.Compare(pairs, opts)
@@ -173,10 +254,22 @@ func resultsCompare(w io.Writer, paths []string, f *compareFlags, summary bool) 
 	switch {
 	case len(res.Refusals) > 0:
 		return problems(fmt.Errorf("results: %d %s refused", len(res.Refusals), resultsPlural(len(res.Refusals), "comparison", "comparisons")))
+	case len(pairs) == 0 && summary && len(paths) == 1:
+		// One arm per benchmark: its table is the whole answer.
+		fmt.Fprintln(w, "nothing to compare: each benchmark of the bundle has one arm (a comparison needs two arms of the same benchmark, or a second bundle)")
 	case len(pairs) == 0:
 		return problems(fmt.Errorf("results: nothing to compare: a comparison needs two arms of the same benchmark"))
 	}
 	return nil
+}
+
+// hiddenMetrics counts the metrics of arms that shown leaves out.
+func hiddenMetrics(arms []results.ArmResult, shown func(results.ArmResult) []string) int {
+	n := 0
+	for _, a := range arms {
+		n += len(a.Result.Metrics) - len(shown(a))
+	}
+	return n
 }
 
 // armPrefixes labels arms: by config name alone when names are unique
@@ -215,17 +308,21 @@ func armPrefixes(paths []string, bundles []*results.Bundle, always bool) []strin
 	return out
 }
 
-func printArms(w io.Writer, arms []results.ArmResult, only []string) {
+// printArms prints each arm's metrics with n, mean and interval: those
+// shown returns for the arm, or every metric when shown is nil.
+func printArms(w io.Writer, arms []results.ArmResult, shown func(results.ArmResult) []string) {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "benchmark\tarm\tmetric\tn\tmean\t95% CI")
 	for _, a := range arms {
-		names := make([]string, 0, len(a.Result.Metrics))
-		for m := range a.Result.Metrics {
-			if only == nil || slices.Contains(only, m) {
+		var names []string
+		if shown != nil {
+			names = shown(a)
+		} else {
+			for m := range a.Result.Metrics {
 				names = append(names, m)
 			}
+			slices.SortFunc(names, compareMetricNames)
 		}
-		slices.SortFunc(names, compareMetricNames)
 		for _, m := range names {
 			n, ci := "-", "-"
 			if st, ok := a.Result.MetricStats[m]; ok {

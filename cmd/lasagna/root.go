@@ -72,8 +72,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
-		Use:           "lasagna",
-		Short:         "Evaluate RAG systems: datasets, metrics, results bundles",
+		Use:   "lasagna",
+		Short: "Evaluate RAG systems: datasets, metrics, results bundles",
+		Long: `Evaluate RAG systems: datasets, metrics, results bundles.
+
+Exit status, for every command (its --help says what 1 means for it):
+  0  done, and every check passed
+  1  a failed verdict or a problem in the input: a failed threshold, query
+     or baseline check, a blocking integrity finding (a bundle is still
+     written), an invalid bundle, data or predictions with problems, a
+     refused comparison or merge
+  2  a usage or configuration error: an unknown command or flag, a bad flag
+     value, a sweep file with problems; nothing was run`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -98,13 +108,23 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		group.RunE = func(c *cobra.Command, args []string) error { return c.Help() }
 	}
 	root.AddCommand(benchmark, results, metrics)
+	// An unknown command is a usage error (2), as an unknown sub-verb is.
+	root.Args = noArgsUsage
+	root.RunE = func(c *cobra.Command, args []string) error { return c.Help() }
 	return root
 }
 
 // noArgsUsage rejects unknown sub-verbs with exit code 2.
 func noArgsUsage(c *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return usageError("%s: unknown command %q (see %q)", c.CommandPath(), args[0], c.CommandPath()+" --help")
+		hint := ""
+		if c.SuggestionsMinimumDistance <= 0 {
+			c.SuggestionsMinimumDistance = 2 // cobra's default
+		}
+		if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+			hint = fmt.Sprintf("; did you mean %q?", s[0])
+		}
+		return usageError("unknown command %q for %q%s (see %q)", args[0], c.CommandPath(), hint, c.CommandPath()+" --help")
 	}
 	return nil
 }

@@ -344,3 +344,96 @@ func TestScoreWritesBundle(t *testing.T) {
 		t.Errorf("answers only: %v, mode %s, arm %s", b.Results[0].Metrics, b.Configs[0].HeldFixed.ResolvedMode, b.Configs[0].Name)
 	}
 }
+
+// checkValidateAsksNothingMore validates the bundle at path and fails the
+// test for any problem whose code the bundle's integrity lists do not
+// hold: the bundle must carry every finding validate expects of it.
+func checkValidateAsksNothingMore(t *testing.T, path string) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := results.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[lasagna.Code]bool{}
+	for _, l := range slices.Concat(b.Integrity.Blocking, b.Integrity.Warnings) {
+		if f, ok := results.ParseFinding(l); ok {
+			have[f.Code] = true
+		}
+	}
+	for _, p := range results.Validate(raw).Problems {
+		if !have[p.Code] {
+			t.Errorf("validate raises %s, which the bundle does not list: %s", p.Code, p)
+		}
+	}
+}
+
+// TestScoreBundleCarriesPooledGoldWarning: answers on data with contexts
+// (a pooled_gold corpus) make a bundle whose configs record
+// corpus_provenance pooled_gold; the bundle lists POOLED_GOLD_CORPUS, as
+// validate asks, whether or not the arm retrieved.
+func TestScoreBundleCarriesPooledGoldWarning(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"qa.jsonl": `{"id": "q1", "question": "Where is the Eiffel Tower?", "answer": "Paris", "contexts": ["The Eiffel Tower is in Paris."]}
+{"id": "q2", "question": "Who designed it?", "answer": "Eiffel", "contexts": ["Gustave Eiffel's company designed it."]}
+`,
+		"answers.jsonl": `{"id": "q1", "answer": "Paris"}
+{"id": "q2", "answer": "Eiffel"}
+`,
+		"rag.jsonl": `{"id": "q1", "answer": "Paris", "retrieved": ["d1"]}
+{"id": "q2", "answer": "Eiffel", "retrieved": ["d2"]}
+`,
+	})
+	for _, preds := range []string{"answers.jsonl", "rag.jsonl"} {
+		bundle := filepath.Join(dir, preds+".json")
+		out, stderr, _ := scoreRun(t, filepath.Join(dir, "qa.jsonl"), filepath.Join(dir, preds), "-o", bundle)
+		if !strings.Contains(out, "warning: POOLED_GOLD_CORPUS") {
+			t.Errorf("%s: the console shows no POOLED_GOLD_CORPUS:\n%s%s", preds, out, stderr)
+		}
+		checkValidateAsksNothingMore(t, bundle)
+	}
+}
+
+// TestScoreAndResultsBundleAgree: `benchmark score -o` and `results bundle
+// --predictions` are one code path: the same bundle bytes, the same exit
+// status; a line without "answer" (absent, not null) among answering lines
+// is a failed row in both, and the console shows the bundle's n and mean.
+func TestScoreAndResultsBundleAgree(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"qa.jsonl": `{"id": "q1", "question": "Where is the Eiffel Tower?", "answer": "Paris", "contexts": ["The Eiffel Tower is in Paris."]}
+{"id": "q2", "question": "Who designed it?", "answer": "Eiffel", "contexts": ["Gustave Eiffel's company designed it."]}
+{"id": "q3", "question": "When was it built?", "answer": "1889", "contexts": ["It was finished in 1889."]}
+`,
+		"preds.jsonl": `{"id": "q1", "answer": "Paris", "retrieved": []}
+{"id": "q2", "retrieved": []}
+{"id": "q3", "answer": "in 1889", "retrieved": []}
+`,
+	})
+	qa, preds := filepath.Join(dir, "qa.jsonl"), filepath.Join(dir, "preds.jsonl")
+	viaScore, viaBundle := filepath.Join(dir, "score.json"), filepath.Join(dir, "bundle.json")
+	out, _, code := scoreRun(t, qa, preds, "-o", viaScore)
+	if code != 1 || !strings.Contains(out, `the prediction for query "q2" has no answer`) {
+		t.Fatalf("score: exit %d, want 1 with q2 failed\n%s", code, out)
+	}
+	if _, _, code := runResults(t, "bundle", qa, "--predictions", preds, "-o", viaBundle); code != 1 {
+		t.Errorf("results bundle: exit %d, want 1", code)
+	}
+	a, _ := os.ReadFile(viaScore)
+	b, _ := os.ReadFile(viaBundle)
+	if len(a) == 0 || !bytes.Equal(a, b) {
+		t.Errorf("score -o and results bundle wrote different bundles")
+	}
+	bun, err := results.ReadFile(viaScore)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows := bun.Results[0].PerSampleScores; len(rows) != 3 || rows[1].QueryID != "q2" || rows[1].Error == "" {
+		t.Errorf("rows = %+v, want 3 with q2 failed", rows)
+	}
+	checkConsoleMatchesBundle(t, out, bun)
+	checkRows(t, out, map[string]string{"token_f1": "2 0.8333"})
+	checkValidateAsksNothingMore(t, viaScore)
+}

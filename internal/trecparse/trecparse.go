@@ -45,6 +45,10 @@ type Run struct {
 	Lines int
 }
 
+// NoResults is the message of the one Problem ParseRun reports for a run
+// file without a result line (empty, or only blank lines and comments).
+const NoResults = "no results: the run file has no qid Q0 docno rank score run_id line"
+
 // Problem is one thing wrong with a run file; its fields are those of
 // datasets.Problem, which converts from it.
 type Problem struct {
@@ -153,7 +157,7 @@ func ParseRun(name string, data []byte, maxProblems int) (*Run, []Problem) {
 		}
 	}
 	if run.Lines == 0 {
-		return nil, []Problem{{Pos: lasagna.Pos{File: name}, Msg: "no results: the run file has no qid Q0 docno rank score run_id line"}}
+		return nil, []Problem{{Pos: lasagna.Pos{File: name}, Msg: NoResults}}
 	}
 	lists := make([][]lasagna.Hit, len(order))
 	for i, qid := range order {
