@@ -84,6 +84,7 @@ type Client struct {
 	chat  openai.ChatCompletionService
 	emb   openai.EmbeddingService
 	cache *Cache
+	red   redactor
 	sem   chan struct{}
 	rpm   *rate.Limiter
 	tpm   *rate.Limiter
@@ -96,7 +97,7 @@ type Client struct {
 // no environment variable; use ConfigFromEnv at the program's edge.
 func New(cfg Config) (*Client, error) {
 	cfg = cfg.withDefaults()
-	c := &Client{cfg: cfg, noTemp: map[string]bool{}}
+	c := &Client{cfg: cfg, noTemp: map[string]bool{}, red: newRedactor(cfg.APIKey)}
 	opts := []option.RequestOption{
 		option.WithHTTPClient(cfg.HTTPClient),
 		option.WithMaxRetries(0),
@@ -205,7 +206,9 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 			return fail(&Error{Kind: ErrInvalid, Op: "chat", Model: model, Err: err}, 0)
 		}
 		var hit ChatResponse
-		if ok, _ := c.cache.Get(key, &hit); ok && (req.Validate == nil || req.Validate(hit.Content) == nil) {
+		if ok, _ := c.cache.Get(key, &hit); ok && (req.Validate == nil || req.Validate(c.red.string(hit.Content)) == nil) {
+			// An entry written before redaction existed may hold a key.
+			hit.Content, hit.Model = c.red.string(hit.Content), c.red.string(hit.Model)
 			hit.Cached = true
 			c.cfg.Tracker.record(stage, hit.Model, model, hit.Usage, true, 0, false, c.cfg.Prices)
 			return hit, nil
@@ -265,9 +268,11 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 		if answered == "" {
 			answered = model
 		}
+		// Server text may echo the key; mask it before it is cached,
+		// validated or returned.
 		resp = ChatResponse{
-			Content:         msg.Content,
-			Model:           answered,
+			Content:         c.red.string(msg.Content),
+			Model:           c.red.string(answered),
 			Usage:           Usage{out.Usage.PromptTokens, out.Usage.CompletionTokens, out.Usage.TotalTokens},
 			TemperatureSent: sendTemp,
 		}
@@ -280,7 +285,7 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 		if verr := req.Validate(resp.Content); verr != nil {
 			c.cfg.Tracker.record(stage, resp.Model, model, resp.Usage, false, attempts, true, c.cfg.Prices)
 			return ChatResponse{}, &Error{Kind: ErrMalformed, Op: "chat", Model: model, Attempts: attempts,
-				Detail: "the answer was rejected: " + truncate(verr.Error(), 200)}
+				Detail: "the answer was rejected: " + truncate(c.red.string(verr.Error()), 200)}
 		}
 	}
 	if c.cache != nil {
@@ -367,7 +372,7 @@ func (c *Client) Embed(ctx context.Context, texts []string, model string) ([][]f
 		if answered == "" {
 			answered = model
 		}
-		entry = embedEntry{Model: answered, Vectors: vecs, Usage: Usage{out.Usage.PromptTokens, 0, out.Usage.TotalTokens}}
+		entry = embedEntry{Model: c.red.string(answered), Vectors: vecs, Usage: Usage{out.Usage.PromptTokens, 0, out.Usage.TotalTokens}}
 		return nil
 	})
 	if err != nil {
@@ -411,6 +416,9 @@ func (c *Client) do(ctx context.Context, op, model string, tokens int, attempt f
 		}
 		e, wait := classify(err, httpResp)
 		e.Op, e.Model, e.Attempts = op, model, attempts
+		// The server's text (a 401 may echo the Authorization header) and
+		// the raw cause are redacted here, where they enter the package.
+		e.Detail, e.Err = c.red.string(e.Detail), c.red.error(e.Err)
 		if op == "chat" && !tempRetried && isTemperatureRejection(err) {
 			// Retry at once without temperature; not a transient failure,
 			// so it does not use up a retry.

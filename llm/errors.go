@@ -51,8 +51,11 @@ var codes = map[error]string{
 }
 
 // Error is the error of a failed Chat or Embed call. Its message never
-// carries the API key, the base URL or the server's address (the raw cause
-// in Err may, so do not print Err into shared reports).
+// carries the base URL or the server's address (the raw cause in Err may,
+// so do not print Err into shared reports), and neither Detail nor Err's
+// message carries a configured key value: a server that echoes the key
+// (say, the Authorization header in a 401 body) has it replaced by
+// Redacted.
 type Error struct {
 	// Kind is one of the Err* values of this package.
 	Kind error
