@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -23,10 +24,20 @@ const (
 	EnvBaseURL = "OPENAI_BASE_URL"
 	EnvAPIKey  = "OPENAI_API_KEY"
 	EnvModel   = "MODEL_NAME"
+	// EnvTimeout sets Config.RequestTimeout, a Go duration ("30s", "2m").
+	EnvTimeout = "LASAGNA_LLM_TIMEOUT"
+	// EnvRetries sets Config.MaxRetries, a whole number; 0 disables
+	// retries.
+	EnvRetries = "LASAGNA_LLM_RETRIES"
 )
 
+// MaxEnvRetries is the largest LASAGNA_LLM_RETRIES accepted.
+const MaxEnvRetries = 100
+
 // EnvVars returns every environment variable ConfigFromEnv reads, in order.
-func EnvVars() []string { return []string{EnvBaseURL, EnvAPIKey, EnvModel} }
+func EnvVars() []string {
+	return []string{EnvBaseURL, EnvAPIKey, EnvModel, EnvTimeout, EnvRetries}
+}
 
 // ErrMissingKey is returned (wrapped) by ConfigFromEnv when no API key is
 // set.
@@ -52,12 +63,14 @@ type Config struct {
 	EmbeddingModel string
 
 	// RequestTimeout bounds one HTTP attempt; 0 means
-	// DefaultRequestTimeout. The whole call is bounded by the caller's
-	// context (the per-run timeout).
+	// DefaultRequestTimeout (env LASAGNA_LLM_TIMEOUT). The whole call is
+	// bounded by MaxCallDuration and by the caller's context (the per-run
+	// timeout).
 	RequestTimeout time.Duration
 	// MaxRetries is how many times a failed attempt (429, 5xx, 408, 409,
 	// timeout, connection error, malformed body) is retried; 0 means
-	// DefaultMaxRetries, a negative value disables retries.
+	// DefaultMaxRetries, a negative value disables retries (env
+	// LASAGNA_LLM_RETRIES, where 0 disables them).
 	MaxRetries int
 	// MinBackoff and MaxBackoff bound the exponential backoff between
 	// retries (MinBackoff·2^n, capped at MaxBackoff, minus up to 25%
@@ -94,14 +107,34 @@ type Config struct {
 
 // ConfigFromEnv builds a Config from environment variables read through
 // getenv (pass os.Getenv): OPENAI_BASE_URL (optional), OPENAI_API_KEY
-// (required) and MODEL_NAME (optional; a --model flag may supply it
-// instead). A missing key is an error wrapping ErrMissingKey that lists
-// every variable read. Nothing else is read.
+// (required), MODEL_NAME (optional; a --model flag may supply it instead),
+// LASAGNA_LLM_TIMEOUT (optional, Config.RequestTimeout as a Go duration)
+// and LASAGNA_LLM_RETRIES (optional, Config.MaxRetries; 0 disables
+// retries). A missing key is an error wrapping ErrMissingKey that lists
+// every variable read; a bad timeout or retry count is an error naming the
+// variable, the value and the fix. Nothing else is read.
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	c := Config{
 		BaseURL: strings.TrimSpace(getenv(EnvBaseURL)),
 		APIKey:  strings.TrimSpace(getenv(EnvAPIKey)),
 		Model:   strings.TrimSpace(getenv(EnvModel)),
+	}
+	if v := strings.TrimSpace(getenv(EnvTimeout)); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return Config{}, fmt.Errorf("%s=%q is not a positive Go duration; set it like 30s or 2m (unset: %s per attempt)", EnvTimeout, v, DefaultRequestTimeout)
+		}
+		c.RequestTimeout = d
+	}
+	if v := strings.TrimSpace(getenv(EnvRetries)); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > MaxEnvRetries {
+			return Config{}, fmt.Errorf("%s=%q is not a whole number from 0 to %d; set it like 2 (0 disables retries; unset: %d)", EnvRetries, v, MaxEnvRetries, DefaultMaxRetries)
+		}
+		c.MaxRetries = n
+		if n == 0 {
+			c.MaxRetries = -1 // Config's 0 means the default
+		}
 	}
 	if c.APIKey == "" {
 		return Config{}, fmt.Errorf("%w: set %s (a local OpenAI-compatible server that needs no key accepts any value); variables read: %s",
@@ -115,6 +148,25 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	return c, nil
 }
 
+// MaxCallDuration returns the longest one Chat or Embed call of a client
+// with this configuration can take, whatever the server does:
+//
+//	(MaxRetries+2) × RequestTimeout + MaxRetries × max(MaxBackoff, MaxRetryWait)
+//
+// that is MaxRetries+1 attempts, one more when the model rejects
+// temperature (retried once at once without it), and between attempts the
+// longest backoff or Retry-After the client will wait. With the defaults
+// that is 6 × 60 s + 4 × 60 s = 10 min. Time spent waiting for the
+// client's own rate limits (RequestsPerMinute, TokensPerMinute) and
+// concurrency cap comes on top; the caller's context bounds everything.
+// A query's bound is this times its calls: the generator's, one per judge
+// metric, and the query's embedding for dense retrieval.
+func (c Config) MaxCallDuration() time.Duration {
+	c = c.withTimingDefaults()
+	r := time.Duration(c.MaxRetries)
+	return (r+2)*c.RequestTimeout + r*max(c.MaxBackoff, c.MaxRetryWait)
+}
+
 func checkBaseURL(s string) error {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -124,6 +176,25 @@ func checkBaseURL(s string) error {
 }
 
 func (c Config) withDefaults() Config {
+	c = c.withTimingDefaults()
+	if c.Tracker == nil {
+		c.Tracker = NewTracker()
+	}
+	if c.Prices == nil {
+		c.Prices = DefaultPrices()
+	}
+	if c.HTTPClient == nil {
+		// http.DefaultTransport keeps only 2 idle connections per host,
+		// which makes concurrent calls re-dial; keep enough for the cap.
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConnsPerHost = max(64, c.MaxConcurrency)
+		c.HTTPClient = &http.Client{Transport: t}
+	}
+	return c
+}
+
+// withTimingDefaults fills the zero timeout, retry and backoff fields.
+func (c Config) withTimingDefaults() Config {
 	if c.RequestTimeout <= 0 {
 		c.RequestTimeout = DefaultRequestTimeout
 	}
@@ -144,19 +215,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxRetryWait <= 0 {
 		c.MaxRetryWait = DefaultMaxRetryWait
-	}
-	if c.Tracker == nil {
-		c.Tracker = NewTracker()
-	}
-	if c.Prices == nil {
-		c.Prices = DefaultPrices()
-	}
-	if c.HTTPClient == nil {
-		// http.DefaultTransport keeps only 2 idle connections per host,
-		// which makes concurrent calls re-dial; keep enough for the cap.
-		t := http.DefaultTransport.(*http.Transport).Clone()
-		t.MaxIdleConnsPerHost = max(64, c.MaxConcurrency)
-		c.HTTPClient = &http.Client{Transport: t}
 	}
 	return c
 }

@@ -31,6 +31,13 @@
 // ErrTimeout, ErrMalformed, …) is matched with errors.Is and whose Code is a
 // stable string; a failure is never an empty success.
 //
+// Config.RequestTimeout (env LASAGNA_LLM_TIMEOUT) and Config.MaxRetries
+// (env LASAGNA_LLM_RETRIES) bound a call: Config.MaxCallDuration returns
+// its worst case, (MaxRetries+2) × RequestTimeout + MaxRetries ×
+// max(MaxBackoff, MaxRetryWait), 10 min with the defaults. A query costs
+// at most that times its calls (generator, one per judge metric, the
+// query's embedding), per repeat.
+//
 // The package reads no environment variable by itself: programs call
 // ConfigFromEnv(os.Getenv) at their edge. Tests use fixtures.NewFakeOpenAI.
 package llm

@@ -18,6 +18,7 @@
 package evalllm
 
 import (
+	"errors"
 	"os"
 	"strconv"
 	"strings"
@@ -63,8 +64,9 @@ func requireLive(t skipper, getenv func(string) string) {
 
 // Config returns the LLM client configuration of a live test: it skips
 // the test unless LASAGNA_LIVE=1 (see RequireLive) and an API key is set,
-// reads OPENAI_BASE_URL, OPENAI_API_KEY and MODEL_NAME (llm.ConfigFromEnv),
-// and sets the response cache folder from LASAGNA_CACHE_DIR.
+// reads the variables of llm.ConfigFromEnv (llm.EnvVars: the keys, base
+// URLs, MODEL_NAME, LASAGNA_LLM_TIMEOUT, LASAGNA_LLM_RETRIES), fails it on
+// a bad value, and sets the response cache folder from LASAGNA_CACHE_DIR.
 func Config(t testing.TB) llm.Config {
 	t.Helper()
 	return config(t, os.Getenv)
@@ -74,8 +76,14 @@ func config(t skipper, getenv func(string) string) llm.Config {
 	t.Helper()
 	requireLive(t, getenv)
 	cfg, err := llm.ConfigFromEnv(getenv)
-	if err != nil {
+	switch {
+	case errors.Is(err, llm.ErrMissingKey):
 		t.Skipf("skipping a live LLM test: %v", err)
+		return llm.Config{}
+	case err != nil:
+		// A bad value (say LASAGNA_LLM_TIMEOUT=30) is a mistake to fix,
+		// not a reason to skip silently.
+		t.Fatalf("evalllm: %v", err)
 		return llm.Config{}
 	}
 	cfg.CacheDir = strings.TrimSpace(getenv(EnvCacheDir))

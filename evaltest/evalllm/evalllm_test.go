@@ -64,3 +64,26 @@ func TestConfigLive(t *testing.T) {
 		t.Errorf("live config skipped or failed: %s", f.msg)
 	}
 }
+
+// TestConfigBadTimingFails: a bad LASAGNA_LLM_TIMEOUT or LASAGNA_LLM_RETRIES
+// fails the live test with the variable's error instead of skipping it.
+func TestConfigBadTimingFails(t *testing.T) {
+	for _, vars := range []map[string]string{
+		{EnvLive: "1", "OPENAI_API_KEY": "k", "LASAGNA_LLM_TIMEOUT": "30"},
+		{EnvLive: "1", "OPENAI_API_KEY": "k", "LASAGNA_LLM_RETRIES": "-2"},
+	} {
+		f := call(func(f *fakeT) { config(f, env(vars)); t.Errorf("%v: neither skipped nor failed", vars) })
+		if !f.failed || !strings.Contains(f.msg, "LASAGNA_LLM_") {
+			t.Errorf("%v: failed %v skipped %v with %q", vars, f.failed, f.skipped, f.msg)
+		}
+	}
+	f := call(func(f *fakeT) {
+		cfg := config(f, env(map[string]string{EnvLive: "1", "OPENAI_API_KEY": "k", "LASAGNA_LLM_TIMEOUT": "5s", "LASAGNA_LLM_RETRIES": "1"}))
+		if cfg.RequestTimeout.String() != "5s" || cfg.MaxRetries != 1 {
+			t.Errorf("config = %+v", cfg)
+		}
+	})
+	if f.failed || f.skipped {
+		t.Errorf("good timing: %s", f.msg)
+	}
+}
