@@ -83,6 +83,10 @@ type Client struct {
 	base  string // normalised base URL, part of cache keys
 	chat  openai.ChatCompletionService
 	emb   openai.EmbeddingService
+	// anthBase and anth are Anthropic's OpenAI-compatible endpoint, when
+	// Config.AnthropicAPIKey is set.
+	anthBase string
+	anth     openai.ChatCompletionService
 	cache *Cache
 	red   redactor
 	sem   chan struct{}
@@ -97,7 +101,7 @@ type Client struct {
 // no environment variable; use ConfigFromEnv at the program's edge.
 func New(cfg Config) (*Client, error) {
 	cfg = cfg.withDefaults()
-	c := &Client{cfg: cfg, noTemp: map[string]bool{}, red: newRedactor(cfg.APIKey)}
+	c := &Client{cfg: cfg, noTemp: map[string]bool{}, red: newRedactor(cfg.APIKey, cfg.AnthropicAPIKey)}
 	opts := []option.RequestOption{
 		option.WithHTTPClient(cfg.HTTPClient),
 		option.WithMaxRetries(0),
@@ -117,6 +121,23 @@ func New(cfg Config) (*Client, error) {
 	}
 	c.chat = openai.NewChatCompletionService(opts...)
 	c.emb = openai.NewEmbeddingService(opts...)
+	if key := strings.TrimSpace(cfg.AnthropicAPIKey); key != "" {
+		root := strings.TrimRight(cfg.AnthropicBaseURL, "/")
+		if root == "" {
+			root = DefaultAnthropicBaseURL
+		} else if err := checkBaseURL(root); err != nil {
+			return nil, fmt.Errorf("llm: Anthropic: %w", err)
+		}
+		c.anthBase = strings.TrimSuffix(root, "/v1") + "/v1"
+		// The compatible endpoint takes the key as a bearer token, as
+		// OpenAI does.
+		c.anth = openai.NewChatCompletionService(
+			option.WithHTTPClient(cfg.HTTPClient),
+			option.WithMaxRetries(0),
+			option.WithBaseURL(c.anthBase+"/"),
+			option.WithAPIKey(key),
+		)
+	}
 	if cfg.CacheDir != "" {
 		cache, err := OpenCache(cfg.CacheDir)
 		if err != nil {
@@ -198,10 +219,19 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 				Detail: fmt.Sprintf("message %d has role %q; want user, assistant or system", i, m.Role)}, 0)
 		}
 	}
+	// One code path for both providers: only the endpoint, and
+	// Anthropic's required answer cap, differ.
+	chat, base, maxTokens := c.chat, c.base, req.MaxTokens
+	if c.anthBase != "" && c.cfg.UsesAnthropic(model) {
+		chat, base = c.anth, c.anthBase
+		if maxTokens <= 0 {
+			maxTokens = AnthropicMaxTokens
+		}
+	}
 	key := ""
 	if c.cache != nil {
 		var err error
-		key, err = CacheKey(c.base+"/chat/completions", model, chatKey{req.System, req.Messages, req.MaxTokens, req.JSON, 0}, req.Repeat)
+		key, err = CacheKey(base+"/chat/completions", model, chatKey{req.System, req.Messages, req.MaxTokens, req.JSON, 0}, req.Repeat)
 		if err != nil {
 			return fail(&Error{Kind: ErrInvalid, Op: "chat", Model: model, Err: err}, 0)
 		}
@@ -222,7 +252,7 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 	for _, m := range req.Messages {
 		estimate += len(m.Content)/4 + 1
 	}
-	estimate += req.MaxTokens
+	estimate += maxTokens
 
 	var resp ChatResponse
 	attempts, err := c.do(ctx, "chat", model, estimate, func(actx context.Context, httpResp **http.Response) error {
@@ -244,13 +274,13 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 		if sendTemp {
 			params.Temperature = openai.Float(0)
 		}
-		if req.MaxTokens > 0 {
-			params.MaxCompletionTokens = openai.Int(int64(req.MaxTokens))
+		if maxTokens > 0 {
+			params.MaxCompletionTokens = openai.Int(int64(maxTokens))
 		}
 		if req.JSON {
 			params.ResponseFormat = openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONObject: &shared.ResponseFormatJSONObjectParam{}}
 		}
-		out, err := c.chat.New(actx, params, option.WithResponseInto(httpResp))
+		out, err := chat.New(actx, params, option.WithResponseInto(httpResp))
 		if err != nil {
 			return err
 		}
@@ -322,6 +352,10 @@ func (c *Client) Embed(ctx context.Context, texts []string, model string) ([][]f
 	}
 	if len(texts) == 0 {
 		return fail(&Error{Kind: ErrInvalid, Op: "embeddings", Model: model, Detail: "no input texts"}, 0)
+	}
+	if c.cfg.anthropicOnly() {
+		return fail(&Error{Kind: ErrInvalid, Op: "embeddings", Model: model,
+			Detail: "Anthropic has no embeddings API: set OPENAI_API_KEY (and OPENAI_BASE_URL for another server) for an embedding endpoint"}, 0)
 	}
 	key := ""
 	if c.cache != nil {
@@ -624,5 +658,5 @@ func isTemperatureRejection(err error) bool {
 		return true
 	}
 	m := strings.ToLower(apiErr.Message)
-	return strings.Contains(m, "temperature") && (strings.Contains(m, "unsupported") || strings.Contains(m, "not support"))
+	return strings.Contains(m, "temperature") && (strings.Contains(m, "unsupported") || strings.Contains(m, "not support") || strings.Contains(m, "deprecated"))
 }

@@ -24,6 +24,11 @@ const (
 	EnvBaseURL = "OPENAI_BASE_URL"
 	EnvAPIKey  = "OPENAI_API_KEY"
 	EnvModel   = "MODEL_NAME"
+	// EnvAnthropicBaseURL and EnvAnthropicAPIKey configure Anthropic
+	// (Config.AnthropicBaseURL, Config.AnthropicAPIKey), under the names
+	// Anthropic's own SDKs read.
+	EnvAnthropicBaseURL = "ANTHROPIC_BASE_URL"
+	EnvAnthropicAPIKey  = "ANTHROPIC_API_KEY"
 	// EnvTimeout sets Config.RequestTimeout, a Go duration ("30s", "2m").
 	EnvTimeout = "LASAGNA_LLM_TIMEOUT"
 	// EnvRetries sets Config.MaxRetries, a whole number; 0 disables
@@ -36,7 +41,32 @@ const MaxEnvRetries = 100
 
 // EnvVars returns every environment variable ConfigFromEnv reads, in order.
 func EnvVars() []string {
-	return []string{EnvBaseURL, EnvAPIKey, EnvModel, EnvTimeout, EnvRetries}
+	return []string{EnvBaseURL, EnvAPIKey, EnvModel, EnvAnthropicBaseURL, EnvAnthropicAPIKey, EnvTimeout, EnvRetries}
+}
+
+// DefaultAnthropicBaseURL is Anthropic's API root, used when
+// Config.AnthropicBaseURL is empty.
+const DefaultAnthropicBaseURL = "https://api.anthropic.com"
+
+// AnthropicMaxTokens is the answer cap sent to Anthropic when a ChatRequest
+// sets none: Anthropic requires one, and every Claude model can answer
+// this many tokens.
+const AnthropicMaxTokens = 4096
+
+// UsesAnthropic reports whether a chat call for model goes to Anthropic:
+// an Anthropic key is set and either the model is a Claude model (its name
+// starts with "claude") or no OpenAI-compatible server is configured (no
+// APIKey and no BaseURL).
+func (c Config) UsesAnthropic(model string) bool {
+	if strings.TrimSpace(c.AnthropicAPIKey) == "" {
+		return false
+	}
+	return strings.HasPrefix(strings.ToLower(model), "claude") || (c.APIKey == "" && c.BaseURL == "")
+}
+
+// anthropicOnly reports whether Anthropic is the only configured provider.
+func (c Config) anthropicOnly() bool {
+	return strings.TrimSpace(c.AnthropicAPIKey) != "" && c.APIKey == "" && c.BaseURL == ""
 }
 
 // ErrMissingKey is returned (wrapped) by ConfigFromEnv when no API key is
@@ -58,6 +88,28 @@ type Config struct {
 	APIKey string
 	// Model is the default chat model, used when a ChatRequest names none.
 	Model string
+
+	// AnthropicAPIKey is a key for Anthropic's API. When set, the chat
+	// calls for Claude models (names starting "claude") go to Anthropic,
+	// and so does every chat call when neither APIKey nor BaseURL is set.
+	// See UsesAnthropic. Anthropic has no embeddings API: Embed always
+	// uses the OpenAI-compatible side.
+	//
+	// Calls go to Anthropic's OpenAI-compatible endpoint
+	// (<AnthropicBaseURL>/v1/chat/completions) through the same openai-go
+	// client, not through Anthropic's Go SDK: the SDK (v1.84) links
+	// OpenTelemetry, go-logr, standard-webhooks and invopop/jsonschema into
+	// every program that makes an LLM call, whereas the endpoint adds no
+	// module and keeps one code path for retries, the temperature rule,
+	// rate limits, the cache, redaction and cost. What the endpoint
+	// ignores (response_format, seed) lasagna does not rely on: JSON
+	// answers are checked by ChatRequest.Validate and retried when
+	// malformed.
+	AnthropicAPIKey string
+	// AnthropicBaseURL is Anthropic's API root as its SDKs read it from
+	// ANTHROPIC_BASE_URL (a gateway or a test server); "" means
+	// DefaultAnthropicBaseURL. A trailing "/v1" is accepted.
+	AnthropicBaseURL string
 	// EmbeddingModel is the default embedding model, used when Embed is
 	// given an empty model.
 	EmbeddingModel string
@@ -106,8 +158,10 @@ type Config struct {
 }
 
 // ConfigFromEnv builds a Config from environment variables read through
-// getenv (pass os.Getenv): OPENAI_BASE_URL (optional), OPENAI_API_KEY
-// (required), MODEL_NAME (optional; a --model flag may supply it instead),
+// getenv (pass os.Getenv): OPENAI_BASE_URL (optional), OPENAI_API_KEY,
+// MODEL_NAME (optional; a --model flag may supply it instead),
+// ANTHROPIC_BASE_URL (optional), ANTHROPIC_API_KEY (one of the two keys is
+// required),
 // LASAGNA_LLM_TIMEOUT (optional, Config.RequestTimeout as a Go duration)
 // and LASAGNA_LLM_RETRIES (optional, Config.MaxRetries; 0 disables
 // retries). A missing key is an error wrapping ErrMissingKey that lists
@@ -118,6 +172,9 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		BaseURL: strings.TrimSpace(getenv(EnvBaseURL)),
 		APIKey:  strings.TrimSpace(getenv(EnvAPIKey)),
 		Model:   strings.TrimSpace(getenv(EnvModel)),
+
+		AnthropicBaseURL: strings.TrimSpace(getenv(EnvAnthropicBaseURL)),
+		AnthropicAPIKey:  strings.TrimSpace(getenv(EnvAnthropicAPIKey)),
 	}
 	if v := strings.TrimSpace(getenv(EnvTimeout)); v != "" {
 		d, err := time.ParseDuration(v)
@@ -136,13 +193,18 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 			c.MaxRetries = -1 // Config's 0 means the default
 		}
 	}
-	if c.APIKey == "" {
-		return Config{}, fmt.Errorf("%w: set %s (a local OpenAI-compatible server that needs no key accepts any value); variables read: %s",
-			ErrMissingKey, EnvAPIKey, strings.Join(EnvVars(), ", "))
+	if c.APIKey == "" && c.AnthropicAPIKey == "" {
+		return Config{}, fmt.Errorf("%w: set %s (a local OpenAI-compatible server that needs no key accepts any value) or %s (Claude models); variables read: %s",
+			ErrMissingKey, EnvAPIKey, EnvAnthropicAPIKey, strings.Join(EnvVars(), ", "))
 	}
 	if c.BaseURL != "" {
 		if err := checkBaseURL(c.BaseURL); err != nil {
 			return Config{}, fmt.Errorf("%s: %w", EnvBaseURL, err)
+		}
+	}
+	if c.AnthropicBaseURL != "" {
+		if err := checkBaseURL(c.AnthropicBaseURL); err != nil {
+			return Config{}, fmt.Errorf("%s: %w", EnvAnthropicBaseURL, err)
 		}
 	}
 	return c, nil

@@ -74,5 +74,5 @@ func ExampleConfigFromEnv() {
 	_, err := llm.ConfigFromEnv(func(string) string { return "" })
 	fmt.Println(err)
 	// Output:
-	// no API key: set OPENAI_API_KEY (a local OpenAI-compatible server that needs no key accepts any value); variables read: OPENAI_BASE_URL, OPENAI_API_KEY, MODEL_NAME, LASAGNA_LLM_TIMEOUT, LASAGNA_LLM_RETRIES
+	// no API key: set OPENAI_API_KEY (a local OpenAI-compatible server that needs no key accepts any value) or ANTHROPIC_API_KEY (Claude models); variables read: OPENAI_BASE_URL, OPENAI_API_KEY, MODEL_NAME, ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY, LASAGNA_LLM_TIMEOUT, LASAGNA_LLM_RETRIES
 }

@@ -36,8 +36,9 @@ type Price struct {
 }
 
 // DefaultPrices returns a new copy of the built-in price table: OpenAI's
-// published list prices (USD per million tokens, standard tier, as of
-// 2025) for a few common models, keyed by exact model name. A model not in
+// and Anthropic's published list prices (USD per million tokens, standard
+// tier, base input without prompt caching, as of 2025) for a few common
+// models, keyed by exact model name (aliases and dated snapshots). A model not in
 // the table is never guessed: its cost is counted as unknown (see
 // StageUsage.UnpricedModels). Pass Config.Prices for other models or
 // prices.
@@ -58,6 +59,24 @@ func DefaultPrices() map[string]Price {
 		"text-embedding-3-small":  {0.02, 0},
 		"text-embedding-3-large":  {0.13, 0},
 		"text-embedding-ada-002":  {0.10, 0},
+
+		"claude-opus-4-5":            {5.00, 25.00},
+		"claude-opus-4-5-20251101":   {5.00, 25.00},
+		"claude-opus-4-1":            {15.00, 75.00},
+		"claude-opus-4-1-20250805":   {15.00, 75.00},
+		"claude-opus-4-0":            {15.00, 75.00},
+		"claude-opus-4-20250514":     {15.00, 75.00},
+		"claude-sonnet-4-5":          {3.00, 15.00},
+		"claude-sonnet-4-5-20250929": {3.00, 15.00},
+		"claude-sonnet-4-0":          {3.00, 15.00},
+		"claude-sonnet-4-20250514":   {3.00, 15.00},
+		"claude-3-7-sonnet-latest":   {3.00, 15.00},
+		"claude-3-7-sonnet-20250219": {3.00, 15.00},
+		"claude-haiku-4-5":           {1.00, 5.00},
+		"claude-haiku-4-5-20251001":  {1.00, 5.00},
+		"claude-3-5-haiku-latest":    {0.80, 4.00},
+		"claude-3-5-haiku-20241022":  {0.80, 4.00},
+		"claude-3-haiku-20240307":    {0.25, 1.25},
 	}
 }
 
