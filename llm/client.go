@@ -79,19 +79,19 @@ type ChatResponse struct {
 // turned off), so attempts are counted, classified and rate-limited one by
 // one and never multiplied by a second retry layer.
 type Client struct {
-	cfg   Config
-	base  string // normalised base URL, part of cache keys
-	chat  openai.ChatCompletionService
-	emb   openai.EmbeddingService
+	cfg  Config
+	base string // normalised base URL, part of cache keys
+	chat openai.ChatCompletionService
+	emb  openai.EmbeddingService
 	// anthBase and anth are Anthropic's OpenAI-compatible endpoint, when
 	// Config.AnthropicAPIKey is set.
 	anthBase string
 	anth     openai.ChatCompletionService
-	cache *Cache
-	red   redactor
-	sem   chan struct{}
-	rpm   *rate.Limiter
-	tpm   *rate.Limiter
+	cache    *Cache
+	red      redactor
+	sem      chan struct{}
+	rpm      *rate.Limiter
+	tpm      *rate.Limiter
 
 	mu     sync.Mutex
 	noTemp map[string]bool
