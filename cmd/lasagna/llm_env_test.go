@@ -19,6 +19,7 @@ func TestLLMTimeoutAndRetriesFromEnv(t *testing.T) {
 	t.Setenv("OPENAI_BASE_URL", srv.URL)
 	t.Setenv("OPENAI_API_KEY", "k")
 	t.Setenv("MODEL_NAME", "")
+	t.Setenv("ANTHROPIC_API_KEY", "")
 	t.Setenv("LASAGNA_LLM_TIMEOUT", "20ms")
 	t.Setenv("LASAGNA_LLM_RETRIES", "1")
 	args := []string{"benchmark", "run", "../../examples/data/faq.jsonl", "--profile", "closed-book",

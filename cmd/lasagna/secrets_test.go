@@ -55,6 +55,7 @@ func TestEchoedKeyAppearsNowhere(t *testing.T) {
 	t.Setenv("LASAGNA_CACHE_DIR", cache)
 	t.Setenv("OPENAI_API_KEY", cliSecret)
 	t.Setenv("MODEL_NAME", "")
+	t.Setenv("ANTHROPIC_API_KEY", "")
 	out := t.TempDir()
 
 	// 1. Wrong key, echoed in the 401 body.
