@@ -1,6 +1,8 @@
 // Package llm is lasagna's one client layer for LLM calls: chat completions
 // and embeddings against any OpenAI-compatible server (OpenAI, Azure, vLLM,
-// Ollama, LiteLLM …), built on github.com/openai/openai-go/v3.
+// Ollama, LiteLLM …), built on github.com/openai/openai-go/v3, and chat
+// completions of Claude models through Anthropic's OpenAI-compatible
+// endpoint (Config.AnthropicAPIKey explains why not Anthropic's Go SDK).
 //
 // Every generator, judge, synthesis and embedding call goes through a
 // Client, which
