@@ -354,8 +354,7 @@ func (c *Client) Embed(ctx context.Context, texts []string, model string) ([][]f
 		return fail(&Error{Kind: ErrInvalid, Op: "embeddings", Model: model, Detail: "no input texts"}, 0)
 	}
 	if c.cfg.anthropicOnly() {
-		return fail(&Error{Kind: ErrInvalid, Op: "embeddings", Model: model,
-			Detail: "Anthropic has no embeddings API: set OPENAI_API_KEY (and OPENAI_BASE_URL for another server) for an embedding endpoint"}, 0)
+		return fail(&Error{Kind: ErrInvalid, Op: "embeddings", Model: model, Detail: errNoAnthropicEmbeddings.Error()}, 0)
 	}
 	key := ""
 	if c.cache != nil {

@@ -64,6 +64,18 @@ func (c Config) UsesAnthropic(model string) bool {
 	return strings.HasPrefix(strings.ToLower(model), "claude") || (c.APIKey == "" && c.BaseURL == "")
 }
 
+// CheckEmbeddings returns an error when the configuration has no
+// embeddings endpoint: Anthropic is the only provider configured, and it
+// has no embeddings API. Programs call it before building dense retrieval.
+func (c Config) CheckEmbeddings() error {
+	if c.anthropicOnly() {
+		return errNoAnthropicEmbeddings
+	}
+	return nil
+}
+
+var errNoAnthropicEmbeddings = errors.New("no embeddings API at Anthropic: set " + EnvAPIKey + " (and " + EnvBaseURL + " for another OpenAI-compatible server) for an embedding endpoint")
+
 // anthropicOnly reports whether Anthropic is the only configured provider.
 func (c Config) anthropicOnly() bool {
 	return strings.TrimSpace(c.AnthropicAPIKey) != "" && c.APIKey == "" && c.BaseURL == ""

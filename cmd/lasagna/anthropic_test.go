@@ -100,3 +100,14 @@ func TestNoKeyListsAnthropic(t *testing.T) {
 		t.Errorf("exit %d\n%s", code, errOut)
 	}
 }
+
+// TestDenseNeedsOpenAIBesideAnthropic: dense retrieval with only an
+// Anthropic key (which has no embeddings) is refused before any work.
+func TestDenseNeedsOpenAIBesideAnthropic(t *testing.T) {
+	f := anthropicOnly(t, judgeEverything)
+	_, errOut, code := runCLI(t, "benchmark", "run", "../../examples/data/faq.jsonl", "--profile", "full",
+		"--model", "claude-haiku-4-5", "--embedding-model", "e", "--n-samples", "2", "-o", filepath.Join(t.TempDir(), "b.json"))
+	if code != 2 || !strings.Contains(errOut, "dense retrieval needs an embedding endpoint: no embeddings API at Anthropic: set OPENAI_API_KEY") || f.Count("") != 0 {
+		t.Errorf("exit %d after %d requests\n%s", code, f.Count(""), errOut)
+	}
+}

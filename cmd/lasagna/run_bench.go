@@ -501,6 +501,9 @@ func llmDeps(s *engine.Sweep, model string) (engine.Deps, *llm.Client, error) {
 		}
 		return engine.Deps{}, nil, usageError("dense retrieval needs an embedding endpoint: %v", err)
 	}
+	if err := cfg.CheckEmbeddings(); needsEmb && err != nil {
+		return engine.Deps{}, nil, usageError("dense retrieval needs an embedding endpoint: %v", err)
+	}
 	if model != "" {
 		cfg.Model = model
 	}

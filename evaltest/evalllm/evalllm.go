@@ -57,8 +57,8 @@ func RequireLive(t testing.TB) {
 func requireLive(t skipper, getenv func(string) string) {
 	t.Helper()
 	if live, err := strconv.ParseBool(strings.TrimSpace(getenv(EnvLive))); !live || err != nil {
-		t.Skipf("skipping a test that calls a real LLM: set %s=1 (and %s) to run it, with -count=1 so go test does not replay a cached result",
-			EnvLive, llm.EnvAPIKey)
+		t.Skipf("skipping a test that calls a real LLM: set %s=1 (and %s or %s) to run it, with -count=1 so go test does not replay a cached result",
+			EnvLive, llm.EnvAPIKey, llm.EnvAnthropicAPIKey)
 	}
 }
 

@@ -42,7 +42,7 @@ func TestConfigSkipsOffline(t *testing.T) {
 		vars map[string]string
 		want string
 	}{
-		{nil, "set LASAGNA_LIVE=1 (and OPENAI_API_KEY)"},
+		{nil, "set LASAGNA_LIVE=1 (and OPENAI_API_KEY or ANTHROPIC_API_KEY)"},
 		{map[string]string{EnvLive: "0"}, "set LASAGNA_LIVE=1"},
 		{map[string]string{EnvLive: "1"}, "skipping a live LLM test: "},
 	} {
@@ -50,6 +50,18 @@ func TestConfigSkipsOffline(t *testing.T) {
 		if !f.skipped || !strings.Contains(f.msg, c.want) {
 			t.Errorf("%v: skipped %v with %q, want a skip saying %q", c.vars, f.skipped, f.msg, c.want)
 		}
+	}
+}
+
+func TestConfigLiveAnthropic(t *testing.T) {
+	f := call(func(f *fakeT) {
+		cfg := config(f, env(map[string]string{EnvLive: "1", "ANTHROPIC_API_KEY": "sk-ant-k", "MODEL_NAME": "claude-haiku-4-5"}))
+		if cfg.AnthropicAPIKey != "sk-ant-k" || !cfg.UsesAnthropic(cfg.Model) {
+			t.Errorf("config = %+v, want the Anthropic key from the environment", cfg)
+		}
+	})
+	if f.skipped || f.failed {
+		t.Errorf("live Anthropic config skipped or failed: %s", f.msg)
 	}
 }
 
