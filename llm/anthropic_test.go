@@ -169,3 +169,34 @@ func TestConfigFromEnvAnthropic(t *testing.T) {
 		t.Errorf("bad base URL: %v", err)
 	}
 }
+
+// TestAnthropicJSONInFence: the compatible endpoint ignores
+// response_format, so a JSON answer Claude wraps in a code fence is
+// unwrapped for a JSON call (and only for one).
+func TestAnthropicJSONInFence(t *testing.T) {
+	reply := "```json\n{\"verdict\": \"correct\"}\n```"
+	f := fixtures.NewFakeAnthropic(fixtures.FakeOpenAIOptions{Reply: func(fixtures.ChatCall) string { return reply }})
+	defer f.Close()
+	c := newClient(t, anthropicConfig(f))
+	req := ask("grade")
+	req.JSON = true
+	for _, tc := range []struct{ reply, want string }{
+		{"```json\n{\"verdict\": \"correct\"}\n```", `{"verdict": "correct"}`},
+		{"\n```\n{\"a\": 1}\n```\n", `{"a": 1}`},
+		{"```python\n{\"a\": 1}\n```", "```python\n{\"a\": 1}\n```"},
+		{"Here it is: ```json\n{}\n```", "Here it is: ```json\n{}\n```"},
+		{"```json\n[1]\n```", "```json\n[1]\n```"},
+	} {
+		reply = tc.reply
+		req.Messages[0].Content = tc.reply // a distinct request each time
+		resp, err := c.Chat(t.Context(), req)
+		if err != nil || resp.Content != tc.want {
+			t.Errorf("reply %q: content %q err %v, want %q", tc.reply, resp.Content, err, tc.want)
+		}
+	}
+	reply = "```json\n{}\n```"
+	plain := ask("prose")
+	if resp, err := c.Chat(t.Context(), plain); err != nil || resp.Content != reply {
+		t.Errorf("a non-JSON call is left alone: %q %v", resp.Content, err)
+	}
+}

@@ -221,9 +221,9 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 	}
 	// One code path for both providers: only the endpoint, and
 	// Anthropic's required answer cap, differ.
-	chat, base, maxTokens := c.chat, c.base, req.MaxTokens
+	chat, base, maxTokens, anthropic := c.chat, c.base, req.MaxTokens, false
 	if c.anthBase != "" && c.cfg.UsesAnthropic(model) {
-		chat, base = c.anth, c.anthBase
+		chat, base, anthropic = c.anth, c.anthBase, true
 		if maxTokens <= 0 {
 			maxTokens = AnthropicMaxTokens
 		}
@@ -300,8 +300,15 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 		}
 		// Server text may echo the key; mask it before it is cached,
 		// validated or returned.
+		content := msg.Content
+		if req.JSON && anthropic {
+			// Anthropic's compatible endpoint ignores response_format,
+			// and Claude may wrap the object it was asked for in a
+			// Markdown code fence; JSON mode's promise is kept here.
+			content = unfenceJSON(content)
+		}
 		resp = ChatResponse{
-			Content:         c.red.string(msg.Content),
+			Content:         c.red.string(content),
 			Model:           c.red.string(answered),
 			Usage:           Usage{out.Usage.PromptTokens, out.Usage.CompletionTokens, out.Usage.TotalTokens},
 			TemperatureSent: sendTemp,
@@ -658,4 +665,28 @@ func isTemperatureRejection(err error) bool {
 	}
 	m := strings.ToLower(apiErr.Message)
 	return strings.Contains(m, "temperature") && (strings.Contains(m, "unsupported") || strings.Contains(m, "not support") || strings.Contains(m, "deprecated"))
+}
+
+// unfenceJSON returns the JSON object inside a Markdown code fence
+// ("```json\n{…}\n```" or "```\n{…}\n```") when s is exactly one such
+// block, and s unchanged otherwise.
+func unfenceJSON(s string) string {
+	t := strings.TrimSpace(s)
+	rest, ok := strings.CutPrefix(t, "```")
+	if !ok {
+		return s
+	}
+	body, ok := strings.CutSuffix(rest, "```")
+	if !ok {
+		return s
+	}
+	lang, inner, ok := strings.Cut(body, "\n")
+	if !ok || (strings.TrimSpace(lang) != "" && !strings.EqualFold(strings.TrimSpace(lang), "json")) {
+		return s
+	}
+	inner = strings.TrimSpace(inner)
+	if !strings.HasPrefix(inner, "{") || strings.Contains(inner, "```") {
+		return s
+	}
+	return inner
 }

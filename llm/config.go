@@ -114,9 +114,10 @@ type Config struct {
 	// every program that makes an LLM call, whereas the endpoint adds no
 	// module and keeps one code path for retries, the temperature rule,
 	// rate limits, the cache, redaction and cost. What the endpoint
-	// ignores (response_format, seed) lasagna does not rely on: JSON
-	// answers are checked by ChatRequest.Validate and retried when
-	// malformed.
+	// ignores (response_format, seed) lasagna does not rely on: a JSON
+	// call's answer wrapped in a Markdown code fence is unwrapped, and
+	// callers check JSON answers (ChatRequest.Validate retries them when
+	// malformed).
 	AnthropicAPIKey string
 	// AnthropicBaseURL is Anthropic's API root as its SDKs read it from
 	// ANTHROPIC_BASE_URL (a gateway or a test server); "" means
