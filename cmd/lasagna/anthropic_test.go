@@ -30,9 +30,11 @@ func anthropicOnly(t *testing.T, reply func(fixtures.ChatCall) string) *fixtures
 }
 
 // TestBenchmarkRunOnAnthropic: generation and the judge run on Claude
-// models with only ANTHROPIC_API_KEY set, at temperature 0, priced.
+// models with only ANTHROPIC_API_KEY set, at temperature 0, priced, with
+// the JSON answers wrapped in code fences (the endpoint ignores
+// response_format).
 func TestBenchmarkRunOnAnthropic(t *testing.T) {
-	f := anthropicOnly(t, judgeEverything)
+	f := anthropicOnly(t, func(c fixtures.ChatCall) string { return "```json\n" + judgeEverything(c) + "\n```" })
 	bundle := filepath.Join(t.TempDir(), "b.json")
 	out, errOut, code := runCLI(t, "benchmark", "run", "../../examples/data/faq.jsonl", "--profile", "closed-book",
 		"--model", "claude-haiku-4-5", "--judge-model", "claude-sonnet-4-5", "--n-samples", "4", "-o", bundle)
