@@ -67,7 +67,10 @@ call a chat model: the generator and the judge use --model (or MODEL_NAME)
 unless the sweep names their models; --judge-model picks another judge.
 They answer with temperature 0, and each query's answer is scored by exact
 match and token F1 and by the LLM judge (judge_correctness, and
-groundedness when the generator saw passages).
+groundedness when the generator saw passages). Claude models
+(--model claude-...) are called at Anthropic with ANTHROPIC_API_KEY.
+LASAGNA_LLM_TIMEOUT (per attempt, e.g. 30s) and LASAGNA_LLM_RETRIES (0
+disables) bound each LLM call.
 
 Finished queries are journalled as they complete; after an interruption,
 run the same command with --resume to keep them and run only the rest.

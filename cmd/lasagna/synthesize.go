@@ -51,8 +51,9 @@ hold fewer than --n rows.
 
 --dry-run prints the plan (documents, passages, questions of each type, LLM
 calls) and a token estimate, calls no LLM and writes nothing. Otherwise an
-OpenAI-compatible endpoint is needed: OPENAI_API_KEY (and OPENAI_BASE_URL for
-another server than OpenAI's), and --model or MODEL_NAME. The same folder, seed
+LLM is needed: OPENAI_API_KEY (and OPENAI_BASE_URL for another server than
+OpenAI's) or ANTHROPIC_API_KEY (Claude models), and --model or MODEL_NAME;
+LASAGNA_LLM_TIMEOUT and LASAGNA_LLM_RETRIES bound each call. The same folder, seed
 and model give the same plan and the same prompts; answers are cached under
 $LASAGNA_CACHE_DIR/llm.
 
