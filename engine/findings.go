@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/lasagna-go/lasagna"
-	"github.com/lasagna-go/lasagna/metrics"
+	"github.com/lasagna-go/lasagna/results"
 )
 
 // maxListed is how many ids a finding names before "and N more".
@@ -99,9 +99,8 @@ func findings(rep *Report) []lasagna.Finding {
 			out = append(out, lasagna.Finding{Code: lasagna.SingleRun, Where: c.Where(),
 				Detail: "an LLM sampled and each query ran once"})
 		}
-		if n := scoredQueries(c); n > 0 && n < metrics.SmallSampleN {
-			out = append(out, lasagna.Finding{Code: lasagna.SmallSample, Where: c.Where(),
-				Detail: fmt.Sprintf("%d scored queries; confidence intervals need at least %d", n, metrics.SmallSampleN)})
+		if f, ok := results.SmallSampleFinding(c.Where(), scoredQueries(c)); ok {
+			out = append(out, f)
 		}
 	}
 	return out
