@@ -75,7 +75,7 @@ func resultsMerge(w io.Writer, paths []string, out string) error {
 		shards = append(shards, b)
 	}
 	if refused > 0 {
-		return problems(fmt.Errorf("results merge: %d of %d %s invalid (see above); nothing written", refused, len(paths), resultsPlural(len(paths), "bundle is", "bundles are")))
+		return problems(fmt.Errorf("results merge: %d of the %d bundles failed validation (see above); nothing written", refused, len(paths)))
 	}
 	merged, err := results.Merge(shards, paths)
 	if err != nil {
