@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -97,11 +98,6 @@ func (e *MergeError) Error() string {
 	return "cannot merge the shards:\n  " + strings.Join(e.Problems, "\n  ")
 }
 
-// perQueryCodes are the warnings whose details count queries: a shard's
-// line cannot stand for the merged run, so Merge recomputes SMALL_SAMPLE
-// and refuses to guess the others when the shards' lines differ.
-var perQueryCodes = []lasagna.Code{lasagna.OutsideCorpusIDs, lasagna.UnresolvedJudgeAlias}
-
 // Merge joins bundles of one plan run as shards (LASAGNA_SHARD=i/n, or
 // `benchmark run --shard i/n`) into the bundle the unsharded run writes,
 // byte for byte. names name the shards in messages (nil means "shard 1",
@@ -120,8 +116,10 @@ var perQueryCodes = []lasagna.Code{lasagna.OutsideCorpusIDs, lasagna.UnresolvedJ
 //
 // The merged rows are sorted by query id (SortRows) and every aggregate is
 // recomputed from them with the recorded seed (Aggregate); the shards' own
-// aggregates are never averaged. Integrity warnings are unioned and
-// SMALL_SAMPLE is recomputed from the merged rows. Merging one complete
+// aggregates are never averaged. Integrity warnings are unioned, except
+// those that count queries: SMALL_SAMPLE is recomputed from the merged rows,
+// and the shards' OUTSIDE_CORPUS_IDS and UNRESOLVED_JUDGE_ALIAS lines are
+// recombined (a line that does not parse is refused). Merging one complete
 // bundle returns it unchanged.
 func Merge(shards []*Bundle, names []string) (*Bundle, error) {
 	if len(shards) == 0 {
@@ -254,28 +252,63 @@ func Merge(shards []*Bundle, names []string) (*Bundle, error) {
 	}
 
 	// Warnings: the union of the shards', but SMALL_SAMPLE is recomputed
-	// from the merged rows and a per-query count that differs between
-	// shards cannot be recombined.
-	lines := map[string][]int{} // line → shards holding it
-	var order []string
-	for i, s := range shards {
+	// from the merged rows, and the lines that count queries
+	// (OUTSIDE_CORPUS_IDS, UNRESOLVED_JUDGE_ALIAS) are recombined.
+	perQuery := map[string][]string{} // what a line is about → the shards' lines
+	var perQueryOrder []string
+	for _, s := range shards {
 		for _, w := range s.Integrity.Warnings {
-			if f, ok := ParseFinding(w); ok && f.Code == lasagna.SmallSample {
+			f, _ := ParseFinding(w)
+			key := ""
+			switch f.Code {
+			case lasagna.SmallSample:
+				continue
+			case lasagna.OutsideCorpusIDs:
+				key = f.Where
+			case lasagna.UnresolvedJudgeAlias:
+				if m := aliasRE.FindStringSubmatch(w); m != nil {
+					key = m[1] + "#" + m[3]
+				} else {
+					key = w
+				}
+			default:
+				if !slices.Contains(out.Integrity.Warnings, w) {
+					out.Integrity.Warnings = append(out.Integrity.Warnings, w)
+				}
 				continue
 			}
-			if _, seen := lines[w]; !seen {
-				order = append(order, w)
+			if _, seen := perQuery[key]; !seen {
+				perQueryOrder = append(perQueryOrder, key)
 			}
-			lines[w] = append(lines[w], i)
+			perQuery[key] = append(perQuery[key], w)
 		}
 	}
-	for _, w := range order {
-		f, _ := ParseFinding(w)
-		if slices.Contains(perQueryCodes, f.Code) && len(lines[w]) != len(shards) {
-			addf("%s at %s counts queries and differs between the shards (%s holds %q); merge cannot recompute it: run that arm unsharded", f.Code, f.Where, name(lines[w][0]), w)
+	for _, key := range perQueryOrder {
+		lines := perQuery[key]
+		f, _ := ParseFinding(lines[0])
+		line, ok := "", false
+		if f.Code == lasagna.OutsideCorpusIDs {
+			// Of the lists of every query that ran, in any shard.
+			ranked := 0
+			for _, r := range out.Results {
+				if r.BenchmarkName+"/"+r.ConfigName != f.Where {
+					continue
+				}
+				for _, row := range r.PerSampleScores {
+					if row.Error == "" {
+						ranked++
+					}
+				}
+			}
+			line, ok = recombineOutside(f.Where, lines, ranked)
+		} else {
+			line, ok = recombineAlias(lines)
+		}
+		if !ok {
+			addf("%s at %s: cannot recombine the shards' lines into the unsharded run's (%q): run that arm unsharded", f.Code, f.Where, lines[0])
 			continue
 		}
-		out.Integrity.Warnings = append(out.Integrity.Warnings, w)
+		out.Integrity.Warnings = append(out.Integrity.Warnings, line)
 	}
 	for _, r := range out.Results {
 		scored := 0
@@ -455,4 +488,108 @@ func sortIntegrity(b *Bundle) {
 	}
 	slices.SortFunc(b.Integrity.Warnings, less)
 	slices.SortFunc(b.Integrity.Blocking, less)
+}
+
+// OutsideList is one ranked list that held N ids outside the benchmark's
+// corpus.
+type OutsideList struct {
+	QueryID string
+	N       int
+}
+
+// outsideListed is how many lists an OUTSIDE_CORPUS_IDS line names.
+const outsideListed = 5
+
+// OutsideCorpusFinding returns the OUTSIDE_CORPUS_IDS finding of the arm at
+// where: lists are its ranked lists that held ids outside the corpus of
+// corpus documents, of rankedLists lists in all. The first lists in query
+// id order are named, so that Merge can recombine the shards' lines into
+// the unsharded run's.
+func OutsideCorpusFinding(where string, lists []OutsideList, rankedLists, corpus int) lasagna.Finding {
+	lists = slices.Clone(lists)
+	slices.SortFunc(lists, func(a, b OutsideList) int { return strings.Compare(a.QueryID, b.QueryID) })
+	ids := 0
+	for _, l := range lists {
+		ids += l.N
+	}
+	return outsideFinding(where, len(lists), rankedLists, corpus, ids, lists[:min(len(lists), outsideListed)])
+}
+
+func outsideFinding(where string, n, rankedLists, corpus, ids int, first []OutsideList) lasagna.Finding {
+	items := make([]string, len(first))
+	for i, l := range first {
+		items[i] = fmt.Sprintf("%s (%d)", l.QueryID, l.N)
+	}
+	named := strings.Join(items, ", ")
+	if n > len(first) {
+		named += fmt.Sprintf(" and %d more", n-len(first))
+	}
+	return lasagna.Finding{Code: lasagna.OutsideCorpusIDs, Where: where,
+		Detail: fmt.Sprintf("%d of %d ranked lists hold ids outside the benchmark's corpus of %d documents (%d ids in all), scored as non-relevant: %s",
+			n, rankedLists, corpus, ids, named)}
+}
+
+var (
+	outsideRE = regexp.MustCompile(`^(\d+) of (\d+) ranked lists hold ids outside the benchmark's corpus of (\d+) documents \((\d+) ids in all\), scored as non-relevant: (.*?)(?: and \d+ more)?(?: \(fix: .*\))?$`)
+	itemRE    = regexp.MustCompile(`^(.*) \((\d+)\)$`)
+)
+
+// recombineOutside joins the shards' OUTSIDE_CORPUS_IDS lines about one
+// arm, which ran ranked lists in all, into the line of the unsharded run;
+// ok is false when a line does not parse (a query id holding ", " cannot be
+// split back).
+func recombineOutside(where string, lines []string, ranked int) (line string, ok bool) {
+	var n, corpus, ids int
+	var first []OutsideList
+	for i, l := range lines {
+		f, _ := ParseFinding(l)
+		m := outsideRE.FindStringSubmatch(f.Detail)
+		if m == nil {
+			return "", false
+		}
+		v := make([]int, 4)
+		for j := range v {
+			v[j], _ = strconv.Atoi(m[j+1])
+		}
+		if i > 0 && v[2] != corpus {
+			return "", false
+		}
+		n, corpus, ids = n+v[0], v[2], ids+v[3]
+		items := strings.Split(m[5], ", ")
+		if len(items) != min(v[0], outsideListed) {
+			return "", false
+		}
+		for _, it := range items {
+			im := itemRE.FindStringSubmatch(it)
+			if im == nil {
+				return "", false
+			}
+			k, _ := strconv.Atoi(im[2])
+			first = append(first, OutsideList{QueryID: im[1], N: k})
+		}
+	}
+	slices.SortFunc(first, func(a, b OutsideList) int { return strings.Compare(a.QueryID, b.QueryID) })
+	return outsideFinding(where, n, ranked, corpus, ids, first[:min(len(first), outsideListed)]).String(), true
+}
+
+// aliasRE splits an UNRESOLVED_JUDGE_ALIAS line around its query count.
+var aliasRE = regexp.MustCompile(`^(UNRESOLVED_JUDGE_ALIAS at .*?: judge model ".*?" is an alias; the server answered )(\d+)( queries as .*)$`)
+
+// recombineAlias joins the shards' UNRESOLVED_JUDGE_ALIAS lines about one
+// arm and one answered model by adding their counts.
+func recombineAlias(lines []string) (string, bool) {
+	var head, tail string
+	total := 0
+	for _, l := range lines {
+		m := aliasRE.FindStringSubmatch(l)
+		if m == nil {
+			return "", false
+		}
+		n, err := strconv.Atoi(m[2])
+		if err != nil {
+			return "", false
+		}
+		head, tail, total = m[1], m[3], total+n
+	}
+	return head + strconv.Itoa(total) + tail, true
 }

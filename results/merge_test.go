@@ -3,6 +3,7 @@ package results
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -255,15 +256,60 @@ func TestMergeRefusesTamperedShards(t *testing.T) {
 	}
 }
 
-func TestMergeRefusesUnrecombinableWarnings(t *testing.T) {
-	parts := thirds(t, wholeRun(t))
-	parts[0].Integrity.Add(lasagna.Finding{Code: lasagna.OutsideCorpusIDs, Where: "local/faq@0123456789ab/bm25", Detail: "1 of 7 ranked lists hold ids outside the corpus"})
-	if err := Finalize(parts[0]); err != nil {
+// TestMergeRecombinesPerQueryWarnings: OUTSIDE_CORPUS_IDS and
+// UNRESOLVED_JUDGE_ALIAS count queries; the shards' lines recombine into
+// the unsharded run's.
+func TestMergeRecombinesPerQueryWarnings(t *testing.T) {
+	where := "local/faq@0123456789ab/dense"
+	// Queries 1, 2, 4, 5, 7, 8 and 13 (indexes) held outside ids.
+	outside := map[int]int{1: 2, 2: 1, 4: 3, 5: 1, 7: 1, 8: 2, 13: 4}
+	raise := func(b *Bundle, keep func(i int) bool) {
+		var lists []OutsideList
+		answered, ranked := 0, 0
+		for i := range 20 {
+			if !keep(i) {
+				continue
+			}
+			ranked++
+			answered++
+			if n, ok := outside[i]; ok {
+				lists = append(lists, OutsideList{QueryID: b.Results[1].PerSampleScores[0].QueryID[:1] + fmt.Sprintf("%02d", i+1), N: n})
+			}
+		}
+		if len(lists) > 0 {
+			b.Integrity.Add(OutsideCorpusFinding(where, lists, ranked, 50))
+		}
+		b.Integrity.Add(lasagna.Finding{Code: lasagna.UnresolvedJudgeAlias, Where: where,
+			Detail: fmt.Sprintf("judge model %q is an alias; the server answered %d queries as %q; request %q to pin it", "gpt-4o", answered, "gpt-4o-2024-08-06", "gpt-4o-2024-08-06")})
+		if err := Finalize(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	whole := wholeRun(t)
+	raise(whole, func(int) bool { return true })
+	want := encode(t, whole)
+	if !strings.Contains(string(want), "7 of 20 ranked lists hold ids outside the benchmark's corpus of 50 documents (14 ids in all), scored as non-relevant: q02 (2), q03 (1), q05 (3), q06 (1), q08 (1) and 2 more") {
+		t.Fatalf("the whole run's line is not the one this test expects:\n%s", want)
+	}
+	parts := thirds(t, decode(t, want))
+	for i, p := range parts {
+		p.Integrity.Warnings = slices.DeleteFunc(p.Integrity.Warnings, func(w string) bool {
+			return strings.HasPrefix(w, "OUTSIDE_CORPUS_IDS") || strings.HasPrefix(w, "UNRESOLVED_JUDGE_ALIAS")
+		})
+		raise(p, func(j int) bool { return j%3 == i })
+	}
+	merged, err := Merge(parts, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
-	_, err := Merge(parts, nil)
-	if err == nil || !strings.Contains(err.Error(), "OUTSIDE_CORPUS_IDS at local/faq@0123456789ab/bm25 counts queries and differs between the shards (shard 1 holds") {
-		t.Errorf("Merge: %v", err)
+	if got := encode(t, merged); !bytes.Equal(got, want) {
+		t.Errorf("merged warnings:\n%q\nwant\n%q", merged.Integrity.Warnings, whole.Integrity.Warnings)
+	}
+	// A line that does not parse is refused, never passed on with a
+	// shard's counts.
+	parts[0].Integrity.Warnings = append(parts[0].Integrity.Warnings, "OUTSIDE_CORPUS_IDS at "+where+": some lists")
+	if _, err := Merge(parts, nil); err == nil || !strings.Contains(err.Error(), "OUTSIDE_CORPUS_IDS at "+where+": cannot recombine the shards' lines") {
+		t.Errorf("Merge with a garbled line: %v", err)
 	}
 }
 
