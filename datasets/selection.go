@@ -1,8 +1,6 @@
 package datasets
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -12,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/sampleid"
 )
 
 // DefaultSeed is the sampling seed used when Selection.Seed is nil.
@@ -114,14 +113,7 @@ func Select(b *lasagna.Benchmark, s Selection) (*lasagna.Benchmark, SampleInfo, 
 
 // SampleDigest returns the sha256 hex of ids (which must be sorted), each
 // followed by "\n": the sample_id_digest of a bundle.
-func SampleDigest(sortedIDs []string) string {
-	h := sha256.New()
-	for _, id := range sortedIDs {
-		h.Write([]byte(id))
-		h.Write([]byte{'\n'})
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
+func SampleDigest(sortedIDs []string) string { return sampleid.Digest(sortedIDs) }
 
 func filterMatch(have, want any) bool {
 	switch w := want.(type) {

@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 
 	"github.com/lasagna-go/lasagna"
-	"github.com/lasagna-go/lasagna/metrics"
 	"github.com/lasagna-go/lasagna/results"
 )
 
@@ -46,6 +44,7 @@ func (rep *Report) Bundle(o BundleOptions) (*results.Bundle, error) {
 			Environment:    results.CurrentEnvironment(o.LasagnaVersion),
 			NothingSamples: true,
 			Determinism:    det,
+			StatsSeed:      seed,
 		},
 		Configs:   []results.Config{},
 		Results:   []results.Result{},
@@ -60,7 +59,11 @@ func (rep *Report) Bundle(o BundleOptions) (*results.Bundle, error) {
 			b.Experiment.NothingSamples = false
 		}
 		b.Configs = append(b.Configs, cellConfig(c, varied[c.Bench.Benchmark]))
-		b.Results = append(b.Results, cellResult(c, seed))
+		r, err := cellResult(c, seed)
+		if err != nil {
+			return nil, err
+		}
+		b.Results = append(b.Results, r)
 	}
 	for _, f := range rep.Findings {
 		b.Integrity.Add(f)
@@ -155,14 +158,13 @@ func strPtr(v any) *string {
 	return &s
 }
 
-func cellResult(c *Cell, seed uint64) results.Result {
+func cellResult(c *Cell, seed uint64) (results.Result, error) {
 	res := results.Result{
 		BenchmarkName: c.Bench.Benchmark.Name,
 		ConfigName:    c.Arm.Name,
 		Metrics:       map[string]float64{},
 		MetricStats:   map[string]results.MetricStat{},
 	}
-	per := map[string][]float64{}
 	for _, r := range c.Queries {
 		row := results.Sample{QueryID: r.Query.ID}
 		if r.Err != nil {
@@ -187,20 +189,16 @@ func cellResult(c *Cell, seed uint64) results.Result {
 		}
 		if r.Scores != nil {
 			row.Scores = r.Scores
-			for name, v := range r.Scores {
-				per[name] = append(per[name], v)
-			}
 		}
 		res.PerSampleScores = append(res.PerSampleScores, row)
 	}
-	names := slices.Collect(maps.Keys(per))
-	sort.Strings(names)
-	for _, name := range names {
-		s := metrics.Summarize(per[name], metrics.BootstrapOptions{Seed: seed})
-		res.Metrics[name] = s.Mean
-		res.MetricStats[name] = results.MetricStat{N: s.N, Mean: s.Mean, CILow: s.Lo, CIHigh: s.Hi, Level: 0.95}
+	// Rows in query id order, and the intervals bootstrapped over them in
+	// that order, so that the merge of any sharding gives these bytes.
+	results.SortRows(res.PerSampleScores)
+	if err := results.Aggregate(&res, results.StatsOptions{Seed: seed}); err != nil {
+		return res, err
 	}
-	return res
+	return res, nil
 }
 
 // Where returns "benchmark/arm/query" for a query of c.

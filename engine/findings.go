@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/lasagna-go/lasagna"
-	"github.com/lasagna-go/lasagna/metrics"
+	"github.com/lasagna-go/lasagna/results"
 )
 
 // maxListed is how many ids a finding names before "and N more".
@@ -53,9 +53,10 @@ func findings(rep *Report) []lasagna.Finding {
 			}
 			out = append(out, lasagna.Finding{Code: lasagna.PartialCorpus, Where: c.Where(), Detail: detail})
 		}
-		var failed, dup, unknown, outside []string
+		var failed, dup, unknown []string
+		var outside []results.OutsideList
 		var firstErr error
-		outsideIDs, lists := 0, 0
+		lists := 0
 		for i := range c.Queries {
 			r := &c.Queries[i]
 			if r.Err != nil {
@@ -72,8 +73,7 @@ func findings(rep *Report) []lasagna.Finding {
 				unknown = append(unknown, fmt.Sprintf("%s (%q)", r.Query.ID, r.Unknown))
 			}
 			if r.Outside > 0 {
-				outside = append(outside, fmt.Sprintf("%s (%d)", r.Query.ID, r.Outside))
-				outsideIDs += r.Outside
+				outside = append(outside, results.OutsideList{QueryID: r.Query.ID, N: r.Outside})
 			}
 			lists++ // the ranked lists of the queries that ran
 		}
@@ -90,18 +90,15 @@ func findings(rep *Report) []lasagna.Finding {
 				Detail: fmt.Sprintf("%d ranked lists hold ids missing from the corpus of %d documents: %s", len(unknown), len(b.Corpus), list(unknown))})
 		}
 		if len(outside) > 0 {
-			out = append(out, lasagna.Finding{Code: lasagna.OutsideCorpusIDs, Where: c.Where(),
-				Detail: fmt.Sprintf("%d of %d ranked lists hold ids outside the benchmark's corpus of %d documents (%d ids in all), scored as non-relevant: %s",
-					len(outside), lists, len(b.Corpus), outsideIDs, list(outside))})
+			out = append(out, results.OutsideCorpusFinding(c.Where(), outside, lists, len(b.Corpus)))
 		}
 		out = append(out, judgeFindings(c)...)
 		if c.Arm.Samples || c.Arm.Judge != nil {
 			out = append(out, lasagna.Finding{Code: lasagna.SingleRun, Where: c.Where(),
 				Detail: "an LLM sampled and each query ran once"})
 		}
-		if n := scoredQueries(c); n > 0 && n < metrics.SmallSampleN {
-			out = append(out, lasagna.Finding{Code: lasagna.SmallSample, Where: c.Where(),
-				Detail: fmt.Sprintf("%d scored queries; confidence intervals need at least %d", n, metrics.SmallSampleN)})
+		if f, ok := results.SmallSampleFinding(c.Where(), scoredQueries(c)); ok {
+			out = append(out, f)
 		}
 	}
 	return out

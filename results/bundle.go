@@ -101,6 +101,12 @@ type Experiment struct {
 	// LLM; one run is then the whole answer and SINGLE_RUN is not raised.
 	NothingSamples bool        `json:"nothing_samples"`
 	Determinism    Determinism `json:"determinism"`
+	// StatsSeed seeds the percentile bootstrap (metrics' default number of
+	// resamples) of every metric_stats interval, computed over the rows in
+	// the order written, so the intervals can be recomputed from the rows
+	// (Merge does). Absent in bundles written before it was recorded; see
+	// Bundle.StatsOptions.
+	StatsSeed uint64 `json:"stats_seed,omitzero" jsonschema:"minimum=1,description=Seed of the bootstrap of every metric_stats interval; absent means 42"`
 }
 
 // Environment describes the software a run used. It never holds paths,

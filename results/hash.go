@@ -100,7 +100,8 @@ func runIDOfTree(v any) (string, error) {
 // Finalize prepares b for writing: it sets an empty schema_version to
 // SchemaVersion and an empty metrics_version to MetricsVersion, turns nil
 // required lists and maps into empty ones (so they are written as [] and
-// {}), sets every config's comparability_key and then the run_id. It fails
+// {}), sets every config's comparability_key, puts the integrity lines in
+// their canonical order and then sets the run_id. It fails
 // when a value cannot be written as JSON (NaN or an infinity).
 func Finalize(b *Bundle) error {
 	if b.SchemaVersion == "" {
@@ -141,6 +142,7 @@ func Finalize(b *Bundle) error {
 			r.Metrics = map[string]float64{}
 		}
 	}
+	sortIntegrity(b)
 	b.RunID = ""
 	data, err := marshal(b)
 	if err != nil {

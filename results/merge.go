@@ -2,10 +2,16 @@ package results
 
 import (
 	"fmt"
+	"maps"
+	"math"
+	"reflect"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	lasagna "github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/sampleid"
 	"github.com/lasagna-go/lasagna/metrics"
 )
 
@@ -13,12 +19,28 @@ import (
 // metrics' defaults (10000 resamples, seed 0, 95%).
 type StatsOptions = metrics.BootstrapOptions
 
+// DefaultStatsSeed is the bootstrap seed of a bundle that records none
+// (experiment.stats_seed absent): the seed the engine uses by default.
+const DefaultStatsSeed = 42
+
+// StatsOptions returns how b's metric_stats intervals are computed: with
+// experiment.stats_seed (DefaultStatsSeed when absent), metrics' default
+// number of resamples and level.
+func (b *Bundle) StatsOptions() StatsOptions {
+	seed := b.Experiment.StatsSeed
+	if seed == 0 {
+		seed = DefaultStatsSeed
+	}
+	return StatsOptions{Seed: seed}
+}
+
 // Aggregate recomputes r.Metrics and r.MetricStats from
 // r.PerSampleScores: each metric's value is the mean over the rows that
 // have a score for it and no error, and its stats hold n, that mean and
-// the bootstrap confidence interval. A metric of r.Metrics that no row
-// scores cannot be recomputed, and Aggregate fails naming it rather than
-// dropping it.
+// the bootstrap confidence interval over those scores in row order. A
+// metric of r.Metrics that no row scores cannot be recomputed, and
+// Aggregate fails naming it rather than dropping it. The engine computes
+// every bundle's aggregates with it, and Merge recomputes them with it.
 func Aggregate(r *Result, o StatsOptions) error {
 	scores := map[string][]float64{}
 	for _, row := range r.PerSampleScores {
@@ -48,8 +70,26 @@ func Aggregate(r *Result, o StatsOptions) error {
 	return nil
 }
 
-// MergeError is why Merge refused its shards: every overlap and mismatch
-// found, one per line.
+// SortRows sorts per-query rows by query id, byte-wise: the order in which
+// the engine writes a result's rows and Merge joins shards, so that a
+// merged bundle equals the unsharded one.
+func SortRows(rows []Sample) {
+	slices.SortStableFunc(rows, func(a, b Sample) int { return strings.Compare(a.QueryID, b.QueryID) })
+}
+
+// SmallSampleFinding returns the SMALL_SAMPLE finding of the arm at where
+// when it scored n queries, 0 < n < metrics.SmallSampleN; ok is false
+// otherwise. The engine raises it for a run and Merge for merged shards.
+func SmallSampleFinding(where string, n int) (f lasagna.Finding, ok bool) {
+	if n <= 0 || n >= metrics.SmallSampleN {
+		return lasagna.Finding{}, false
+	}
+	return lasagna.Finding{Code: lasagna.SmallSample, Where: where,
+		Detail: fmt.Sprintf("%d scored queries; confidence intervals need at least %d", n, metrics.SmallSampleN)}, true
+}
+
+// MergeError is why Merge refused its shards: every problem found, one per
+// line, each naming the shard.
 type MergeError struct {
 	Problems []string
 }
@@ -58,145 +98,498 @@ func (e *MergeError) Error() string {
 	return "cannot merge the shards:\n  " + strings.Join(e.Problems, "\n  ")
 }
 
-// Merge joins bundles of one plan run as shards (LASAGNA_SHARD=i/n) into
-// one bundle. The shards must agree on metrics_version, the experiment and
-// the configs (same arms, same comparability keys); their per-query rows are
-// unioned and sorted by query id, and a query of one arm in two shards is
-// an overlap. Any mismatch or overlap makes Merge fail with a *MergeError
-// naming each one.
+// Merge joins bundles of one plan run as shards (LASAGNA_SHARD=i/n, or
+// `benchmark run --shard i/n`) into the bundle the unsharded run writes,
+// byte for byte. names name the shards in messages (nil means "shard 1",
+// …).
 //
-// Gaps Merge can see are recorded as MISSING_RESULTS in the merged
-// integrity.blocking: an arm with no row in any shard, and an arm with fewer
-// rows than held_fixed.n_samples; Merge also returns them. Integrity lines of the shards are
-// unioned. Aggregate metrics are recomputed from the merged per-query scores
-// (see Aggregate; a shard's own aggregates are not averaged), and the hashes
-// are recomputed by Finalize.
-func Merge(shards []*Bundle, o StatsOptions) (*Bundle, []lasagna.Finding, error) {
+// Merge refuses, with a *MergeError naming the shard and the problem, each
+// of: a schema_version this release does not write (above SchemaVersion,
+// or not 1.x); a blocking integrity line; a comparability_key that does not
+// match its held_fixed; aggregates (metrics, metric_stats) that the
+// shard's own rows, bootstrapped with its recorded seed, do not give; a
+// metrics_version, submitter, experiment, set of configs, held_fixed
+// (naming each differing field) or varied levels that differ from the first
+// shard's; a query of one arm in two shards (an overlap); and an arm whose
+// merged query ids do not hash to held_fixed.sample_id_digest (a gap: a
+// shard is missing).
+//
+// The merged rows are sorted by query id (SortRows) and every aggregate is
+// recomputed from them with the recorded seed (Aggregate); the shards' own
+// aggregates are never averaged. Integrity warnings are unioned, except
+// those that count queries: SMALL_SAMPLE is recomputed from the merged rows,
+// and the shards' OUTSIDE_CORPUS_IDS and UNRESOLVED_JUDGE_ALIAS lines are
+// recombined (a line that does not parse is refused). Merging one complete
+// bundle returns it unchanged.
+func Merge(shards []*Bundle, names []string) (*Bundle, error) {
 	if len(shards) == 0 {
-		return nil, nil, fmt.Errorf("no shard to merge")
+		return nil, fmt.Errorf("no shard to merge")
+	}
+	name := func(i int) string {
+		if i < len(names) && names[i] != "" {
+			return names[i]
+		}
+		return fmt.Sprintf("shard %d", i+1)
 	}
 	var probs []string
+	addf := func(format string, args ...any) { probs = append(probs, fmt.Sprintf(format, args...)) }
+
+	for i, s := range shards {
+		if !mergeableVersion(s.SchemaVersion) {
+			addf("%s: schema_version %q is not one this release writes (1.0 to %s): merge it with the release that wrote it", name(i), s.SchemaVersion, SchemaVersion)
+		}
+		for _, line := range s.Integrity.Blocking {
+			addf("%s: blocking integrity finding: %s", name(i), line)
+		}
+		for _, c := range s.Configs {
+			if key, err := ComparabilityKey(c.HeldFixed); err != nil || key != c.ComparabilityKey {
+				addf("%s: config %s/%s: comparability_key %s does not match its held_fixed (which hashes to %s): the shard was edited", name(i), c.Benchmark, c.Name, short(c.ComparabilityKey), short(key))
+			}
+		}
+		for ri := range s.Results {
+			r := &s.Results[ri]
+			if _, ok := s.Config(r.BenchmarkName, r.ConfigName); !ok {
+				addf("%s: a result names %s/%s, which no config describes", name(i), r.BenchmarkName, r.ConfigName)
+			}
+			for _, p := range aggregateProblems(r, s.StatsOptions()) {
+				addf("%s: %s", name(i), p)
+			}
+		}
+	}
+
 	first := shards[0]
+	firstArms := armNames(first)
+	for i, s := range shards[1:] {
+		n := i + 1
+		if s.SchemaVersion != first.SchemaVersion {
+			addf("%s has schema_version %q, %s %q", name(n), s.SchemaVersion, name(0), first.SchemaVersion)
+		}
+		if s.MetricsVersion != first.MetricsVersion {
+			addf("%s has metrics_version %q, %s %q", name(n), s.MetricsVersion, name(0), first.MetricsVersion)
+		}
+		if d := fieldDiff(s.Submitter, first.Submitter); len(d) > 0 {
+			addf("%s's submitter differs from %s's", name(n), name(0))
+		}
+		if d := fieldDiff(s.Experiment, first.Experiment); len(d) > 0 {
+			addf("%s's experiment differs from %s's in %s: shards of one run share the release, settings and seed", name(n), name(0), strings.Join(d, ", "))
+		}
+		if got := armNames(s); !slices.Equal(got, firstArms) {
+			addf("%s's configs (%s) differ from %s's (%s): shards of one run share every arm", name(n), strings.Join(got, ", "), name(0), strings.Join(firstArms, ", "))
+			continue
+		}
+		for ci, c := range s.Configs {
+			fc := first.Configs[ci]
+			where := c.Benchmark + "/" + c.Name
+			if d := fieldDiff(c.HeldFixed, fc.HeldFixed); len(d) > 0 {
+				addf("%s: held_fixed of %s differs from %s's in %s: shards of one run hold the same settings fixed", name(n), where, name(0), strings.Join(d, ", "))
+			} else if c.ComparabilityKey != fc.ComparabilityKey {
+				addf("%s: comparability_key of %s differs from %s's", name(n), where, name(0))
+			}
+			if d := fieldDiff(c.VariedDimensions, fc.VariedDimensions); len(d) > 0 {
+				addf("%s: varied_dimensions of %s differ from %s's", name(n), where, name(0))
+			}
+			if d := fieldDiff(c.VariedLevels, fc.VariedLevels); len(d) > 0 {
+				addf("%s: varied_levels of %s differ from %s's in %s", name(n), where, name(0), strings.Join(d, ", "))
+			}
+		}
+	}
+	if len(probs) > 0 {
+		return nil, &MergeError{Problems: probs}
+	}
+
+	type armKey struct{ bench, name string }
+	owner := map[armKey]map[string]int{} // query id → shard index
+	rows := map[armKey][]Sample{}
 	out := &Bundle{
-		SchemaVersion:  SchemaVersion,
+		SchemaVersion:  first.SchemaVersion,
 		MetricsVersion: first.MetricsVersion,
 		Submitter:      first.Submitter,
 		Experiment:     first.Experiment,
 		Configs:        slices.Clone(first.Configs),
 	}
-	firstExp, _ := marshal(first.Experiment)
-	firstCfgs := configKeys(first)
-	for i, s := range shards[1:] {
-		n := i + 2
-		if s.MetricsVersion != first.MetricsVersion {
-			probs = append(probs, fmt.Sprintf("shard %d has metrics_version %q, shard 1 %q", n, s.MetricsVersion, first.MetricsVersion))
-		}
-		if exp, _ := marshal(s.Experiment); string(exp) != string(firstExp) {
-			probs = append(probs, fmt.Sprintf("shard %d's experiment (environment, components, determinism) differs from shard 1's: shards of one plan run with the same release and settings", n))
-		}
-		if got := configKeys(s); !slices.Equal(got, firstCfgs) {
-			probs = append(probs, fmt.Sprintf("shard %d's configs differ from shard 1's (%s vs %s): shards of one plan share every arm and comparability key", n, strings.Join(got, ", "), strings.Join(firstCfgs, ", ")))
-		}
-	}
-
-	type armKey struct{ bench, name string }
-	owner := map[armKey]map[string]int{} // query id → shard number
-	rows := map[armKey][]Sample{}
-	hasResult := map[armKey]bool{}
 	for i, s := range shards {
 		for _, r := range s.Results {
 			k := armKey{r.BenchmarkName, r.ConfigName}
-			hasResult[k] = true
 			if owner[k] == nil {
 				owner[k] = map[string]int{}
 			}
 			for _, row := range r.PerSampleScores {
 				if prev, dup := owner[k][row.QueryID]; dup {
-					probs = append(probs, fmt.Sprintf("overlap: %s/%s/%s is in shard %d and shard %d", k.bench, k.name, row.QueryID, prev, i+1))
+					addf("overlap: %s/%s/%s is in %s and in %s", k.bench, k.name, row.QueryID, name(prev), name(i))
 					continue
 				}
-				owner[k][row.QueryID] = i + 1
+				owner[k][row.QueryID] = i
 				rows[k] = append(rows[k], row)
 			}
 		}
-		for _, w := range s.Integrity.Warnings {
-			if !slices.Contains(out.Integrity.Warnings, w) {
-				out.Integrity.Warnings = append(out.Integrity.Warnings, w)
-			}
-		}
-		for _, b := range s.Integrity.Blocking {
-			if !slices.Contains(out.Integrity.Blocking, b) {
-				out.Integrity.Blocking = append(out.Integrity.Blocking, b)
-			}
-		}
 	}
-	if len(probs) > 0 {
-		return nil, nil, &MergeError{Problems: probs}
-	}
-	var gaps []lasagna.Finding
+	stats := first.StatsOptions()
 	for _, c := range out.Configs {
 		k := armKey{c.Benchmark, c.Name}
 		where := c.Benchmark + "/" + c.Name
 		rs := rows[k]
+		SortRows(rs)
+		ids := make([]string, len(rs))
+		for i, row := range rs {
+			ids[i] = row.QueryID
+		}
 		switch {
-		case !hasResult[k] || len(rs) == 0:
-			gaps = append(gaps, lasagna.Finding{Code: lasagna.MissingResults, Where: where,
-				Detail: fmt.Sprintf("no shard of %d holds a row for this arm", len(shards))})
-		case int64(len(rs)) < c.HeldFixed.NSamples:
-			gaps = append(gaps, lasagna.Finding{Code: lasagna.MissingResults, Where: where,
-				Detail: fmt.Sprintf("the shards hold %d of the %d sampled queries", len(rs), c.HeldFixed.NSamples)})
+		case len(rs) == 0:
+			addf("gap: no shard holds a row of %s", where)
+			continue
+		case c.HeldFixed.NSamples > 0 && int64(len(rs)) != c.HeldFixed.NSamples:
+			addf("gap: the shards hold %d of the %d sampled queries of %s: a shard is missing", len(rs), c.HeldFixed.NSamples, where)
+			continue
+		case c.HeldFixed.SampleIDDigest != "" && sampleid.Digest(ids) != c.HeldFixed.SampleIDDigest:
+			addf("gap: the %d queries the shards hold of %s are not the sampled ones (their ids do not hash to held_fixed.sample_id_digest): a shard is missing", len(rs), where)
+			continue
 		}
-		if len(rs) == 0 {
-			continue // no result to recompute; MISSING_RESULTS says so
-		}
-		slices.SortStableFunc(rs, func(a, b Sample) int { return strings.Compare(a.QueryID, b.QueryID) })
 		r := Result{BenchmarkName: c.Benchmark, ConfigName: c.Name, PerSampleScores: rs}
-		for _, s := range shards {
-			if sr, ok := s.Result(c.Benchmark, c.Name); ok {
-				r.Metrics = mergeMetricNames(r.Metrics, sr.Metrics)
-			}
-		}
-		if err := Aggregate(&r, o); err != nil {
-			return nil, nil, err
+		if err := Aggregate(&r, stats); err != nil {
+			return nil, err
 		}
 		out.Results = append(out.Results, r)
 	}
+
+	// Warnings: the union of the shards', but SMALL_SAMPLE is recomputed
+	// from the merged rows, and the lines that count queries
+	// (OUTSIDE_CORPUS_IDS, UNRESOLVED_JUDGE_ALIAS) are recombined.
+	perQuery := map[string][]string{} // what a line is about → the shards' lines
+	var perQueryOrder []string
 	for _, s := range shards {
-		for _, r := range s.Results {
-			if _, ok := out.Config(r.BenchmarkName, r.ConfigName); !ok {
-				return nil, nil, &MergeError{Problems: []string{fmt.Sprintf("a result names %s/%s, which no config describes", r.BenchmarkName, r.ConfigName)}}
+		for _, w := range s.Integrity.Warnings {
+			f, _ := ParseFinding(w)
+			key := ""
+			switch f.Code {
+			case lasagna.SmallSample:
+				continue
+			case lasagna.OutsideCorpusIDs:
+				key = f.Where
+			case lasagna.UnresolvedJudgeAlias:
+				if m := aliasRE.FindStringSubmatch(w); m != nil {
+					key = m[1] + "#" + m[3]
+				} else {
+					key = w
+				}
+			default:
+				if !slices.Contains(out.Integrity.Warnings, w) {
+					out.Integrity.Warnings = append(out.Integrity.Warnings, w)
+				}
+				continue
+			}
+			if _, seen := perQuery[key]; !seen {
+				perQueryOrder = append(perQueryOrder, key)
+			}
+			perQuery[key] = append(perQuery[key], w)
+		}
+	}
+	for _, key := range perQueryOrder {
+		lines := perQuery[key]
+		f, _ := ParseFinding(lines[0])
+		line, ok := "", false
+		if f.Code == lasagna.OutsideCorpusIDs {
+			// Of the lists of every query that ran, in any shard.
+			ranked := 0
+			for _, r := range out.Results {
+				if r.BenchmarkName+"/"+r.ConfigName != f.Where {
+					continue
+				}
+				for _, row := range r.PerSampleScores {
+					if row.Error == "" {
+						ranked++
+					}
+				}
+			}
+			line, ok = recombineOutside(f.Where, lines, ranked)
+		} else {
+			line, ok = recombineAlias(lines)
+		}
+		if !ok {
+			addf("%s at %s: cannot recombine the shards' lines into the unsharded run's (%q): run that arm unsharded", f.Code, f.Where, lines[0])
+			continue
+		}
+		out.Integrity.Warnings = append(out.Integrity.Warnings, line)
+	}
+	for _, r := range out.Results {
+		scored := 0
+		for _, row := range r.PerSampleScores {
+			if len(row.Scores) > 0 {
+				scored++
 			}
 		}
+		if f, ok := SmallSampleFinding(r.BenchmarkName+"/"+r.ConfigName, scored); ok {
+			out.Integrity.Add(f)
+		}
 	}
-	for _, g := range gaps {
-		out.Integrity.Add(g)
+	if len(probs) > 0 {
+		return nil, &MergeError{Problems: probs}
 	}
 	if err := Finalize(out); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return out, gaps, nil
+	return out, nil
 }
 
-// mergeMetricNames adds the names of src to dst (values are recomputed).
-func mergeMetricNames(dst, src map[string]float64) map[string]float64 {
-	if dst == nil {
-		dst = map[string]float64{}
+// aggregateProblems reports where r's recorded aggregates differ from what
+// its own rows give under o (beyond 1e-12): an edited score or aggregate.
+func aggregateProblems(r *Result, o StatsOptions) []string {
+	where := r.BenchmarkName + "/" + r.ConfigName
+	c := Result{BenchmarkName: r.BenchmarkName, ConfigName: r.ConfigName, PerSampleScores: r.PerSampleScores,
+		Metrics: maps.Clone(r.Metrics)}
+	if err := Aggregate(&c, o); err != nil {
+		return []string{err.Error()}
 	}
-	for k := range src {
-		dst[k] = 0
+	var out []string
+	for _, m := range slices.Sorted(maps.Keys(c.Metrics)) {
+		want := c.MetricStats[m]
+		got, ok := r.Metrics[m]
+		if !ok {
+			out = append(out, fmt.Sprintf("%s: rows score %s but metrics has no value for it", where, m))
+			continue
+		}
+		if !near(got, want.Mean) {
+			out = append(out, fmt.Sprintf("%s: metrics.%s = %v, but its rows give %v: the shard was edited", where, m, got, want.Mean))
+		}
+		st, ok := r.MetricStats[m]
+		if !ok {
+			if len(r.MetricStats) > 0 {
+				out = append(out, fmt.Sprintf("%s: metric_stats has no entry for %s", where, m))
+			}
+			continue
+		}
+		if st.N != want.N || !near(st.Mean, want.Mean) || !near(st.CILow, want.CILow) || !near(st.CIHigh, want.CIHigh) {
+			out = append(out, fmt.Sprintf("%s: metric_stats.%s (n %d, mean %v, ci [%v, %v]) is not what its rows give with seed %d (n %d, mean %v, ci [%v, %v]): the shard was edited",
+				where, m, st.N, st.Mean, st.CILow, st.CIHigh, o.Seed, want.N, want.Mean, want.CILow, want.CIHigh))
+		}
 	}
-	return dst
+	return out
 }
 
-func configKeys(b *Bundle) []string {
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-12 }
+
+// mergeableVersion reports whether v is a 1.x schema version no later
+// than SchemaVersion: a bundle Merge can rewrite without dropping fields.
+func mergeableVersion(v string) bool {
+	if !versionRE.MatchString(v) {
+		return false
+	}
+	minor := func(s string) int {
+		n, _ := strconv.Atoi(strings.TrimPrefix(s, "1."))
+		return n
+	}
+	return minor(v) <= minor(SchemaVersion)
+}
+
+func short(key string) string { return key[:min(12, len(key))] }
+
+// armNames returns "benchmark/arm" of every config, in order.
+func armNames(b *Bundle) []string {
 	out := make([]string, len(b.Configs))
 	for i, c := range b.Configs {
-		key, err := ComparabilityKey(c.HeldFixed)
-		if err != nil {
-			key = "?"
-		}
-		out[i] = c.Benchmark + "/" + c.Name + "@" + key[:min(12, len(key))]
+		out[i] = c.Benchmark + "/" + c.Name
 	}
-	slices.Sort(out)
 	return out
+}
+
+// fieldDiff returns the JSON member paths (e.g. "n_samples",
+// "fixed_stages.retriever") at which a and b differ, sorted.
+func fieldDiff(a, b any) []string {
+	ta, tb := jsonTree(a), jsonTree(b)
+	var out []string
+	var walk func(path string, x, y any)
+	walk = func(path string, x, y any) {
+		mx, okx := x.(map[string]any)
+		my, oky := y.(map[string]any)
+		if !okx || !oky {
+			if !reflect.DeepEqual(x, y) {
+				out = append(out, path)
+			}
+			return
+		}
+		keys := slices.Sorted(maps.Keys(mx))
+		for k := range my {
+			if _, ok := mx[k]; !ok {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			walk(p, mx[k], my[k])
+		}
+	}
+	walk("", ta, tb)
+	if len(out) == 1 && out[0] == "" {
+		out[0] = "(value)"
+	}
+	return out
+}
+
+// jsonTree is v as its decoded JSON (objects as maps), or v itself when it
+// cannot be encoded.
+func jsonTree(v any) any {
+	data, err := marshal(v)
+	if err != nil {
+		return v
+	}
+	t, err := decodeTree(data)
+	if err != nil {
+		return v
+	}
+	return t
+}
+
+// sortIntegrity puts b's integrity lines in their canonical order, so that
+// a bundle's bytes do not depend on the order in which findings were
+// raised (a merge of shards meets them in another order than the run):
+// by the position of the config the line is about (a line about a whole
+// benchmark before its first arm's; a line about no config last), then by
+// the code's place in the catalogue, then by the line.
+func sortIntegrity(b *Bundle) {
+	codeRank := map[lasagna.Code]int{}
+	for i, info := range lasagna.Catalogue() {
+		codeRank[info.Code] = i
+	}
+	place := func(line string) (int, int) {
+		f, ok := ParseFinding(line)
+		if !ok {
+			return 2 * len(b.Configs), len(codeRank)
+		}
+		rank, known := codeRank[f.Code]
+		if !known {
+			rank = len(codeRank)
+		}
+		for i, c := range b.Configs {
+			arm := c.Benchmark + "/" + c.Name
+			if f.Where == arm || strings.HasPrefix(f.Where, arm+"/") {
+				return 2*i + 1, rank
+			}
+		}
+		for i, c := range b.Configs {
+			if f.Where == c.Benchmark {
+				return 2 * i, rank
+			}
+		}
+		return 2 * len(b.Configs), rank
+	}
+	less := func(x, y string) int {
+		px, rx := place(x)
+		py, ry := place(y)
+		if px != py {
+			return px - py
+		}
+		if rx != ry {
+			return rx - ry
+		}
+		return strings.Compare(x, y)
+	}
+	slices.SortFunc(b.Integrity.Warnings, less)
+	slices.SortFunc(b.Integrity.Blocking, less)
+}
+
+// OutsideList is one ranked list that held N ids outside the benchmark's
+// corpus.
+type OutsideList struct {
+	QueryID string
+	N       int
+}
+
+// outsideListed is how many lists an OUTSIDE_CORPUS_IDS line names.
+const outsideListed = 5
+
+// OutsideCorpusFinding returns the OUTSIDE_CORPUS_IDS finding of the arm at
+// where: lists are its ranked lists that held ids outside the corpus of
+// corpus documents, of rankedLists lists in all. The first lists in query
+// id order are named, so that Merge can recombine the shards' lines into
+// the unsharded run's.
+func OutsideCorpusFinding(where string, lists []OutsideList, rankedLists, corpus int) lasagna.Finding {
+	lists = slices.Clone(lists)
+	slices.SortFunc(lists, func(a, b OutsideList) int { return strings.Compare(a.QueryID, b.QueryID) })
+	ids := 0
+	for _, l := range lists {
+		ids += l.N
+	}
+	return outsideFinding(where, len(lists), rankedLists, corpus, ids, lists[:min(len(lists), outsideListed)])
+}
+
+func outsideFinding(where string, n, rankedLists, corpus, ids int, first []OutsideList) lasagna.Finding {
+	items := make([]string, len(first))
+	for i, l := range first {
+		items[i] = fmt.Sprintf("%s (%d)", l.QueryID, l.N)
+	}
+	named := strings.Join(items, ", ")
+	if n > len(first) {
+		named += fmt.Sprintf(" and %d more", n-len(first))
+	}
+	return lasagna.Finding{Code: lasagna.OutsideCorpusIDs, Where: where,
+		Detail: fmt.Sprintf("%d of %d ranked lists hold ids outside the benchmark's corpus of %d documents (%d ids in all), scored as non-relevant: %s",
+			n, rankedLists, corpus, ids, named)}
+}
+
+var (
+	outsideRE = regexp.MustCompile(`^(\d+) of (\d+) ranked lists hold ids outside the benchmark's corpus of (\d+) documents \((\d+) ids in all\), scored as non-relevant: (.*?)(?: and \d+ more)?(?: \(fix: .*\))?$`)
+	itemRE    = regexp.MustCompile(`^(.*) \((\d+)\)$`)
+)
+
+// recombineOutside joins the shards' OUTSIDE_CORPUS_IDS lines about one
+// arm, which ran ranked lists in all, into the line of the unsharded run;
+// ok is false when a line does not parse (a query id holding ", " cannot be
+// split back).
+func recombineOutside(where string, lines []string, ranked int) (line string, ok bool) {
+	var n, corpus, ids int
+	var first []OutsideList
+	for i, l := range lines {
+		f, _ := ParseFinding(l)
+		m := outsideRE.FindStringSubmatch(f.Detail)
+		if m == nil {
+			return "", false
+		}
+		v := make([]int, 4)
+		for j := range v {
+			v[j], _ = strconv.Atoi(m[j+1])
+		}
+		if i > 0 && v[2] != corpus {
+			return "", false
+		}
+		n, corpus, ids = n+v[0], v[2], ids+v[3]
+		items := strings.Split(m[5], ", ")
+		if len(items) != min(v[0], outsideListed) {
+			return "", false
+		}
+		for _, it := range items {
+			im := itemRE.FindStringSubmatch(it)
+			if im == nil {
+				return "", false
+			}
+			k, _ := strconv.Atoi(im[2])
+			first = append(first, OutsideList{QueryID: im[1], N: k})
+		}
+	}
+	slices.SortFunc(first, func(a, b OutsideList) int { return strings.Compare(a.QueryID, b.QueryID) })
+	return outsideFinding(where, n, ranked, corpus, ids, first[:min(len(first), outsideListed)]).String(), true
+}
+
+// aliasRE splits an UNRESOLVED_JUDGE_ALIAS line around its query count.
+var aliasRE = regexp.MustCompile(`^(UNRESOLVED_JUDGE_ALIAS at .*?: judge model ".*?" is an alias; the server answered )(\d+)( queries as .*)$`)
+
+// recombineAlias joins the shards' UNRESOLVED_JUDGE_ALIAS lines about one
+// arm and one answered model by adding their counts.
+func recombineAlias(lines []string) (string, bool) {
+	var head, tail string
+	total := 0
+	for _, l := range lines {
+		m := aliasRE.FindStringSubmatch(l)
+		if m == nil {
+			return "", false
+		}
+		n, err := strconv.Atoi(m[2])
+		if err != nil {
+			return "", false
+		}
+		head, tail, total = m[1], m[3], total+n
+	}
+	return head + strconv.Itoa(total) + tail, true
 }

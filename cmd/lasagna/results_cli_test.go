@@ -174,53 +174,6 @@ func TestResultsSignificanceCmd(t *testing.T) {
 	}
 }
 
-func TestResultsMergeCmd(t *testing.T) {
-	data, _ := os.ReadFile(golden("retrieval.json"))
-	dir := t.TempDir()
-	var shards []string
-	for i := range 2 {
-		b, _ := results.Unmarshal(data)
-		for r := range b.Results {
-			var rows []results.Sample
-			for j, row := range b.Results[r].PerSampleScores {
-				if j%2 == i {
-					rows = append(rows, row)
-				}
-			}
-			b.Results[r].PerSampleScores = rows
-			if err := results.Aggregate(&b.Results[r], results.StatsOptions{}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		p := filepath.Join(dir, []string{"shard1.json", "shard2.json"}[i])
-		if err := results.WriteFile(p, b); err != nil {
-			t.Fatal(err)
-		}
-		shards = append(shards, p)
-	}
-	out := filepath.Join(dir, "merged.json")
-	stdout, _, code := runResults(t, "merge", shards[0], shards[1], "-o", out)
-	if code != 0 || !strings.Contains(stdout, "merged 2 shards: 2 arms, 40 per-query rows") {
-		t.Fatalf("merge: exit %d\n%s", code, stdout)
-	}
-	if v, _, code := runResults(t, "validate", "--strict", out); code != 0 {
-		t.Errorf("merged bundle does not validate:\n%s", v)
-	}
-	// Overlap.
-	stdout, errOut, code := runResults(t, "merge", shards[0], shards[0], "-o", out)
-	if code != 1 || !strings.Contains(errOut, "overlap: local/faq@0123456789ab/bm25/q01 is in shard 1 and shard 2") {
-		t.Errorf("overlap: exit %d\n%s%s", code, stdout, errOut)
-	}
-	// Gap: one shard alone.
-	stdout, _, code = runResults(t, "merge", shards[0], "-o", out)
-	if code != 1 || !strings.Contains(stdout, "MISSING_RESULTS at local/faq@0123456789ab/bm25: the shards hold 10 of the 20 sampled queries") {
-		t.Errorf("gap: exit %d\n%s", code, stdout)
-	}
-	if _, _, code := runResults(t, "merge", shards[0]); code != 2 {
-		t.Errorf("merge without -o: exit %d, want 2", code)
-	}
-}
-
 // compareTableMetrics returns the metric column of the per-arm table and
 // of the comparison table that compare printed.
 func compareTableMetrics(out string) (arms, comparisons []string) {

@@ -1,30 +1,36 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/lasagna-go/lasagna/results"
+	"github.com/lasagna-go/lasagna/results/schema"
 	"github.com/spf13/cobra"
 )
 
 // newResultsMergeCmd is `lasagna results merge SHARD... -o OUT`.
 func newResultsMergeCmd(stdout io.Writer) *cobra.Command {
 	var out string
-	var seed uint64
 	cmd := &cobra.Command{
 		Use:   "merge SHARD... -o OUT",
 		Short: "Join the shard bundles of one run into one bundle",
-		Long: `merge joins the bundles of one plan run as shards (LASAGNA_SHARD=i/n) into
-one bundle. The shards must share the metrics version, the experiment and
-every config (same comparability keys); per-query rows are unioned, and a
-query of one arm in two shards is refused as an overlap. Aggregate metrics
-are recomputed as means over the merged per-query scores (with bootstrap
-intervals), never averaged from the shards, and the hashes are recomputed.
-Gaps merge can see (an arm with no row, fewer rows than n_samples) are
-recorded as MISSING_RESULTS in the merged bundle and printed.
-Exit status: 0 merged, 1 refused or gaps found (the bundle is still
-written when only gaps were found), 2 usage error.`,
+		Long: `merge joins the bundles of one run's shards (benchmark run --shard i/n, or
+LASAGNA_SHARD=i/n in go test) into the bundle the unsharded run writes,
+byte for byte: the same run_id.
+
+Each shard is first checked as "results validate --strict" checks it (schema,
+version, hashes, consistency, listed codes); a blocking problem refuses the
+merge. merge also refuses shards of different runs (metrics version,
+experiment, arms, held_fixed: each differing field is named), edited
+aggregates, a query of one arm in two shards (an overlap) and a missing
+shard (the merged query ids must hash to held_fixed.sample_id_digest).
+Aggregates and their bootstrap intervals are recomputed from the merged
+per-query rows with the seed the shards record, never averaged. Merging one
+complete bundle writes it unchanged. Nothing is written when merge refuses.
+Exit status: 0 merged, 1 refused, 2 usage error.`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageError("%s: want one or more shard bundles (usage: %s)", c.CommandPath(), c.UseLine())
@@ -35,37 +41,61 @@ written when only gaps were found), 2 usage error.`,
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			var shards []*results.Bundle
-			for _, p := range args {
-				b, err := results.ReadFile(p)
-				if err != nil {
-					return problems(fmt.Errorf("results merge: %w", err))
-				}
-				shards = append(shards, b)
-			}
-			merged, gaps, err := results.Merge(shards, results.StatsOptions{Seed: seed})
-			if err != nil {
-				return problems(fmt.Errorf("results merge: %w", err))
-			}
-			if err := results.WriteFile(out, merged); err != nil {
-				return problems(fmt.Errorf("results merge: %w", err))
-			}
-			rows := 0
-			for _, r := range merged.Results {
-				rows += len(r.PerSampleScores)
-			}
-			fmt.Fprintf(stdout, "merged %d %s: %d %s, %d per-query rows → %s (run_id %s)\n",
-				len(shards), resultsPlural(len(shards), "shard", "shards"), len(merged.Configs), resultsPlural(len(merged.Configs), "arm", "arms"), rows, out, merged.RunID[:12])
-			for _, g := range gaps {
-				fmt.Fprintln(stdout, g.String())
-			}
-			if len(gaps) > 0 {
-				return problems(fmt.Errorf("results merge: %d %s found; the merged bundle records them as blocking", len(gaps), resultsPlural(len(gaps), "gap", "gaps")))
-			}
-			return nil
+			return resultsMerge(stdout, args, out)
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the merged bundle to `OUT`")
-	cmd.Flags().Uint64Var(&seed, "seed", 0, "`SEED` of the bootstrap intervals of the recomputed aggregates")
 	return cmd
+}
+
+func resultsMerge(w io.Writer, paths []string, out string) error {
+	var shards []*results.Bundle
+	refused := 0
+	for _, p := range paths {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			return problems(fmt.Errorf("results merge: %w", err))
+		}
+		// The validator of `results validate`, so merge refuses what it
+		// refuses; warnings (e.g. POOLED_GOLD_CORPUS) carry over.
+		r := schema.Validate(raw)
+		if r.Blocking() > 0 {
+			refused++
+			for _, pr := range r.Problems {
+				if pr.Blocking() {
+					fmt.Fprintf(w, "%s: blocking: %s\n", p, pr)
+				}
+			}
+			continue
+		}
+		b, err := results.Unmarshal(raw)
+		if err != nil {
+			return problems(fmt.Errorf("results merge: %s: %w", p, err))
+		}
+		shards = append(shards, b)
+	}
+	if refused > 0 {
+		return problems(fmt.Errorf("results merge: %d of the %d bundles failed validation (see above); nothing written", refused, len(paths)))
+	}
+	merged, err := results.Merge(shards, paths)
+	if err != nil {
+		var me *results.MergeError
+		if errors.As(err, &me) {
+			for _, pr := range me.Problems {
+				fmt.Fprintln(w, pr)
+			}
+			return problems(fmt.Errorf("results merge: refused (%d %s above); nothing written", len(me.Problems), resultsPlural(len(me.Problems), "problem", "problems")))
+		}
+		return problems(fmt.Errorf("results merge: %w", err))
+	}
+	if err := results.WriteFile(out, merged); err != nil {
+		return problems(fmt.Errorf("results merge: %w", err))
+	}
+	rows := 0
+	for _, r := range merged.Results {
+		rows += len(r.PerSampleScores)
+	}
+	fmt.Fprintf(w, "merged %d %s: %d %s, %d per-query rows → %s (run_id %s)\n",
+		len(shards), resultsPlural(len(shards), "shard", "shards"), len(merged.Configs), resultsPlural(len(merged.Configs), "arm", "arms"), rows, out, merged.RunID[:12])
+	return nil
 }
