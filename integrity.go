@@ -37,6 +37,7 @@ const (
 	ComparabilityKeyMismatch Code = "COMPARABILITY_KEY_MISMATCH"
 	SchemaVersion            Code = "SCHEMA_VERSION"
 	InvalidBundle            Code = "INVALID_BUNDLE"
+	InconsistentBundle       Code = "INCONSISTENT_BUNDLE"
 )
 
 // CodeInfo is one row of the integrity catalogue.
@@ -106,6 +107,9 @@ var catalogue = []CodeInfo{
 	{InvalidBundle, LevelBlocking,
 		"the bundle breaks the results schema or a structural rule of schema 1.x",
 		"regenerate the bundle with lasagna; never edit a bundle by hand"},
+	{InconsistentBundle, LevelBlocking,
+		"the bundle's numbers disagree: an aggregate is not its metric_stats mean or the mean of its rows, n is not the number of scored rows, a confidence interval does not bracket its mean or differs from the one recomputed from the rows and the recorded seed, a value lies outside its metric's range, or a row has neither scores nor an error",
+		"regenerate the bundle from the run; numbers that disagree were edited (a recomputed run_id hides an edit from the hash check, not from these checks)"},
 }
 
 // Info returns the catalogue row for c.

@@ -7,7 +7,6 @@ import (
 	"sort"
 
 	"github.com/lasagna-go/lasagna"
-	"github.com/lasagna-go/lasagna/metrics"
 	"github.com/lasagna-go/lasagna/results"
 )
 
@@ -196,9 +195,9 @@ func cellResult(c *Cell, seed uint64) results.Result {
 	names := slices.Collect(maps.Keys(per))
 	sort.Strings(names)
 	for _, name := range names {
-		s := metrics.Summarize(per[name], metrics.BootstrapOptions{Seed: seed})
-		res.Metrics[name] = s.Mean
-		res.MetricStats[name] = results.MetricStat{N: s.N, Mean: s.Mean, CILow: s.Lo, CIHigh: s.Hi, Level: 0.95}
+		st := results.NewMetricStat(per[name], results.StatsOptions{Seed: seed})
+		res.Metrics[name] = st.Mean
+		res.MetricStats[name] = st
 	}
 	return res
 }

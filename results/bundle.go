@@ -205,13 +205,18 @@ type Result struct {
 }
 
 // MetricStat is the statistics of one aggregate metric: N queries, their
-// Mean and the bootstrap confidence interval [CILow, CIHigh] at Level.
+// Mean and the bootstrap confidence interval [CILow, CIHigh] at Level,
+// from Resamples bootstrap means drawn with Seed (see NewMetricStat).
+// Validate recomputes the interval from the rows; an absent Seed means
+// DefaultStatsSeed and an absent Resamples metrics.DefaultResamples.
 type MetricStat struct {
-	N      int     `json:"n" jsonschema:"minimum=0"`
-	Mean   float64 `json:"mean"`
-	CILow  float64 `json:"ci_low"`
-	CIHigh float64 `json:"ci_high"`
-	Level  float64 `json:"level,omitzero" jsonschema:"exclusiveMinimum=0,exclusiveMaximum=1"`
+	N         int     `json:"n" jsonschema:"minimum=0"`
+	Mean      float64 `json:"mean"`
+	CILow     float64 `json:"ci_low"`
+	CIHigh    float64 `json:"ci_high"`
+	Level     float64 `json:"level,omitzero" jsonschema:"exclusiveMinimum=0,exclusiveMaximum=1"`
+	Seed      *uint64 `json:"seed,omitzero" jsonschema:"minimum=0,description=Seed of the bootstrap; absent means 42"`
+	Resamples int     `json:"resamples,omitzero" jsonschema:"minimum=1,description=Number of bootstrap resamples; absent means 10000"`
 }
 
 // Sample is the per-query row of a result.

@@ -34,16 +34,12 @@ func Aggregate(r *Result, o StatsOptions) error {
 			return fmt.Errorf("%s/%s: metric %s has no per-query score, so its aggregate cannot be recomputed", r.BenchmarkName, r.ConfigName, m)
 		}
 	}
-	level := o.Level
-	if !(level > 0 && level < 1) {
-		level = metrics.DefaultLevel
-	}
 	r.Metrics = make(map[string]float64, len(scores))
 	r.MetricStats = make(map[string]MetricStat, len(scores))
 	for m, xs := range scores {
-		s := metrics.Summarize(xs, o)
-		r.Metrics[m] = s.Mean
-		r.MetricStats[m] = MetricStat{N: s.N, Mean: s.Mean, CILow: s.Lo, CIHigh: s.Hi, Level: level}
+		st := NewMetricStat(xs, o)
+		r.Metrics[m] = st.Mean
+		r.MetricStats[m] = st
 	}
 	return nil
 }
