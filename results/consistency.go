@@ -106,8 +106,8 @@ func checkResultConsistency(r *Report, res *Result, rawRows []any) {
 		if row.QueryID == "" {
 			w = fmt.Sprintf("%s/per_sample_scores[%d]", where, i)
 		}
-		if len(row.Scores) == 0 && row.Error == "" && row.JudgeError == "" {
-			r.add(InconsistentBundle, w, "the row has neither scores nor an error: a query is either scored or failed with its error, never silently empty")
+		if len(row.Scores) == 0 && row.Error == "" && row.JudgeError == "" && row.RetrievedIDs == nil && row.Retrieved == nil && row.Answer == nil {
+			r.add(InconsistentBundle, w, "the row has no scores, no error and no output (_retrieved_ids, _retrieved or answer): a query is scored, failed with its error, or shows the output that had nothing to score (a ranked list for a query without judgements), never empty")
 		}
 		for _, m := range slices.Sorted(maps.Keys(row.Scores)) {
 			v := row.Scores[m]
