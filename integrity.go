@@ -108,8 +108,8 @@ var catalogue = []CodeInfo{
 		"the bundle breaks the results schema or a structural rule of schema 1.x",
 		"regenerate the bundle with lasagna; never edit a bundle by hand"},
 	{InconsistentBundle, LevelBlocking,
-		"the bundle's numbers disagree: an aggregate is not its metric_stats mean or the mean of its rows, n is not the number of scored rows, a confidence interval does not bracket its mean or differs from the one recomputed from the rows and the recorded seed, a value lies outside its metric's range, or a row has neither scores nor an error",
-		"regenerate the bundle from the run; numbers that disagree were edited (a recomputed run_id hides an edit from the hash check, not from these checks)"},
+		"the bundle's numbers disagree: an aggregate differs from its metric_stats mean or from the mean of its rows, n from the number of scored rows, or a confidence interval from the one recomputed from the rows with the recorded seed; or a value lies outside its metric's range, or a row has no scores, no error and no output",
+		"regenerate the bundle from the run; numbers edited by hand disagree with the rows even when run_id is recomputed"},
 }
 
 // Info returns the catalogue row for c.

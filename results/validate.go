@@ -107,9 +107,10 @@ var versionRE = regexp.MustCompile(SchemaVersionPattern)
 //     (to 1e-12), each metric_stats n is the number of those rows, each
 //     interval brackets its mean and equals the one NewMetricStat
 //     recomputes from the rows with the recorded seed, every value lies in
-//     its metric's range (MetricRange), and every row has scores or an
-//     error. A run_id recomputed after an edit hides the edit from the hash
-//     check, not from these;
+//     its metric's range (MetricRange), and every row has scores, an error
+//     or its output (a ranked list of a query without judgements, an
+//     answer). A run_id recomputed after an edit hides the edit from the
+//     hash check, not from these;
 //   - every code listed in integrity is reported at its level.
 //
 // Validate does not check the bundle against its JSON Schema (enums,
