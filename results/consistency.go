@@ -23,7 +23,7 @@ const DefaultStatsSeed uint64 = 42
 // MaxResamples is the largest number of bootstrap resamples a metric_stats
 // entry may record: Validate recomputes every interval, and a larger count
 // would make validation of a hostile bundle arbitrarily slow.
-const MaxResamples = 1_000_000
+const MaxResamples = 100_000
 
 // consistencyTol is the tolerance of the consistency checks, relative to
 // the magnitude of the numbers compared (at least 1).
