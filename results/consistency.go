@@ -166,8 +166,8 @@ func checkResultConsistency(r *Report, res *Result, rawRows []any) {
 }
 
 // checkStat checks metric_stats[m] against metrics[m], its own interval,
-// its metric's range and, when the result has rows, n and the interval
-// recomputed from them.
+// its metric's range, n against the rows that score m (a result without
+// rows has n 0) and the interval recomputed from those rows.
 func checkStat(r *Report, where, m string, st MetricStat, aggs map[string]float64, scored map[string][]float64, hasRows bool) {
 	field := fmt.Sprintf("metric_stats[%q]", m)
 	if v, ok := aggs[m]; !ok {
@@ -181,10 +181,11 @@ func checkStat(r *Report, where, m string, st MetricStat, aggs map[string]float6
 	if st.N > 0 && !(st.CILow <= st.Mean+tol(st.Mean) && st.Mean <= st.CIHigh+tol(st.Mean)) {
 		r.add(InconsistentBundle, where, "%s: the interval [%v, %v] does not bracket the mean %v", field, st.CILow, st.CIHigh, st.Mean)
 	}
-	if !hasRows {
+	xs := scored[m]
+	if !hasRows && st.N != 0 {
+		r.add(InconsistentBundle, where, "%s.n is %d but the result has no per-query rows (per_sample_scores): an n without its rows cannot be checked", field, st.N)
 		return
 	}
-	xs := scored[m]
 	if st.N != len(xs) {
 		r.add(InconsistentBundle, where, "%s.n is %d but %d row%s without an error score %s", field, st.N, len(xs), plural(len(xs), "", "s"), m)
 		return

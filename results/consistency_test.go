@@ -162,6 +162,11 @@ func TestForgedMetricNames(t *testing.T) {
 		}), `metrics["mrr"] is 0.9 but no row without an error scores mrr`,
 			`metrics has "mrr" but metric_stats has no entry for it`)
 	})
+	t.Run("rows deleted, stats kept", func(t *testing.T) {
+		wantInconsistent(t, forge(t, func(m map[string]any) {
+			delete(bm25(m), "per_sample_scores")
+		}), `metric_stats["ndcg@10"].n is 20 but the result has no per-query rows`)
+	})
 	t.Run("stat without aggregate", func(t *testing.T) {
 		wantInconsistent(t, forge(t, func(m map[string]any) {
 			delete(obj(bm25(m), "metrics"), "recall@10")
