@@ -14,7 +14,7 @@ func newResultsValidateCmd(stdout io.Writer) *cobra.Command {
 	var strict bool
 	cmd := &cobra.Command{
 		Use:   "validate FILE [--strict]",
-		Short: "Check a results bundle: schema, version, hashes and integrity",
+		Short: "Check a results bundle: schema, version, hashes, consistency and integrity",
 		Long: `validate checks a results bundle: its schema_version (1.0 <= v < 2.0), the
 JSON Schema, its run_id and every comparability_key recomputed from its
 contents (an edited number no longer matches), the integrity checks a bundle
