@@ -37,6 +37,7 @@ const (
 	ComparabilityKeyMismatch Code = "COMPARABILITY_KEY_MISMATCH"
 	SchemaVersion            Code = "SCHEMA_VERSION"
 	InvalidBundle            Code = "INVALID_BUNDLE"
+	InconsistentBundle       Code = "INCONSISTENT_BUNDLE"
 )
 
 // CodeInfo is one row of the integrity catalogue.
@@ -106,6 +107,9 @@ var catalogue = []CodeInfo{
 	{InvalidBundle, LevelBlocking,
 		"the bundle breaks the results schema or a structural rule of schema 1.x",
 		"regenerate the bundle with lasagna; never edit a bundle by hand"},
+	{InconsistentBundle, LevelBlocking,
+		"the bundle's numbers disagree: an aggregate differs from its metric_stats mean or from the mean of its rows, n from the number of scored rows, or a confidence interval from the one recomputed from the rows with the recorded seed; or a value lies outside its metric's range, or a row has no scores, no error and no output",
+		"regenerate the bundle from the run; numbers edited by hand disagree with the rows even when run_id is recomputed"},
 }
 
 // Info returns the catalogue row for c.

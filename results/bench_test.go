@@ -24,7 +24,7 @@ func bigBundle(b testing.TB, queries int) *Bundle {
 			}
 			r.PerSampleScores = append(r.PerSampleScores, row)
 		}
-		if err := Aggregate(&r, StatsOptions{Resamples: 1000}); err != nil {
+		if err := Aggregate(&r, bun.StatsOptions()); err != nil {
 			b.Fatal(err)
 		}
 		bun.Results = append(bun.Results, r)

@@ -211,7 +211,9 @@ type Result struct {
 }
 
 // MetricStat is the statistics of one aggregate metric: N queries, their
-// Mean and the bootstrap confidence interval [CILow, CIHigh] at Level.
+// Mean and the bootstrap confidence interval [CILow, CIHigh] at Level
+// (NewMetricStat), drawn with the bundle's experiment.stats_seed
+// (Bundle.StatsOptions), so that Validate can recompute it from the rows.
 type MetricStat struct {
 	N      int     `json:"n" jsonschema:"minimum=0"`
 	Mean   float64 `json:"mean"`

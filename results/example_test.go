@@ -18,6 +18,7 @@ func Example() {
 			Environment:    results.Environment{LasagnaVersion: "v0.1.0", Platform: "linux/amd64", Go: "go1.26.8"},
 			NothingSamples: true,
 			Determinism:    results.Seeded,
+			StatsSeed:      1, // the bootstrap seed, recorded so validate can recompute the intervals
 		},
 	}
 	for arm, shift := range map[string]float64{"bm25": 0.2, "dense": 0} {
@@ -30,7 +31,7 @@ func Example() {
 				Scores:  map[string]float64{"ndcg@10": float64(i%10)/20 + shift*(1+float64(i%4)/4)},
 			})
 		}
-		if err := results.Aggregate(&r, results.StatsOptions{Seed: 1}); err != nil {
+		if err := results.Aggregate(&r, b.StatsOptions()); err != nil {
 			panic(err)
 		}
 		b.Results = append(b.Results, r)

@@ -11,7 +11,11 @@ import (
 
 func ptr[T any](v T) *T { return &v }
 
-var testStats = StatsOptions{Resamples: 500, Seed: 7}
+// testSeed is the bootstrap seed the test bundles record
+// (experiment.stats_seed) and aggregate with (testStats).
+const testSeed = 7
+
+var testStats = StatsOptions{Seed: testSeed}
 
 // testBenchmark is a benchmark as datasets would load it, including a
 // Source path that must never reach a bundle.
@@ -72,6 +76,7 @@ func retrievalBundle(t testing.TB) *Bundle {
 			Environment:    Environment{LasagnaVersion: "v0.1.0", Platform: "linux/amd64", Go: "go1.26.8"},
 			NothingSamples: true,
 			Determinism:    Seeded,
+			StatsSeed:      testSeed,
 		},
 		Configs: []Config{retrievalConfig(hf, "bm25", "bm25 k1=0.9 b=0.4 stemming=on"), retrievalConfig(hf, "dense", "dense cosine")},
 		Results: []Result{
@@ -113,6 +118,7 @@ func ragBundle(t testing.TB) *Bundle {
 				"hybrid": {},
 			},
 			Determinism: SeededPerTask,
+			StatsSeed:   testSeed,
 		},
 		Configs: []Config{{Name: "full", Benchmark: hf.Benchmark, HeldFixed: hf,
 			VariedDimensions: []string{"generator", "temperature"}, VariedLevels: map[string]string{"generator": "gpt-4o-mini", "temperature": "0"}}},

@@ -3,7 +3,6 @@ package results
 import (
 	"fmt"
 	"maps"
-	"math"
 	"reflect"
 	"regexp"
 	"slices"
@@ -34,6 +33,20 @@ func (b *Bundle) StatsOptions() StatsOptions {
 	return StatsOptions{Seed: seed}
 }
 
+// NewMetricStat returns the statistics of the scores xs of one metric, in
+// the order given: n, the mean and its percentile bootstrap confidence
+// interval (metrics.Summarize under o; o's zero fields mean metrics'
+// defaults), with its level. It is the one place scores become a
+// MetricStat: Aggregate (so the engine and Merge) calls it, and Validate
+// recomputes every interval with it under Bundle.StatsOptions.
+func NewMetricStat(xs []float64, o StatsOptions) MetricStat {
+	if !(o.Level > 0 && o.Level < 1) {
+		o.Level = metrics.DefaultLevel
+	}
+	s := metrics.Summarize(xs, o)
+	return MetricStat{N: s.N, Mean: s.Mean, CILow: s.Lo, CIHigh: s.Hi, Level: o.Level}
+}
+
 // Aggregate recomputes r.Metrics and r.MetricStats from
 // r.PerSampleScores: each metric's value is the mean over the rows that
 // have a score for it and no error, and its stats hold n, that mean and
@@ -56,16 +69,12 @@ func Aggregate(r *Result, o StatsOptions) error {
 			return fmt.Errorf("%s/%s: metric %s has no per-query score, so its aggregate cannot be recomputed", r.BenchmarkName, r.ConfigName, m)
 		}
 	}
-	level := o.Level
-	if !(level > 0 && level < 1) {
-		level = metrics.DefaultLevel
-	}
 	r.Metrics = make(map[string]float64, len(scores))
 	r.MetricStats = make(map[string]MetricStat, len(scores))
 	for m, xs := range scores {
-		s := metrics.Summarize(xs, o)
-		r.Metrics[m] = s.Mean
-		r.MetricStats[m] = MetricStat{N: s.N, Mean: s.Mean, CILow: s.Lo, CIHigh: s.Hi, Level: level}
+		st := NewMetricStat(xs, o)
+		r.Metrics[m] = st.Mean
+		r.MetricStats[m] = st
 	}
 	return nil
 }
@@ -106,8 +115,10 @@ func (e *MergeError) Error() string {
 // Merge refuses, with a *MergeError naming the shard and the problem, each
 // of: a schema_version this release does not write (above SchemaVersion,
 // or not 1.x); a blocking integrity line; a comparability_key that does not
-// match its held_fixed; aggregates (metrics, metric_stats) that the
-// shard's own rows, bootstrapped with its recorded seed, do not give; a
+// match its held_fixed; numbers Validate finds inconsistent
+// (INCONSISTENT_BUNDLE: aggregates, n or intervals that the shard's own
+// rows, bootstrapped with its recorded seed, do not give, or a value out
+// of its metric's range); a
 // metrics_version, submitter, experiment, set of configs, held_fixed
 // (naming each differing field) or varied levels that differ from the first
 // shard's; a query of one arm in two shards (an overlap); and an arm whose
@@ -151,9 +162,13 @@ func Merge(shards []*Bundle, names []string) (*Bundle, error) {
 			if _, ok := s.Config(r.BenchmarkName, r.ConfigName); !ok {
 				addf("%s: a result names %s/%s, which no config describes", name(i), r.BenchmarkName, r.ConfigName)
 			}
-			for _, p := range aggregateProblems(r, s.StatsOptions()) {
-				addf("%s: %s", name(i), p)
-			}
+		}
+		// The consistency checks of Validate: aggregates, n and intervals
+		// the shard's own rows give with its recorded seed, ranges.
+		var rep Report
+		checkConsistency(&rep, s, nil)
+		for _, p := range rep.Problems {
+			addf("%s: %s", name(i), p)
 		}
 	}
 
@@ -329,43 +344,6 @@ func Merge(shards []*Bundle, names []string) (*Bundle, error) {
 	}
 	return out, nil
 }
-
-// aggregateProblems reports where r's recorded aggregates differ from what
-// its own rows give under o (beyond 1e-12): an edited score or aggregate.
-func aggregateProblems(r *Result, o StatsOptions) []string {
-	where := r.BenchmarkName + "/" + r.ConfigName
-	c := Result{BenchmarkName: r.BenchmarkName, ConfigName: r.ConfigName, PerSampleScores: r.PerSampleScores,
-		Metrics: maps.Clone(r.Metrics)}
-	if err := Aggregate(&c, o); err != nil {
-		return []string{err.Error()}
-	}
-	var out []string
-	for _, m := range slices.Sorted(maps.Keys(c.Metrics)) {
-		want := c.MetricStats[m]
-		got, ok := r.Metrics[m]
-		if !ok {
-			out = append(out, fmt.Sprintf("%s: rows score %s but metrics has no value for it", where, m))
-			continue
-		}
-		if !near(got, want.Mean) {
-			out = append(out, fmt.Sprintf("%s: metrics.%s = %v, but its rows give %v: the shard was edited", where, m, got, want.Mean))
-		}
-		st, ok := r.MetricStats[m]
-		if !ok {
-			if len(r.MetricStats) > 0 {
-				out = append(out, fmt.Sprintf("%s: metric_stats has no entry for %s", where, m))
-			}
-			continue
-		}
-		if st.N != want.N || !near(st.Mean, want.Mean) || !near(st.CILow, want.CILow) || !near(st.CIHigh, want.CIHigh) {
-			out = append(out, fmt.Sprintf("%s: metric_stats.%s (n %d, mean %v, ci [%v, %v]) is not what its rows give with seed %d (n %d, mean %v, ci [%v, %v]): the shard was edited",
-				where, m, st.N, st.Mean, st.CILow, st.CIHigh, o.Seed, want.N, want.Mean, want.CILow, want.CIHigh))
-		}
-	}
-	return out
-}
-
-func near(a, b float64) bool { return math.Abs(a-b) <= 1e-12 }
 
 // mergeableVersion reports whether v is a 1.x schema version no later
 // than SchemaVersion: a bundle Merge can rewrite without dropping fields.

@@ -178,9 +178,9 @@ func TestMergeRefusesGaps(t *testing.T) {
 	}
 }
 
-// forge sets b's run_id from its contents as they stand, keeping every
+// forgeRunID sets b's run_id from its contents as they stand, keeping every
 // comparability_key as it is (a forger's recomputation).
-func forge(t testing.TB, b *Bundle) {
+func forgeRunID(t testing.TB, b *Bundle) {
 	t.Helper()
 	data, err := Marshal(b)
 	if err != nil {
@@ -199,21 +199,21 @@ func TestMergeRefusesTamperedShards(t *testing.T) {
 	}{
 		{"edited score", func(b *Bundle) {
 			b.Results[0].PerSampleScores[0].Scores["ndcg@10"] = 0.42
-			forge(t, b)
-		}, "s2.json: local/faq@0123456789ab/bm25: metrics.ndcg@10 = "},
+			forgeRunID(t, b)
+		}, "s2.json: INCONSISTENT_BUNDLE at local/faq@0123456789ab/bm25: metrics[\"ndcg@10\"] is 0.5814285714285715 but the mean of its 7 scored rows is 0.5812857142857143"},
 		{"edited aggregate", func(b *Bundle) {
 			b.Results[1].Metrics["recall@10"] = 0.99
-			forge(t, b)
-		}, "s2.json: local/faq@0123456789ab/dense: metrics.recall@10 = 0.99, but its rows give"},
+			forgeRunID(t, b)
+		}, "s2.json: INCONSISTENT_BUNDLE at local/faq@0123456789ab/dense: metrics[\"recall@10\"] is 0.99 but the mean of its 7 scored rows is 0.5"},
 		{"edited interval", func(b *Bundle) {
 			st := b.Results[1].MetricStats["recall@10"]
 			st.CILow -= 0.01
 			b.Results[1].MetricStats["recall@10"] = st
-			forge(t, b)
-		}, "s2.json: local/faq@0123456789ab/dense: metric_stats.recall@10 (n 7"},
+			forgeRunID(t, b)
+		}, "s2.json: INCONSISTENT_BUNDLE at local/faq@0123456789ab/dense: metric_stats[\"recall@10\"] is mean 0.5, interval [0.49, 0.5] at level 0.95, but the 7 scored rows give"},
 		{"bad comparability_key", func(b *Bundle) {
 			b.Configs[1].ComparabilityKey = strings.Repeat("0", 64)
-			forge(t, b)
+			forgeRunID(t, b)
 		}, "s2.json: config local/faq@0123456789ab/dense: comparability_key 000000000000 does not match its held_fixed"},
 		{"edited held_fixed", func(b *Bundle) {
 			b.Configs[0].HeldFixed.RetrieverTopK = ptr(10)
@@ -224,7 +224,7 @@ func TestMergeRefusesTamperedShards(t *testing.T) {
 		}, "s2.json: held_fixed of local/faq@0123456789ab/bm25 differs from s1.json's in fixed_stages.reranker, retriever_top_k"},
 		{"schema_version 2.0", func(b *Bundle) {
 			b.SchemaVersion = "2.0"
-			forge(t, b)
+			forgeRunID(t, b)
 		}, `s2.json: schema_version "2.0" is not one this release writes`},
 		{"another seed", func(b *Bundle) {
 			b.Experiment.StatsSeed = 8

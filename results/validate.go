@@ -102,6 +102,15 @@ var versionRE = regexp.MustCompile(SchemaVersionPattern)
 //     (PIPELINE_ERRORS, JUDGE_ERRORS), an empty result not listed as
 //     MISSING_RESULTS, corpus_ingest_gap > 0 listed as
 //     PARTIAL_CORPUS, a pooled_gold corpus listed as POOLED_GOLD_CORPUS;
+//   - the numbers agree (INCONSISTENT_BUNDLE): each aggregate in metrics
+//     equals its metric_stats mean and the mean of the rows that score it
+//     (to 1e-12), each metric_stats n is the number of those rows, each
+//     interval brackets its mean and equals the one NewMetricStat
+//     recomputes from the rows with the recorded seed, every value lies in
+//     its metric's range (MetricRange), and every row has scores, an error
+//     or its output (a ranked list of a query without judgements, an
+//     answer). A run_id recomputed after an edit hides the edit from the
+//     hash check, not from these;
 //   - every code listed in integrity is reported at its level.
 //
 // Validate does not check the bundle against its JSON Schema (enums,
@@ -165,6 +174,7 @@ func ValidateWith(raw []byte, checks ...func(doc any) []Problem) Report {
 		return r
 	}
 	checkStructure(&r, b)
+	checkConsistency(&r, b, top)
 	checkListed(&r, b)
 	return r
 }

@@ -261,9 +261,9 @@ func vectaSetMetrics(c *engine.Cell, preds map[string]datasets.Prediction, seed 
 		Result: results.Result{Metrics: map[string]float64{}, MetricStats: map[string]results.MetricStat{}}}
 	for _, n := range names {
 		if xs, ok := per[n]; ok {
-			s := metrics.Summarize(xs, metrics.BootstrapOptions{Seed: orSeed(seed)})
-			a.Result.Metrics[n] = s.Mean
-			a.Result.MetricStats[n] = results.MetricStat{N: s.N, Mean: s.Mean, CILow: s.Lo, CIHigh: s.Hi, Level: 0.95}
+			st := results.NewMetricStat(xs, results.StatsOptions{Seed: orSeed(seed)})
+			a.Result.Metrics[n] = st.Mean
+			a.Result.MetricStats[n] = st
 		}
 	}
 	return a

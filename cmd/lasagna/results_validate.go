@@ -14,12 +14,18 @@ func newResultsValidateCmd(stdout io.Writer) *cobra.Command {
 	var strict bool
 	cmd := &cobra.Command{
 		Use:   "validate FILE [--strict]",
-		Short: "Check a results bundle: schema, version, hashes and integrity",
+		Short: "Check a results bundle: schema, version, hashes, consistency and integrity",
 		Long: `validate checks a results bundle: its schema_version (1.0 <= v < 2.0), the
 JSON Schema, its run_id and every comparability_key recomputed from its
 contents (an edited number no longer matches), the integrity checks a bundle
-alone allows, and the integrity codes it lists. Every problem is printed as
-"CODE at where: detail (fix: ...)".
+alone allows, and the integrity codes it lists. It checks that the numbers
+agree (INCONSISTENT_BUNDLE): each aggregate equals its metric_stats mean and
+the mean of its per-query rows, n is the number of scored rows, each
+confidence interval brackets its mean and is recomputed from the rows with
+the recorded seed, every value lies in its metric's range, and no row is
+empty. run_id shows that a bundle was edited, not who made it: anyone can
+recompute it after an edit, and only these checks then catch numbers that
+disagree. Every problem is printed as "CODE at where: detail (fix: ...)".
 Exit status: 0 valid, 1 blocking problems (or warnings with --strict),
 2 usage error.`,
 		Args: exactArgs(1),
