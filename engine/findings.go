@@ -79,7 +79,7 @@ func findings(rep *Report) []lasagna.Finding {
 		}
 		if len(failed) > 0 {
 			out = append(out, lasagna.Finding{Code: lasagna.PipelineErrors, Where: c.Where(),
-				Detail: fmt.Sprintf("%d of %d queries failed: %s; first error: %v", len(failed), len(c.Queries), list(failed), firstErr)})
+				Detail: fmt.Sprintf("%d of %d queries failed: %s; first error: %s", len(failed), len(c.Queries), list(failed), firstLine(firstErr))})
 		}
 		if len(dup) > 0 {
 			out = append(out, lasagna.Finding{Code: lasagna.DuplicateRetrievedID, Where: c.Where(),
@@ -93,7 +93,7 @@ func findings(rep *Report) []lasagna.Finding {
 			out = append(out, results.OutsideCorpusFinding(c.Where(), outside, lists, len(b.Corpus)))
 		}
 		out = append(out, judgeFindings(c)...)
-		if c.Arm.Samples || c.Arm.Judge != nil {
+		if c.Arm.Sampling() {
 			out = append(out, lasagna.Finding{Code: lasagna.SingleRun, Where: c.Where(),
 				Detail: "an LLM sampled and each query ran once"})
 		}
@@ -122,6 +122,16 @@ func scoredQueries(c *Cell) int {
 		}
 	}
 	return n
+}
+
+// firstLine returns the first line of err's text, so that a finding stays
+// one line (a PanicError's stack is in the query's row and test).
+func firstLine(err error) string {
+	s := err.Error()
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " (stack in the query's error)"
+	}
+	return s
 }
 
 // list names up to maxListed items and counts the rest.

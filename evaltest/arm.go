@@ -49,7 +49,7 @@ func (r *runner) startArm(ctx context.Context, br *engine.BenchmarkRun, plan arm
 	arm.Retriever, arm.Generator, arm.Passages = nil, nil, 0
 	arm.Mode = plan.arm.ResolvedMode()
 	reps := 1
-	if plan.arm.Samples || plan.arm.Judge != nil {
+	if plan.arm.Sampling() {
 		reps = max(1, r.cfg.Repeats)
 	}
 	ar = &armRun{r: r, plan: plan, arm: &plan.arm, br: br, ctx: ctx, queries: r.set.shard.Select(br.Benchmark)}

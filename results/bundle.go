@@ -240,6 +240,12 @@ type Sample struct {
 	// JudgeError is the error of a failed judge call; the judged metrics are
 	// then absent from Scores.
 	JudgeError string `json:"judge_error,omitzero"`
+	// LatencyMS is the wall time of the query's pipeline call in
+	// milliseconds: optional in schema 1.x (absent from older bundles,
+	// from queries restored from a journal, and when the writer leaves
+	// latency out for a reproducible bundle; readers that do not know it
+	// ignore it). It is a measurement, not a score: it enters no metric.
+	LatencyMS *float64 `json:"latency_ms,omitzero" jsonschema:"minimum=0"`
 }
 
 // Retrieved is one hit of a ranked list.
