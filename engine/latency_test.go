@@ -151,3 +151,36 @@ func TestSamplerGeneratorCountsAsSampling(t *testing.T) {
 		}
 	}
 }
+
+// TestResumeKeepsLatency: a fully resumed run restores each query's
+// latency from the journal, so its bundle equals the first run's byte for
+// byte, latency_ms included.
+func TestResumeKeepsLatency(t *testing.T) {
+	dir := t.TempDir()
+	br := tinyRun(t)
+	opts := engine.Options{JournalDir: dir, Resume: true}
+	first, err := engine.Run(t.Context(), []*engine.BenchmarkRun{br}, []engine.Arm{sleepArm("slow", time.Millisecond)}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := engine.Run(t.Context(), []*engine.BenchmarkRun{br}, []engine.Arm{sleepArm("slow", time.Millisecond)}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Cells[0].Resumed != 11 {
+		t.Fatalf("resumed %d queries, want the 11 that succeeded", again.Cells[0].Resumed)
+	}
+	a, err := first.Bundle(engine.BundleOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := again.Bundle(engine.BundleOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, row := range b.Results[0].PerSampleScores {
+		if row.QueryID != "q02" && (row.LatencyMS == nil || *row.LatencyMS != *a.Results[0].PerSampleScores[i].LatencyMS) {
+			t.Errorf("%s: resumed latency_ms %v, want the journalled %v", row.QueryID, row.LatencyMS, *a.Results[0].PerSampleScores[i].LatencyMS)
+		}
+	}
+}

@@ -107,8 +107,10 @@ type QueryResult struct {
 	// JudgeAlias whether that resolved an alias the judge was asked for.
 	JudgeModel string
 	JudgeAlias bool
-	// Latency is the wall time of the pipeline call (0 for a query
-	// restored from the journal); the latency_ms threshold reads it.
+	// Latency is the wall time of the pipeline call (for a query restored
+	// from the journal, the one the journal recorded; 0 when it recorded
+	// none); the latency_ms threshold and the bundle row's latency_ms read
+	// it.
 	Latency time.Duration
 }
 

@@ -327,7 +327,7 @@ func CheckThresholds(a *Arm, cutoffs []int, cutoffsName string, ths []Threshold)
 // value returns query result r's value of metric m.
 func value(r *QueryResult, m string) (float64, bool) {
 	if m == MetricLatency {
-		if r.Latency <= 0 || r.Resumed {
+		if r.Latency <= 0 {
 			return 0, false
 		}
 		return float64(r.Latency.Microseconds()) / 1000, true

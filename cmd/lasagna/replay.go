@@ -181,7 +181,8 @@ func replay(ctx context.Context, in replayInput) (*replayed, error) {
 		return nil, problems(err)
 	}
 	out.rep, out.arm = rep, rep.Cells[0].Arm
-	out.bundle, err = rep.Bundle(engine.BundleOptions{LasagnaVersion: version, StatsSeed: in.seed})
+	// Replayed predictions have no pipeline time: no latency_ms.
+	out.bundle, err = rep.Bundle(engine.BundleOptions{LasagnaVersion: version, StatsSeed: in.seed, OmitLatency: true})
 	if err != nil {
 		return nil, err
 	}
