@@ -192,7 +192,7 @@ func cellResult(c *Cell, seed uint64, latency bool) (results.Result, error) {
 	for _, r := range c.Queries {
 		row := results.Sample{QueryID: r.Query.ID}
 		if latency {
-			if ms, ok := value(&r, MetricLatency); ok {
+			if ms, ok := r.LatencyMS(); ok {
 				row.LatencyMS = &ms
 			}
 		}

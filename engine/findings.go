@@ -124,6 +124,38 @@ func scoredQueries(c *Cell) int {
 	return n
 }
 
+// goTestFixes are the fixes of the codes whose catalogue fix names a
+// command-line flag, as said inside go test (evaltest and its adapters),
+// where there are no such flags. The other codes' fixes fit both.
+var goTestFixes = map[lasagna.Code]string{
+	lasagna.PipelineErrors: "fix the failing calls (each query's subtest shows its error) and rerun; " +
+		"go test -run 'TestName/<benchmark>/<arm>/<query-id>$' reruns one query alone",
+}
+
+// GoTestFix returns the fix of code c as said inside go test: the
+// catalogue's fix, or its go test wording when the catalogue's names a
+// command-line flag of the lasagna command.
+func GoTestFix(c lasagna.Code) string {
+	if fix, ok := goTestFixes[c]; ok {
+		return fix
+	}
+	info, _ := c.Info()
+	return info.Fix
+}
+
+// GoTestFinding formats f as f.String() does, with the fix as said inside
+// go test (GoTestFix). Bundles keep f.String()'s wording.
+func GoTestFinding(f lasagna.Finding) string {
+	s := f.String()
+	info, ok := f.Code.Info()
+	if fix, over := goTestFixes[f.Code]; ok && over {
+		if base, found := strings.CutSuffix(s, " (fix: "+info.Fix+")"); found {
+			return base + " (fix: " + fix + ")"
+		}
+	}
+	return s
+}
+
 // firstLine returns the first line of err's text, so that a finding stays
 // one line (a PanicError's stack is in the query's row and test).
 func firstLine(err error) string {

@@ -114,6 +114,15 @@ type QueryResult struct {
 	Latency time.Duration
 }
 
+// LatencyMS returns r's latency in milliseconds (microsecond precision),
+// and false when none was measured.
+func (r *QueryResult) LatencyMS() (float64, bool) {
+	if r.Latency <= 0 {
+		return 0, false
+	}
+	return float64(r.Latency.Microseconds()) / 1000, true
+}
+
 // Where returns "benchmark/arm" for c.
 func (c *Cell) Where() string { return c.Bench.Benchmark.Name + "/" + c.Arm.Name }
 

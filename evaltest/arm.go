@@ -3,6 +3,7 @@ package evaltest
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -154,6 +155,13 @@ func (ar *armRun) dispatch(i int) *outcome {
 func (ar *armRun) check(i int, o *outcome) ([]Attr, messages) {
 	q := ar.queries[i]
 	attrs := []Attr{{"lasagna.query_id", q.ID}}
+	// Latency is recorded for failed calls too: a timeout is worth seeing.
+	if slices.Contains(ar.plan.attrs, engine.MetricLatency) {
+		merged := engine.MergeRepeats(o.res)
+		if ms, ok := merged.LatencyMS(); ok {
+			attrs = append(attrs, Attr{"lasagna." + engine.MetricLatency, engine.FormatValue(ms)})
+		}
+	}
 	var msgs messages
 	vs := engine.QueryVerdicts(ar.runs[0].Cell(), o.res, ar.plan.thresholds, ar.r.cfg.Pass)
 	ar.r.addVerdicts(vs)
@@ -165,7 +173,7 @@ func (ar *armRun) check(i int, o *outcome) ([]Attr, messages) {
 	}
 	scores := engine.MeanScores(o.res)
 	for _, m := range ar.plan.attrs {
-		if v, ok := scores[m]; ok {
+		if v, ok := scores[m]; ok && m != engine.MetricLatency {
 			attrs = append(attrs, Attr{"lasagna." + m, engine.FormatValue(v)})
 		}
 	}

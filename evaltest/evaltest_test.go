@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -327,6 +328,29 @@ func TestReadSettings(t *testing.T) {
 	for _, bad := range []string{"0/2", "1", "a/b", "3/2", "1/0"} {
 		if _, err := readSettings(env(map[string]string{EnvShard: bad})); err == nil {
 			t.Errorf("%s=%s accepted", EnvShard, bad)
+		}
+	}
+}
+
+// TestNoCLIFlagInGoTestMessages reads every recorded go test log of
+// testdata/golden (passing runs, failures, integrity findings, the gate,
+// repeats, configuration errors): none names a flag of the lasagna
+// command, which a go test user cannot pass.
+func TestNoCLIFlagInGoTestMessages(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.txt"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden logs: %v", err)
+	}
+	flag := regexp.MustCompile(`(^|[\s(])--[a-z][a-z-]*`)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if m := flag.FindString(line); m != "" {
+				t.Errorf("%s:%d names the CLI flag %q: %s", f, i+1, strings.TrimSpace(m), line)
+			}
 		}
 	}
 }

@@ -321,7 +321,7 @@ func planArms(cfg Config, sweepArms []engine.Arm) ([]armPlan, error) {
 		}
 		p.attrs = cfg.AttrMetrics
 		if p.attrs == nil {
-			p.attrs = []string{"ndcg@10", "recall@10", "mrr", "exact_match", "token_f1"}
+			p.attrs = []string{"ndcg@10", "recall@10", "mrr", "exact_match", "token_f1", engine.MetricLatency}
 			for _, th := range p.thresholds {
 				p.attrs = append(p.attrs, th.Metric)
 			}
@@ -469,12 +469,12 @@ func (r *runner) finish(ctx context.Context, testName, artifactDir string, plann
 	out.logf("results:\n%s", strings.TrimRight(table.String(), "\n"))
 	for _, f := range rep.Findings {
 		if !f.Blocking() {
-			out.logf("integrity warning: %s", f)
+			out.logf("integrity warning: %s", engine.GoTestFinding(f))
 		}
 	}
 	for _, f := range rep.Findings {
 		if f.Blocking() {
-			out.errorf("integrity: %s", f)
+			out.errorf("integrity: %s", engine.GoTestFinding(f))
 		}
 	}
 	if r.set.update {
