@@ -98,6 +98,7 @@ func (r *runner) runArm(t tb, br *engine.BenchmarkRun, plan armPlan) {
 		return
 	}
 	t.Cleanup(func() {
+		t.Helper()
 		ar.finish().report(t)
 	})
 	ids := make([]string, len(ar.queries))

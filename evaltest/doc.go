@@ -85,9 +85,12 @@
 // `go test ./...`):
 //
 //   - LASAGNA_OUT: the folder bundles are written to when go test runs
-//     without -artifacts (default: $TMPDIR/lasagna-bundles). With -artifacts the
-//     bundle goes to t.ArtifactDir() instead. The file is
-//     lasagna-<package folder>-<test name>[-shard-i-of-n].json.
+//     without -artifacts (default: $TMPDIR/lasagna-bundles/<module>-<hash>,
+//     one folder per module checkout). With -artifacts the bundle goes to
+//     t.ArtifactDir() instead. The file is
+//     lasagna-<package folder>-<test name>[-shard-i-of-n][-run-<hash>].json;
+//     -run-<hash> marks a run that -run or -skip cut to some of its
+//     queries, so it never overwrites the whole run's bundle.
 //   - LASAGNA_UPDATE_BASELINE=1: rewrite Config.Baseline from this run
 //     (refused for a shard, a -run subset, a run that fails a threshold or
 //     a query, or a run with blocking findings).
