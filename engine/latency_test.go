@@ -76,6 +76,14 @@ func TestLatencyInBundleRows(t *testing.T) {
 	if quiet.RunID != quiet2.RunID {
 		t.Errorf("OmitLatency bundles of two runs differ: %s vs %s", quiet.RunID, quiet2.RunID)
 	}
+	// results.WithoutLatency normalises a bundle that has it.
+	stripped, err := results.WithoutLatency(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stripped.RunID != quiet.RunID || b.Results[0].PerSampleScores[0].LatencyMS == nil {
+		t.Errorf("WithoutLatency: run_id %s, want the OmitLatency bundle's %s (and the input unchanged)", stripped.RunID, quiet.RunID)
+	}
 	for _, row := range quiet.Results[0].PerSampleScores {
 		if row.LatencyMS != nil {
 			t.Errorf("OmitLatency row %s has latency_ms %v", row.QueryID, *row.LatencyMS)
