@@ -118,7 +118,9 @@ type Arm struct {
 	// 0 means engine.DefaultPassages (5).
 	Passages int
 	// Samples marks an arm that calls a sampling LLM: Config.Repeats then
-	// applies to it, and a single run raises SINGLE_RUN.
+	// applies to it, and a single run raises SINGLE_RUN. An arm whose
+	// Generator says it samples (engine.Sampler: package generate's LLM
+	// generators do) or that has a Judge counts as sampling without it.
 	Samples bool
 	// OwnIndex marks an arm whose retriever searches your own index, which
 	// may hold documents the benchmark's corpus lacks (see engine.Arm):

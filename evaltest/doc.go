@@ -72,7 +72,8 @@
 //
 // # Repeats
 //
-// An arm that calls a sampling LLM sets Arm.Samples. Config.Repeats = N
+// An arm that calls a sampling LLM sets Arm.Samples (an arm built on
+// package generate's generators, or judged, samples without it). Config.Repeats = N
 // then runs each of its queries N times inside the query's subtest and
 // Config.Pass (All, Majority or RateAtLeast) decides from how many repeats
 // met the PerQuery thresholds; the bundle keeps each metric's mean over the
