@@ -19,12 +19,14 @@ type BundleOptions struct {
 	StatsSeed uint64
 	// Submitter, when set, names who publishes the bundle.
 	Submitter *results.Submitter
-	// OmitLatency leaves each row's latency_ms out of the bundle. Latency
-	// is wall time, so a bundle that records it differs from run to run;
-	// set OmitLatency for a bundle whose bytes (and run_id) depend only on
-	// the data, the arms and the seed — a committed baseline, or a test of
-	// byte equality.
-	OmitLatency bool
+	// Latency records each row's latency_ms, the wall time of its
+	// pipeline call. It is off by default: latency differs from run to run,
+	// and a bundle without it depends only on the data, the arms and the
+	// seed, so rerunning, resuming or sharding and merging a run gives the
+	// same bytes and run_id. A bundle with latency differs from any other
+	// run's in latency_ms (and so in run_id); results.WithoutLatency
+	// compares such bundles apart from it.
+	Latency bool
 }
 
 // Sampler is implemented by a generator or judge that says whether it
@@ -81,7 +83,7 @@ func (rep *Report) Bundle(o BundleOptions) (*results.Bundle, error) {
 			b.Experiment.NothingSamples = false
 		}
 		b.Configs = append(b.Configs, cellConfig(c, varied[c.Bench.Benchmark]))
-		r, err := cellResult(c, seed, !o.OmitLatency)
+		r, err := cellResult(c, seed, o.Latency)
 		if err != nil {
 			return nil, err
 		}

@@ -31,7 +31,7 @@ func TestLatencyInBundleRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := rep.Bundle(engine.BundleOptions{})
+	b, err := rep.Bundle(engine.BundleOptions{Latency: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,8 +60,9 @@ func TestLatencyInBundleRows(t *testing.T) {
 		t.Errorf("latency_ms read back as %v, want %v", got, *rows[0].LatencyMS)
 	}
 
-	// OmitLatency makes the bundle reproducible: two runs, same bytes.
-	quiet, err := rep.Bundle(engine.BundleOptions{OmitLatency: true})
+	// Without Latency (the default) the bundle is reproducible: two runs,
+	// same bytes.
+	quiet, err := rep.Bundle(engine.BundleOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,12 +70,12 @@ func TestLatencyInBundleRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	quiet2, err := rep2.Bundle(engine.BundleOptions{OmitLatency: true})
+	quiet2, err := rep2.Bundle(engine.BundleOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if quiet.RunID != quiet2.RunID {
-		t.Errorf("OmitLatency bundles of two runs differ: %s vs %s", quiet.RunID, quiet2.RunID)
+		t.Errorf("bundles without latency of two runs differ: %s vs %s", quiet.RunID, quiet2.RunID)
 	}
 	// results.WithoutLatency normalises a bundle that has it.
 	stripped, err := results.WithoutLatency(b)
@@ -82,11 +83,11 @@ func TestLatencyInBundleRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	if stripped.RunID != quiet.RunID || b.Results[0].PerSampleScores[0].LatencyMS == nil {
-		t.Errorf("WithoutLatency: run_id %s, want the OmitLatency bundle's %s (and the input unchanged)", stripped.RunID, quiet.RunID)
+		t.Errorf("WithoutLatency: run_id %s, want the bundle without latency's %s (and the input unchanged)", stripped.RunID, quiet.RunID)
 	}
 	for _, row := range quiet.Results[0].PerSampleScores {
 		if row.LatencyMS != nil {
-			t.Errorf("OmitLatency row %s has latency_ms %v", row.QueryID, *row.LatencyMS)
+			t.Errorf("default row %s has latency_ms %v", row.QueryID, *row.LatencyMS)
 		}
 	}
 }
@@ -150,7 +151,7 @@ func TestSamplerGeneratorCountsAsSampling(t *testing.T) {
 		for _, f := range rep.Findings {
 			single = single || f.Code == lasagna.SingleRun
 		}
-		b, err := rep.Bundle(engine.BundleOptions{OmitLatency: true})
+		b, err := rep.Bundle(engine.BundleOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -178,11 +179,11 @@ func TestResumeKeepsLatency(t *testing.T) {
 	if again.Cells[0].Resumed != 11 {
 		t.Fatalf("resumed %d queries, want the 11 that succeeded", again.Cells[0].Resumed)
 	}
-	a, err := first.Bundle(engine.BundleOptions{})
+	a, err := first.Bundle(engine.BundleOptions{Latency: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := again.Bundle(engine.BundleOptions{})
+	b, err := again.Bundle(engine.BundleOptions{Latency: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,7 +99,7 @@ func TestPanicKeepsUserStack(t *testing.T) {
 	}
 
 	// The bundle's row holds the stack; the finding stays one line.
-	b, err := rep.Bundle(engine.BundleOptions{OmitLatency: true})
+	b, err := rep.Bundle(engine.BundleOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

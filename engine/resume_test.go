@@ -131,8 +131,7 @@ func TestKillAndResume(t *testing.T) {
 
 func bundleBytes(t *testing.T, rep *Report) []byte {
 	t.Helper()
-	// Latency is wall time: two runs differ in it, and only in it.
-	b, err := rep.Bundle(BundleOptions{LasagnaVersion: "test", Concurrency: 2, OmitLatency: true})
+	b, err := rep.Bundle(BundleOptions{LasagnaVersion: "test", Concurrency: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

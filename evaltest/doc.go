@@ -95,6 +95,8 @@
 //   - LASAGNA_UPDATE_BASELINE=1: rewrite Config.Baseline from this run
 //     (refused for a shard, a -run subset, a run that fails a threshold or
 //     a query, or a run with blocking findings).
+//   - LASAGNA_LATENCY=1: record each query's latency_ms in the bundle (off
+//     by default: wall time makes the bundle differ from run to run).
 //   - LASAGNA_SHARD=i/n: run shard i of n of every benchmark's queries,
 //     chosen by position among the sorted query ids, so n CI jobs split the
 //     work deterministically; `lasagna results merge` joins their bundles.

@@ -39,8 +39,8 @@ func TestGate(t *testing.T) {
 		t.Errorf("missing baseline not reported:\n%s", got)
 	}
 
-	// Record it.
-	got, failed, _ = fakeEval(t, gateConfig(baseline, missingArm()), map[string]string{EnvUpdateBaseline: "1"})
+	// Record it (with LASAGNA_LATENCY=1, which the baseline ignores).
+	got, failed, _ = fakeEval(t, gateConfig(baseline, missingArm()), map[string]string{EnvUpdateBaseline: "1", EnvLatency: "1"})
 	if failed || !strings.Contains(got, "TestRAG: baseline $BASELINE rewritten from this run (LASAGNA_UPDATE_BASELINE=1); review and commit it") {
 		t.Fatalf("baseline not recorded:\n%s", got)
 	}
@@ -54,7 +54,7 @@ func TestGate(t *testing.T) {
 	if strings.Contains(string(first), "latency_ms") {
 		t.Error("the baseline records latency_ms; it would change at every update")
 	}
-	if _, failed, _ = fakeEval(t, gateConfig(baseline, missingArm()), map[string]string{EnvUpdateBaseline: "1"}); failed {
+	if _, failed, _ = fakeEval(t, gateConfig(baseline, missingArm()), map[string]string{EnvUpdateBaseline: "1", EnvLatency: "1"}); failed {
 		t.Fatal("second update failed")
 	}
 	if again, _ := os.ReadFile(baseline); !bytes.Equal(first, again) {

@@ -57,7 +57,7 @@ func TestRealGoTest(t *testing.T) {
 		t.Skip("compiles and runs a test binary; skipped with -short")
 	}
 	outdir := t.TempDir()
-	evs, code := goTest(t, []string{"EVALTEST_FAIL_QUERY=q03", "EVALTEST_PANIC_QUERY=q05", "EVALTEST_MIN_NDCG=1.5"}, "-artifacts", "-outputdir", outdir)
+	evs, code := goTest(t, []string{"EVALTEST_FAIL_QUERY=q03", "EVALTEST_PANIC_QUERY=q05", "EVALTEST_MIN_NDCG=1.5", "LASAGNA_LATENCY=1"}, "-artifacts", "-outputdir", outdir)
 	if code != 1 {
 		t.Errorf("exit code %d, want 1 (a failing query)", code)
 	}
@@ -132,7 +132,8 @@ func TestRealGoTest(t *testing.T) {
 
 	// One query selected by -run, with the default bundle folder: only it
 	// runs, the test passes, and its bundle has a name of its own in the
-	// module's folder of $TMPDIR/lasagna-bundles.
+	// module's folder of $TMPDIR/lasagna-bundles; without LASAGNA_LATENCY
+	// it records no latency_ms.
 	tmp := t.TempDir()
 	evs, code = goTest(t, []string{"TMPDIR=" + tmp}, "-run", "TestRAG/tiny/mine/q01$")
 	if code != 0 {
@@ -151,8 +152,8 @@ func TestRealGoTest(t *testing.T) {
 		files, _ := filepath.Glob(filepath.Join(mods[0], "*"))
 		t.Fatalf("%v; the folder holds %v", err, files)
 	}
-	if rows := b.Results[0].PerSampleScores; len(rows) != 1 || rows[0].QueryID != "q01" {
-		t.Errorf("bundle rows = %+v, want q01 alone", rows)
+	if rows := b.Results[0].PerSampleScores; len(rows) != 1 || rows[0].QueryID != "q01" || rows[0].LatencyMS != nil {
+		t.Errorf("bundle rows = %+v, want q01 alone, without latency_ms (LASAGNA_LATENCY is unset)", rows)
 	}
 	if !strings.Contains(outputOf(evs, "TestRAG"), "lasagna bundle: "+want) {
 		t.Errorf("the log does not name %s:\n%s", want, outputOf(evs, "TestRAG"))

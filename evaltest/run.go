@@ -438,7 +438,7 @@ func (r *runner) finish(ctx context.Context, testName, artifactDir string, plann
 		}
 		return false
 	})
-	opts := engine.BundleOptions{LasagnaVersion: version(), Concurrency: r.set.concurrency, StatsSeed: r.seed}
+	opts := engine.BundleOptions{LasagnaVersion: version(), Concurrency: r.set.concurrency, StatsSeed: r.seed, Latency: r.set.latency}
 	b, err := rep.Bundle(opts)
 	if err != nil {
 		out.errorf("evaltest: %v", err)
@@ -492,7 +492,7 @@ func (r *runner) finish(ctx context.Context, testName, artifactDir string, plann
 	if r.set.update {
 		// A baseline leaves latency out: rewriting it from a run whose
 		// scores did not change leaves the committed file as it was.
-		opts.OmitLatency = true
+		opts.Latency = false
 		if base, err := rep.Bundle(opts); err != nil {
 			out.errorf("evaltest: %v", err)
 		} else {

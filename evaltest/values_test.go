@@ -25,6 +25,7 @@ func TestEvaluationValues(t *testing.T) {
 
 func testEvaluationValues(t *testing.T) {
 	t.Setenv(evaltest.EnvOut, t.TempDir())
+	t.Setenv(evaltest.EnvLatency, "1")
 	mine := evaltest.Arm{Name: "mine", TopK: 10, BuildRetriever: func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Retriever, error) {
 		r := fixtures.Failing(fixtures.Missing(b, fixtures.Perfect(b), "q02"), "q03")
 		return lasagna.RetrieverFunc(func(ctx context.Context, q lasagna.Query, k int) ([]lasagna.Hit, error) {

@@ -241,10 +241,10 @@ type Sample struct {
 	// then absent from Scores.
 	JudgeError string `json:"judge_error,omitzero"`
 	// LatencyMS is the wall time of the query's pipeline call in
-	// milliseconds: optional in schema 1.x (absent from older bundles,
-	// from queries restored from a journal, and when the writer leaves
-	// latency out for a reproducible bundle; readers that do not know it
-	// ignore it). It is a measurement, not a score: it enters no metric.
+	// milliseconds: optional in schema 1.x, written only when the run
+	// asked for it (engine.BundleOptions.Latency), since wall time makes
+	// the bundle differ from run to run; readers that do not know it
+	// ignore it. It is a measurement, not a score: it enters no metric.
 	LatencyMS *float64 `json:"latency_ms,omitzero" jsonschema:"minimum=0"`
 }
 

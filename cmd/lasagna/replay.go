@@ -181,8 +181,7 @@ func replay(ctx context.Context, in replayInput) (*replayed, error) {
 		return nil, problems(err)
 	}
 	out.rep, out.arm = rep, rep.Cells[0].Arm
-	// Replayed predictions have no pipeline time: no latency_ms.
-	out.bundle, err = rep.Bundle(engine.BundleOptions{LasagnaVersion: version, StatsSeed: in.seed, OmitLatency: true})
+	out.bundle, err = rep.Bundle(engine.BundleOptions{LasagnaVersion: version, StatsSeed: in.seed})
 	if err != nil {
 		return nil, err
 	}
