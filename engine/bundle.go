@@ -19,6 +19,30 @@ type BundleOptions struct {
 	StatsSeed uint64
 	// Submitter, when set, names who publishes the bundle.
 	Submitter *results.Submitter
+	// Latency records each row's latency_ms, the wall time of its
+	// pipeline call. It is off by default: latency differs from run to run,
+	// and a bundle without it depends only on the data, the arms and the
+	// seed, so rerunning, resuming or sharding and merging a run gives the
+	// same bytes and run_id. A bundle with latency differs from any other
+	// run's in latency_ms (and so in run_id); results.WithoutLatency
+	// compares such bundles apart from it.
+	Latency bool
+}
+
+// Sampler is implemented by a generator or judge that says whether it
+// calls a sampling LLM; the generators of package generate and the judges
+// of engine/llmarms do, so an arm built on them counts as sampling.
+type Sampler interface{ Samples() bool }
+
+// Sampling reports whether a calls a sampling LLM: Samples is set, it is
+// judged, or its generator says it samples (Sampler). A sampling arm sets
+// nothing_samples false and, run once, raises SINGLE_RUN.
+func (a *Arm) Sampling() bool {
+	if a.Samples || a.Judge != nil {
+		return true
+	}
+	s, ok := a.Generator.(Sampler)
+	return ok && s.Samples()
 }
 
 // Bundle assembles the report into a finalized results bundle (hashes set):
@@ -55,11 +79,11 @@ func (rep *Report) Bundle(o BundleOptions) (*results.Bundle, error) {
 		varied[c.Bench.Benchmark] = append(varied[c.Bench.Benchmark], c.Arm.Varied...)
 	}
 	for _, c := range rep.Cells {
-		if c.Arm.Samples || c.Arm.Judge != nil {
+		if c.Arm.Sampling() {
 			b.Experiment.NothingSamples = false
 		}
 		b.Configs = append(b.Configs, cellConfig(c, varied[c.Bench.Benchmark]))
-		r, err := cellResult(c, seed)
+		r, err := cellResult(c, seed, o.Latency)
 		if err != nil {
 			return nil, err
 		}
@@ -158,7 +182,9 @@ func strPtr(v any) *string {
 	return &s
 }
 
-func cellResult(c *Cell, seed uint64) (results.Result, error) {
+// cellResult is the result of cell c; with latency, each row that ran its
+// pipeline records its wall time (LatencyMS).
+func cellResult(c *Cell, seed uint64, latency bool) (results.Result, error) {
 	res := results.Result{
 		BenchmarkName: c.Bench.Benchmark.Name,
 		ConfigName:    c.Arm.Name,
@@ -167,6 +193,11 @@ func cellResult(c *Cell, seed uint64) (results.Result, error) {
 	}
 	for _, r := range c.Queries {
 		row := results.Sample{QueryID: r.Query.ID}
+		if latency {
+			if ms, ok := r.LatencyMS(); ok {
+				row.LatencyMS = &ms
+			}
+		}
 		if r.Err != nil {
 			row.Error = r.Err.Error()
 			res.PerSampleScores = append(res.PerSampleScores, row)

@@ -84,6 +84,7 @@ func startCell(ctx context.Context, cell *Cell, queries []*lasagna.Query, ids ma
 		if cr.journal != nil {
 			if e, ok := cr.journal.Done(q.ID); ok {
 				cell.Queries[i].Output = lasagna.Output{Hits: e.Hits, Answer: e.Answer, Answered: e.Answered, Abstained: e.Abstain, Passages: e.Passages}
+				cell.Queries[i].Latency = time.Duration(e.LatencyNS)
 				cell.Queries[i].Resumed = true
 				cell.Resumed++
 				continue
@@ -155,7 +156,7 @@ func (cr *CellRun) run(ctx context.Context, n int) {
 			}
 			r.Output = out
 			if cr.journal != nil {
-				if err := cr.journal.Record(journalEntry{Query: r.Query.ID, Hits: out.Hits, Answer: out.Answer, Answered: out.Answered, Abstain: out.Abstained, Passages: out.Passages}); err != nil {
+				if err := cr.journal.Record(journalEntry{Query: r.Query.ID, Hits: out.Hits, Answer: out.Answer, Answered: out.Answered, Abstain: out.Abstained, Passages: out.Passages, LatencyNS: int64(r.Latency)}); err != nil {
 					cr.mu.Lock()
 					if cr.jerr == nil {
 						cr.jerr = err

@@ -79,7 +79,7 @@ func findings(rep *Report) []lasagna.Finding {
 		}
 		if len(failed) > 0 {
 			out = append(out, lasagna.Finding{Code: lasagna.PipelineErrors, Where: c.Where(),
-				Detail: fmt.Sprintf("%d of %d queries failed: %s; first error: %v", len(failed), len(c.Queries), list(failed), firstErr)})
+				Detail: fmt.Sprintf("%d of %d queries failed: %s; first error: %s", len(failed), len(c.Queries), list(failed), firstLine(firstErr))})
 		}
 		if len(dup) > 0 {
 			out = append(out, lasagna.Finding{Code: lasagna.DuplicateRetrievedID, Where: c.Where(),
@@ -93,7 +93,7 @@ func findings(rep *Report) []lasagna.Finding {
 			out = append(out, results.OutsideCorpusFinding(c.Where(), outside, lists, len(b.Corpus)))
 		}
 		out = append(out, judgeFindings(c)...)
-		if c.Arm.Samples || c.Arm.Judge != nil {
+		if c.Arm.Sampling() {
 			out = append(out, lasagna.Finding{Code: lasagna.SingleRun, Where: c.Where(),
 				Detail: "an LLM sampled and each query ran once"})
 		}
@@ -122,6 +122,48 @@ func scoredQueries(c *Cell) int {
 		}
 	}
 	return n
+}
+
+// goTestFixes are the fixes of the codes whose catalogue fix names a
+// command-line flag, as said inside go test (evaltest and its adapters),
+// where there are no such flags. The other codes' fixes fit both.
+var goTestFixes = map[lasagna.Code]string{
+	lasagna.PipelineErrors: "fix the failing calls (each query's subtest shows its error) and rerun; " +
+		"go test -run 'TestName/<benchmark>/<arm>/<query-id>$' reruns one query alone",
+}
+
+// GoTestFix returns the fix of code c as said inside go test: the
+// catalogue's fix, or its go test wording when the catalogue's names a
+// command-line flag of the lasagna command.
+func GoTestFix(c lasagna.Code) string {
+	if fix, ok := goTestFixes[c]; ok {
+		return fix
+	}
+	info, _ := c.Info()
+	return info.Fix
+}
+
+// GoTestFinding formats f as f.String() does, with the fix as said inside
+// go test (GoTestFix). Bundles keep f.String()'s wording.
+func GoTestFinding(f lasagna.Finding) string {
+	s := f.String()
+	info, ok := f.Code.Info()
+	if fix, over := goTestFixes[f.Code]; ok && over {
+		if base, found := strings.CutSuffix(s, " (fix: "+info.Fix+")"); found {
+			return base + " (fix: " + fix + ")"
+		}
+	}
+	return s
+}
+
+// firstLine returns the first line of err's text, so that a finding stays
+// one line (a PanicError's stack is in the query's row and test).
+func firstLine(err error) string {
+	s := err.Error()
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " (stack in the query's error)"
+	}
+	return s
 }
 
 // list names up to maxListed items and counts the rest.

@@ -46,6 +46,9 @@ type journalEntry struct {
 	// Passages are the texts the generator saw, kept so a resumed query
 	// is judged for groundedness like a fresh one.
 	Passages []string `json:"passages,omitempty"`
+	// LatencyNS is the wall time of the query's pipeline call, so a
+	// resumed query keeps the latency_ms it was measured with.
+	LatencyNS int64 `json:"latency_ns,omitempty"`
 	// Facts, on an entry without Query, records the pipeline's held_fixed
 	// facts (FactReporter), so a resumed cell that builds nothing still
 	// states them.

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -105,9 +107,20 @@ type QueryResult struct {
 	// JudgeAlias whether that resolved an alias the judge was asked for.
 	JudgeModel string
 	JudgeAlias bool
-	// Latency is the wall time of the pipeline call (0 for a query
-	// restored from the journal); the latency_ms threshold reads it.
+	// Latency is the wall time of the pipeline call (for a query restored
+	// from the journal, the one the journal recorded; 0 when it recorded
+	// none); the latency_ms threshold and the bundle row's latency_ms read
+	// it.
 	Latency time.Duration
+}
+
+// LatencyMS returns r's latency in milliseconds (microsecond precision),
+// and false when none was measured.
+func (r *QueryResult) LatencyMS() (float64, bool) {
+	if r.Latency <= 0 {
+		return 0, false
+	}
+	return float64(r.Latency.Microseconds()) / 1000, true
 }
 
 // Where returns "benchmark/arm" for c.
@@ -258,14 +271,116 @@ func runCell(ctx context.Context, cell *Cell, queries []*lasagna.Query, ids map[
 }
 
 // callPipeline runs one query, turning a panic in the user's pipeline into
-// an error for that query.
+// an error for that query (a *PanicError, with the stack).
 func callPipeline(ctx context.Context, p lasagna.Pipeline, q lasagna.Query) (out lasagna.Output, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			err = fmt.Errorf("pipeline panicked: %v", v)
+			err = &PanicError{Value: v, Stack: panicStack()}
 		}
 	}()
 	return p.Run(ctx, q)
+}
+
+// PanicError is the error of a query whose pipeline panicked: the panic's
+// value and the stack of the panicking goroutine, the user's frames first.
+// Its Error text — what the query's test failure and the bundle row's
+// error say — is "pipeline panicked: <value>" followed by the stack, one
+// "function\n\tfolder/file.go:line" pair a frame.
+type PanicError struct {
+	Value any
+	// Stack holds the frames between the panic and the engine's call of
+	// the pipeline: the user's frames first, in call order from the
+	// panic; the runtime's and this module's wrappers (lasagna, engine)
+	// are left out when any user frame remains. It holds at most
+	// maxStackFrames frames and maxStackBytes bytes; file paths keep
+	// their last folder only, so a bundle names no local path.
+	Stack string
+}
+
+func (e *PanicError) Error() string {
+	if e.Stack == "" {
+		return fmt.Sprintf("pipeline panicked: %v", e.Value)
+	}
+	return fmt.Sprintf("pipeline panicked: %v\n%s", e.Value, e.Stack)
+}
+
+// The bounds of a PanicError's stack, so that a deep recursion cannot
+// bloat the bundle.
+const (
+	maxStackFrames = 16
+	maxStackBytes  = 2048
+)
+
+// enginePrefix and rootPrefix are the function name prefixes of this
+// module's packages that wrap a pipeline call.
+const (
+	rootPrefix   = "github.com/lasagna-go/lasagna."
+	enginePrefix = "github.com/lasagna-go/lasagna/engine."
+)
+
+// panicStack returns the stack of a panic being recovered in a deferred
+// function of callPipeline, formatted for PanicError.Stack.
+func panicStack() string {
+	pcs := make([]uintptr, 128)
+	n := runtime.Callers(1, pcs)
+	frames := runtime.CallersFrames(pcs[:n])
+	var all []runtime.Frame
+	inPanic := false
+	for {
+		f, more := frames.Next()
+		switch {
+		case f.Function == "runtime.gopanic":
+			// Frames up to here are the recovery itself.
+			inPanic, all = true, all[:0]
+		case f.Function == enginePrefix+"callPipeline":
+			more = false
+		case inPanic:
+			all = append(all, f)
+		}
+		if !more {
+			break
+		}
+	}
+	library := func(f runtime.Frame) bool {
+		fn := f.Function
+		return strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, enginePrefix) ||
+			(strings.HasPrefix(fn, rootPrefix) && !strings.Contains(strings.TrimPrefix(fn, rootPrefix), "/"))
+	}
+	var user []runtime.Frame
+	for _, f := range all {
+		if !library(f) {
+			user = append(user, f)
+		}
+	}
+	if len(user) == 0 {
+		user = all // the panic is in a wrapper: show it all
+	}
+	var sb strings.Builder
+	for i, f := range user {
+		line := fmt.Sprintf("%s\n\t%s:%d", f.Function, shortFile(f.File), f.Line)
+		if i == maxStackFrames || sb.Len()+len(line) > maxStackBytes {
+			fmt.Fprintf(&sb, "\n… %d more frames", len(user)-i)
+			break
+		}
+		if i > 0 {
+			sb.WriteByte('\n')
+		}
+		sb.WriteString(line)
+	}
+	return sb.String()
+}
+
+// shortFile returns the last folder and the base name of a source path.
+func shortFile(path string) string {
+	path = filepath.ToSlash(path)
+	i := strings.LastIndexByte(path, '/')
+	if i <= 0 {
+		return path
+	}
+	if j := strings.LastIndexByte(path[:i], '/'); j >= 0 {
+		return path[j+1:]
+	}
+	return path
 }
 
 func orDefault[T any](s, def []T) []T {

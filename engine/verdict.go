@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/internal/numfmt"
@@ -327,10 +328,7 @@ func CheckThresholds(a *Arm, cutoffs []int, cutoffsName string, ths []Threshold)
 // value returns query result r's value of metric m.
 func value(r *QueryResult, m string) (float64, bool) {
 	if m == MetricLatency {
-		if r.Latency <= 0 || r.Resumed {
-			return 0, false
-		}
-		return float64(r.Latency.Microseconds()) / 1000, true
+		return r.LatencyMS()
 	}
 	v, ok := r.Scores[m]
 	return v, ok
@@ -657,9 +655,21 @@ func GateVerdicts(c *Cell, o GateOptions) []Verdict {
 
 // MergeRepeats returns the result of a query's repeats as the bundle holds
 // it: the first repeat's output, each metric's mean over the repeats that
-// scored it, and the first error (a query with a failed repeat is a failed
-// query).
+// scored it, the mean latency, and the first error (a query with a failed
+// repeat is a failed query).
 func MergeRepeats(reps []*QueryResult) QueryResult {
+	res := mergeRepeats(reps)
+	if len(reps) > 1 {
+		var sum time.Duration
+		for _, r := range reps {
+			sum += r.Latency
+		}
+		res.Latency = sum / time.Duration(len(reps))
+	}
+	return res
+}
+
+func mergeRepeats(reps []*QueryResult) QueryResult {
 	n := len(reps)
 	for rep, r := range reps {
 		if r.Err != nil {

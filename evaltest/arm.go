@@ -3,6 +3,7 @@ package evaltest
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -49,7 +50,7 @@ func (r *runner) startArm(ctx context.Context, br *engine.BenchmarkRun, plan arm
 	arm.Retriever, arm.Generator, arm.Passages = nil, nil, 0
 	arm.Mode = plan.arm.ResolvedMode()
 	reps := 1
-	if plan.arm.Samples || plan.arm.Judge != nil {
+	if plan.arm.Sampling() {
 		reps = max(1, r.cfg.Repeats)
 	}
 	ar = &armRun{r: r, plan: plan, arm: &plan.arm, br: br, ctx: ctx, queries: r.set.shard.Select(br.Benchmark)}
@@ -97,6 +98,7 @@ func (r *runner) runArm(t tb, br *engine.BenchmarkRun, plan armPlan) {
 		return
 	}
 	t.Cleanup(func() {
+		t.Helper()
 		ar.finish().report(t)
 	})
 	ids := make([]string, len(ar.queries))
@@ -154,6 +156,13 @@ func (ar *armRun) dispatch(i int) *outcome {
 func (ar *armRun) check(i int, o *outcome) ([]Attr, messages) {
 	q := ar.queries[i]
 	attrs := []Attr{{"lasagna.query_id", q.ID}}
+	// Latency is recorded for failed calls too: a timeout is worth seeing.
+	if slices.Contains(ar.plan.attrs, engine.MetricLatency) {
+		merged := engine.MergeRepeats(o.res)
+		if ms, ok := merged.LatencyMS(); ok {
+			attrs = append(attrs, Attr{"lasagna." + engine.MetricLatency, engine.FormatValue(ms)})
+		}
+	}
 	var msgs messages
 	vs := engine.QueryVerdicts(ar.runs[0].Cell(), o.res, ar.plan.thresholds, ar.r.cfg.Pass)
 	ar.r.addVerdicts(vs)
@@ -165,7 +174,7 @@ func (ar *armRun) check(i int, o *outcome) ([]Attr, messages) {
 	}
 	scores := engine.MeanScores(o.res)
 	for _, m := range ar.plan.attrs {
-		if v, ok := scores[m]; ok {
+		if v, ok := scores[m]; ok && m != engine.MetricLatency {
 			attrs = append(attrs, Attr{"lasagna." + m, engine.FormatValue(v)})
 		}
 	}

@@ -66,8 +66,10 @@ type Config struct {
 	Cutoffs []int
 	// AttrMetrics are the metrics each query subtest records with t.Attr
 	// (as lasagna.<metric>); nil means ndcg@10, recall@10, mrr,
-	// exact_match and token_f1 (those scored), plus every metric named by
-	// a threshold or the gate.
+	// exact_match and token_f1 (those scored) and latency_ms (the wall
+	// time of the query's pipeline call in milliseconds, also of a failed
+	// call; the mean over repeats), plus every metric named by a
+	// threshold or the gate.
 	AttrMetrics []string
 	// Reporters receive the finished bundle after the built-in ones (the
 	// JSON file, the console table logged by the test, and the Markdown
@@ -116,7 +118,9 @@ type Arm struct {
 	// 0 means engine.DefaultPassages (5).
 	Passages int
 	// Samples marks an arm that calls a sampling LLM: Config.Repeats then
-	// applies to it, and a single run raises SINGLE_RUN.
+	// applies to it, and a single run raises SINGLE_RUN. An arm whose
+	// Generator says it samples (engine.Sampler: package generate's LLM
+	// generators do) or that has a Judge counts as sampling without it.
 	Samples bool
 	// OwnIndex marks an arm whose retriever searches your own index, which
 	// may hold documents the benchmark's corpus lacks (see engine.Arm):

@@ -72,7 +72,8 @@
 //
 // # Repeats
 //
-// An arm that calls a sampling LLM sets Arm.Samples. Config.Repeats = N
+// An arm that calls a sampling LLM sets Arm.Samples (an arm built on
+// package generate's generators, or judged, samples without it). Config.Repeats = N
 // then runs each of its queries N times inside the query's subtest and
 // Config.Pass (All, Majority or RateAtLeast) decides from how many repeats
 // met the PerQuery thresholds; the bundle keeps each metric's mean over the
@@ -85,12 +86,17 @@
 // `go test ./...`):
 //
 //   - LASAGNA_OUT: the folder bundles are written to when go test runs
-//     without -artifacts (default: $TMPDIR/lasagna-bundles). With -artifacts the
-//     bundle goes to t.ArtifactDir() instead. The file is
-//     lasagna-<package folder>-<test name>[-shard-i-of-n].json.
+//     without -artifacts (default: $TMPDIR/lasagna-bundles/<module>-<hash>,
+//     one folder per module checkout). With -artifacts the bundle goes to
+//     t.ArtifactDir() instead. The file is
+//     lasagna-<package folder>-<test name>[-shard-i-of-n][-run-<hash>].json;
+//     -run-<hash> marks a run that -run or -skip cut to some of its
+//     queries, so it never overwrites the whole run's bundle.
 //   - LASAGNA_UPDATE_BASELINE=1: rewrite Config.Baseline from this run
 //     (refused for a shard, a -run subset, a run that fails a threshold or
 //     a query, or a run with blocking findings).
+//   - LASAGNA_LATENCY=1: record each query's latency_ms in the bundle (off
+//     by default: wall time makes the bundle differ from run to run).
 //   - LASAGNA_SHARD=i/n: run shard i of n of every benchmark's queries,
 //     chosen by position among the sorted query ids, so n CI jobs split the
 //     work deterministically; `lasagna results merge` joins their bundles.

@@ -20,6 +20,12 @@ const (
 	// EnvUpdateBaseline, set to 1 (or true), rewrites Config.Baseline with
 	// this run's bundle instead of gating against it.
 	EnvUpdateBaseline = "LASAGNA_UPDATE_BASELINE"
+	// EnvLatency, set to 1 (or true), records each query's latency_ms in
+	// the bundle. It is off by default because latency is wall time: a
+	// bundle without it is the same bytes on every run, shard merge and
+	// resume. The lasagna.latency_ms attr and latency_ms thresholds work
+	// either way.
+	EnvLatency = "LASAGNA_LATENCY"
 	// EnvShard, set to i/n, runs only shard i of n of every benchmark's
 	// queries (engine.Shard: by position among the sorted query ids).
 	EnvShard = "LASAGNA_SHARD"
@@ -40,6 +46,7 @@ const DefaultConcurrency = 8
 type settings struct {
 	out         string
 	update      bool
+	latency     bool
 	shard       engine.Shard
 	concurrency int
 	stepSummary string
@@ -54,6 +61,9 @@ func readSettings(getenv func(string) string) (settings, error) {
 	var errs []error
 	var err error
 	if s.update, err = boolVar(getenv, EnvUpdateBaseline); err != nil {
+		errs = append(errs, err)
+	}
+	if s.latency, err = boolVar(getenv, EnvLatency); err != nil {
 		errs = append(errs, err)
 	}
 	if v := strings.TrimSpace(getenv(EnvShard)); v != "" {

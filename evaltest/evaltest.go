@@ -25,9 +25,17 @@ type tb interface {
 }
 
 // testingT adapts *testing.T to tb.
+//
+// Every function between the user's evaltest.Run call and a t.Errorf —
+// this adapter, run, the benchmark, arm and query subtest bodies and the
+// arm's cleanup — calls t.Helper() on its test, so go test reports each
+// failure, in any subtest, at the file:line of the user's evaltest.Run
+// call (go test follows helper frames up through each subtest's t.Run
+// call into its parent).
 type testingT struct{ *testing.T }
 
 func (t testingT) Run(name string, f func(tb)) bool {
+	t.T.Helper()
 	return t.T.Run(name, func(t *testing.T) {
 		t.Helper()
 		f(testingT{t})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -328,5 +329,62 @@ func TestReadSettings(t *testing.T) {
 		if _, err := readSettings(env(map[string]string{EnvShard: bad})); err == nil {
 			t.Errorf("%s=%s accepted", EnvShard, bad)
 		}
+	}
+}
+
+// TestNoCLIFlagInGoTestMessages reads every recorded go test log of
+// testdata/golden (passing runs, failures, integrity findings, the gate,
+// repeats, configuration errors): none names a flag of the lasagna
+// command, which a go test user cannot pass.
+func TestNoCLIFlagInGoTestMessages(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.txt"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden logs: %v", err)
+	}
+	flag := regexp.MustCompile(`(^|[\s(])--[a-z][a-z-]*`)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if m := flag.FindString(line); m != "" {
+				t.Errorf("%s:%d names the CLI flag %q: %s", f, i+1, strings.TrimSpace(m), line)
+			}
+		}
+	}
+}
+
+// TestDefaultBundleFolderPerModule: the default folder is named after the
+// module and its checkout, so two projects (or two checkouts of one) never
+// share it.
+func TestDefaultBundleFolderPerModule(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"a/pkg", "b/pkg", "c"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(root, "a", "go.mod"), []byte("// a project\nmodule example.com/shop/search // the search service\n\ngo 1.25\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "b", "go.mod"), []byte("module \"example.com/shop/search\"\n"), 0o644)
+	folder := func(dir string) string {
+		t.Chdir(filepath.Join(root, dir))
+		return moduleFolder()
+	}
+	a, b := folder("a/pkg"), folder("b/pkg")
+	if !strings.HasPrefix(a, "search-") || !strings.HasPrefix(b, "search-") || a == b {
+		t.Errorf("two checkouts of example.com/shop/search: folders %q and %q, want search-<hash> each, different", a, b)
+	}
+	if got := folder("a"); got != a {
+		t.Errorf("the module root and its package share no folder: %q vs %q", got, a)
+	}
+	if dir := defaultBundleDir(); filepath.Dir(dir) != filepath.Join(os.TempDir(), "lasagna-bundles") || filepath.Base(dir) != a {
+		t.Errorf("defaultBundleDir = %q", dir)
+	}
+	if got := modulePath([]byte("go 1.25\n")); got != "module" {
+		t.Errorf("modulePath of a go.mod without module = %q", got)
+	}
+	if s1, s2 := subsetName("lasagna-p-T.json", "test.run=T/a$"), subsetName("lasagna-p-T.json", "test.run=T/b$"); s1 == s2 || !strings.HasPrefix(s1, "lasagna-p-T-run-") || !strings.HasSuffix(s1, ".json") {
+		t.Errorf("subset names %q, %q: want lasagna-p-T-run-<hash>.json, one per selection", s1, s2)
 	}
 }

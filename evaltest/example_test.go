@@ -94,3 +94,30 @@ func ExampleRepeat() {
 	// Output:
 	// answer 0
 }
+
+// ExampleEvaluation_Metric reads an arm's aggregate and its per-query
+// values from an evaluation, for assertions in any framework; a misspelt
+// name is an error with a "did you mean", never a 0.
+func ExampleEvaluation_Metric() {
+	ev, err := evaltest.Evaluate(context.Background(), "TestRAG", evaltest.Config{
+		FS:         fixtures.Data,
+		Benchmarks: []string{fixtures.TinyJSONL},
+		Arms: []evaltest.Arm{{Name: "mine", BuildRetriever: func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Retriever, error) {
+			return fixtures.Missing(b, fixtures.Perfect(b), "q02"), nil
+		}}},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	recall, err := ev.Metric("mine", "recall@10")
+	fmt.Printf("recall@10 = %.4f %v\n", recall, err)
+	per, _ := ev.QueryValues("mine", "recall@10")
+	fmt.Println("q01:", per["q01"], "q02:", per["q02"])
+	_, err = ev.Metric("mine", "recal@10")
+	fmt.Println(strings.Split(err.Error(), ";")[0])
+	// Output:
+	// recall@10 = 0.9167 <nil>
+	// q01: 1 q02: 0
+	// arm mine on local/tiny@abfc4c070c3b has no metric "recal@10" (did you mean "recall@10"?)
+}

@@ -39,14 +39,26 @@ func TestGate(t *testing.T) {
 		t.Errorf("missing baseline not reported:\n%s", got)
 	}
 
-	// Record it.
-	got, failed, _ = fakeEval(t, gateConfig(baseline, missingArm()), map[string]string{EnvUpdateBaseline: "1"})
+	// Record it (with LASAGNA_LATENCY=1, which the baseline ignores).
+	got, failed, _ = fakeEval(t, gateConfig(baseline, missingArm()), map[string]string{EnvUpdateBaseline: "1", EnvLatency: "1"})
 	if failed || !strings.Contains(got, "TestRAG: baseline $BASELINE rewritten from this run (LASAGNA_UPDATE_BASELINE=1); review and commit it") {
 		t.Fatalf("baseline not recorded:\n%s", got)
 	}
 	base, err := results.ReadFile(baseline)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The baseline holds no latency: recording it again from a run with
+	// the same scores leaves the file as it was.
+	first, _ := os.ReadFile(baseline)
+	if strings.Contains(string(first), "latency_ms") {
+		t.Error("the baseline records latency_ms; it would change at every update")
+	}
+	if _, failed, _ = fakeEval(t, gateConfig(baseline, missingArm()), map[string]string{EnvUpdateBaseline: "1", EnvLatency: "1"}); failed {
+		t.Fatal("second update failed")
+	}
+	if again, _ := os.ReadFile(baseline); !bytes.Equal(first, again) {
+		t.Error("rewriting the baseline from an equal run changed it")
 	}
 	if r, ok := base.Result(base.Configs[0].Benchmark, "mine"); !ok || r.Metrics["ndcg@10"] != 1 {
 		t.Fatalf("baseline holds %+v", base.Results)

@@ -2,6 +2,8 @@ package evaltest
 
 import (
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -43,14 +45,19 @@ func outputOf(evs []event, test string) string {
 	return sb.String()
 }
 
+// runLine is where testdata/gotest/rag_test.go calls evaltest.Run: every
+// failure, in any subtest, is reported there.
+const runLine = "rag_test.go:23: "
+
 // TestRealGoTest runs a user's test package with the real go command: a
-// failing query under -artifacts, then one passing query selected by -run.
+// failing query, a panicking one and a failing arm threshold under
+// -artifacts, then one passing query selected by -run.
 func TestRealGoTest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles and runs a test binary; skipped with -short")
 	}
 	outdir := t.TempDir()
-	evs, code := goTest(t, []string{"EVALTEST_FAIL_QUERY=q03"}, "-artifacts", "-outputdir", outdir)
+	evs, code := goTest(t, []string{"EVALTEST_FAIL_QUERY=q03", "EVALTEST_PANIC_QUERY=q05", "EVALTEST_MIN_NDCG=1.5", "LASAGNA_LATENCY=1"}, "-artifacts", "-outputdir", outdir)
 	if code != 1 {
 		t.Errorf("exit code %d, want 1 (a failing query)", code)
 	}
@@ -65,15 +72,36 @@ func TestRealGoTest(t *testing.T) {
 	}); !ok {
 		t.Error("no lasagna.query_id attr for q02")
 	}
+	// Each query's pipeline time, failed calls included.
+	for _, q := range []string{"q01", "q03"} {
+		e, ok := find(evs, func(e event) bool {
+			return e.Action == "attr" && e.Test == "TestRAG/tiny/mine/"+q && e.Key == "lasagna.latency_ms"
+		})
+		if v, err := strconv.ParseFloat(e.Value, 64); !ok || err != nil || v < 0 {
+			t.Errorf("attr lasagna.latency_ms of %s = %q, %v; want milliseconds", q, e.Value, ok)
+		}
+	}
 	for test, want := range map[string]string{
-		"TestRAG/tiny/mine/q03": "pipeline failed: search backend timed out for query q03",
-		"TestRAG":               "integrity: PIPELINE_ERRORS at local/tiny@",
+		"TestRAG/tiny/mine/q03": runLine + "data/tiny.jsonl:3: query q03",
+		"TestRAG/tiny/mine":     runLine + "ndcg@10 = 1, want >= 1.5",
+		"TestRAG":               runLine + "integrity: PIPELINE_ERRORS at local/tiny@",
+		// The panic keeps its stack, the user's frames first.
+		"TestRAG/tiny/mine/q05": "pipeline failed: pipeline panicked: assignment to entry in nil map\n" +
+			"github.com/lasagna-go/lasagna/evaltest/testdata/gotest.countHit\n" +
+			"\tgotest/rag_test.go:61\n" +
+			"github.com/lasagna-go/lasagna/evaltest/testdata/gotest.",
 	} {
 		if _, ok := find(evs, func(e event) bool { return e.Action == "fail" && e.Test == test }); !ok {
 			t.Errorf("%s did not fail", test)
 		}
-		if out := outputOf(evs, test); !strings.Contains(out, want) {
+		if out := outputOf(evs, test); !strings.Contains(unindent(out), want) {
 			t.Errorf("%s output lacks %q:\n%s", test, want, out)
+		}
+	}
+	// No failure points into the library.
+	for _, e := range evs {
+		if e.Action == "output" && libraryLine.MatchString(e.Output) {
+			t.Errorf("%s: output points into the library: %q", e.Test, e.Output)
 		}
 	}
 	for _, test := range []string{"TestRAG/tiny/mine/q01", "TestRAG/tiny/mine/q12"} {
@@ -89,25 +117,58 @@ func TestRealGoTest(t *testing.T) {
 	if len(matches) != 1 {
 		t.Fatalf("no bundle in the artifact folder %s", art.Path)
 	}
-	if b, err := results.ReadFile(matches[0]); err != nil || len(b.Integrity.Blocking) != 1 {
-		t.Errorf("artifact bundle: %v, blocking %v", err, b.Integrity.Blocking)
+	b, err := results.ReadFile(matches[0])
+	if err != nil || len(b.Integrity.Blocking) != 1 {
+		t.Fatalf("artifact bundle: %v, blocking %v", err, b.Integrity.Blocking)
+	}
+	for _, row := range b.Results[0].PerSampleScores {
+		if row.LatencyMS == nil {
+			t.Errorf("bundle row %s has no latency_ms", row.QueryID)
+		}
+		if row.QueryID == "q05" && !strings.Contains(row.Error, "gotest.countHit\n\tgotest/rag_test.go:61") {
+			t.Errorf("bundle row q05 error lacks the stack: %q", row.Error)
+		}
 	}
 
-	// One query selected by -run: only it runs, the test passes, and the
-	// bundle goes to LASAGNA_OUT.
-	out := t.TempDir()
-	evs, code = goTest(t, []string{"LASAGNA_OUT=" + out}, "-run", "TestRAG/tiny/mine/q01$")
+	// One query selected by -run, with the default bundle folder: only it
+	// runs, the test passes, and its bundle has a name of its own in the
+	// module's folder of $TMPDIR/lasagna-bundles; without LASAGNA_LATENCY
+	// it records no latency_ms.
+	tmp := t.TempDir()
+	evs, code = goTest(t, []string{"TMPDIR=" + tmp}, "-run", "TestRAG/tiny/mine/q01$")
 	if code != 0 {
 		t.Errorf("exit code %d, want 0:\n%s", code, outputOf(evs, "TestRAG"))
 	}
 	if _, ok := find(evs, func(e event) bool { return e.Test == "TestRAG/tiny/mine/q02" }); ok {
 		t.Error("-run ran q02")
 	}
-	b, err := results.ReadFile(filepath.Join(out, "lasagna-gotest-TestRAG.json"))
+	mods, _ := filepath.Glob(filepath.Join(tmp, "lasagna-bundles", "lasagna-*"))
+	if len(mods) != 1 {
+		t.Fatalf("module folders in $TMPDIR/lasagna-bundles: %v, want one lasagna-<hash>", mods)
+	}
+	want := filepath.Join(mods[0], subsetName("lasagna-gotest-TestRAG.json", "test.run=TestRAG/tiny/mine/q01$"))
+	b, err = results.ReadFile(want)
 	if err != nil {
-		t.Fatal(err)
+		files, _ := filepath.Glob(filepath.Join(mods[0], "*"))
+		t.Fatalf("%v; the folder holds %v", err, files)
 	}
-	if rows := b.Results[0].PerSampleScores; len(rows) != 1 || rows[0].QueryID != "q01" {
-		t.Errorf("bundle rows = %+v, want q01 alone", rows)
+	if rows := b.Results[0].PerSampleScores; len(rows) != 1 || rows[0].QueryID != "q01" || rows[0].LatencyMS != nil {
+		t.Errorf("bundle rows = %+v, want q01 alone, without latency_ms (LASAGNA_LATENCY is unset)", rows)
 	}
+	if !strings.Contains(outputOf(evs, "TestRAG"), "lasagna bundle: "+want) {
+		t.Errorf("the log does not name %s:\n%s", want, outputOf(evs, "TestRAG"))
+	}
+}
+
+// libraryLine matches a go test output line reported at a file of
+// package evaltest or engine.
+var libraryLine = regexp.MustCompile(`^\s*(evaltest|evaluate|run|arm|config|env|names|cell|verdict|bundle)\.go:\d+: `)
+
+// unindent removes the leading spaces of every line of go test output.
+func unindent(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimLeft(l, " ")
+	}
+	return strings.Join(lines, "\n")
 }

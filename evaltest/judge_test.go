@@ -9,6 +9,7 @@ import (
 	"github.com/lasagna-go/lasagna/engine/llmarms"
 	"github.com/lasagna-go/lasagna/evaltest"
 	"github.com/lasagna-go/lasagna/fixtures"
+	"github.com/lasagna-go/lasagna/generate"
 	"github.com/lasagna-go/lasagna/judge"
 	"github.com/lasagna-go/lasagna/llm"
 )
@@ -82,5 +83,46 @@ func TestJudgedGeneratorArm(t *testing.T) {
 	})
 	if err == nil && (!ev.Failed() || !strings.Contains(ev.Tests[0].Failure(), "a Judge scores answers")) {
 		t.Errorf("judge on a retrieval arm: %+v", ev.Tests[0])
+	}
+}
+
+// TestLibraryGeneratorSamples runs an arm whose Generator is package
+// generate's LLM generator, without Arm.Samples: it counts as sampling, so
+// a single run raises SINGLE_RUN and Repeats applies to it.
+func TestLibraryGeneratorSamples(t *testing.T) {
+	t.Setenv(evaltest.EnvOut, t.TempDir())
+	srv := fixtures.NewFakeOpenAI(fixtures.FakeOpenAIOptions{Reply: func(fixtures.ChatCall) string { return `{"answer": "soda", "abstained": false}` }})
+	defer srv.Close()
+	client, err := llm.New(llm.Config{BaseURL: srv.URL, APIKey: "k", Model: "gen-model", MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen, err := generate.NewGrounded(client, generate.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, repeats := range []int{1, 2} {
+		ev, err := evaltest.Evaluate(t.Context(), "TestRAG", evaltest.Config{
+			FS: fixtures.Data, Benchmarks: []string{fixtures.TinyJSONL}, Repeats: repeats,
+			Arms: []evaltest.Arm{{Name: "gen", Generator: gen}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Bundle == nil {
+			t.Fatalf("no bundle: %s", ev.Tests[0].Failure())
+		}
+		single := false
+		for _, l := range ev.Bundle.Integrity.Warnings {
+			single = single || strings.HasPrefix(l, "SINGLE_RUN")
+		}
+		if single != (repeats == 1) || ev.Bundle.Experiment.NothingSamples {
+			t.Errorf("Repeats %d: SINGLE_RUN %v, nothing_samples %v; want SINGLE_RUN only for one run, nothing_samples false",
+				repeats, single, ev.Bundle.Experiment.NothingSamples)
+		}
+		q, _ := ev.Test("TestRAG/tiny/gen/q01")
+		if got, _ := q.Attr("lasagna.repeats"); repeats > 1 && got != "2" {
+			t.Errorf("Repeats 2: lasagna.repeats = %q, want 2", got)
+		}
 	}
 }

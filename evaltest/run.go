@@ -3,6 +3,8 @@ package evaltest
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -52,7 +54,11 @@ import (
 //
 // Finally t writes the results bundle — to t.ArtifactDir() under
 // `go test -artifacts`, else into $LASAGNA_OUT, else into
-// $TMPDIR/lasagna-bundles — logs its path and a summary table, runs the reporters,
+// $TMPDIR/lasagna-bundles/<module>-<hash> (one folder per module
+// checkout) — named lasagna-<package folder>-<test>.json (with
+// -shard-i-of-n for a shard, and -run-<hash> when -run or -skip left
+// queries out, so a subset never overwrites the whole run's bundle) —
+// logs its path and a summary table, runs the reporters,
 // logs integrity warnings and fails on every blocking integrity finding,
 // naming its code, where and the fix. With LASAGNA_UPDATE_BASELINE=1 it
 // rewrites Config.Baseline from the bundle instead of gating.
@@ -168,8 +174,12 @@ func run(t tb, cfg Config, getenv func(string) string, artifacts bool) {
 	for bi, name := range benchmarkNames(names) {
 		br := r.benches[bi]
 		t.Run(name, func(t tb) {
+			t.Helper()
 			for _, p := range r.plans {
-				t.Run(p.name, func(t tb) { r.runArm(t, br, p) })
+				t.Run(p.name, func(t tb) {
+					t.Helper()
+					r.runArm(t, br, p)
+				})
 			}
 		})
 	}
@@ -321,7 +331,7 @@ func planArms(cfg Config, sweepArms []engine.Arm) ([]armPlan, error) {
 		}
 		p.attrs = cfg.AttrMetrics
 		if p.attrs == nil {
-			p.attrs = []string{"ndcg@10", "recall@10", "mrr", "exact_match", "token_f1"}
+			p.attrs = []string{"ndcg@10", "recall@10", "mrr", "exact_match", "token_f1", engine.MetricLatency}
 			for _, th := range p.thresholds {
 				p.attrs = append(p.attrs, th.Metric)
 			}
@@ -428,7 +438,8 @@ func (r *runner) finish(ctx context.Context, testName, artifactDir string, plann
 		}
 		return false
 	})
-	b, err := rep.Bundle(engine.BundleOptions{LasagnaVersion: version(), Concurrency: r.set.concurrency, StatsSeed: r.seed})
+	opts := engine.BundleOptions{LasagnaVersion: version(), Concurrency: r.set.concurrency, StatsSeed: r.seed, Latency: r.set.latency}
+	b, err := rep.Bundle(opts)
 	if err != nil {
 		out.errorf("evaltest: %v", err)
 		return out
@@ -441,15 +452,16 @@ func (r *runner) finish(ctx context.Context, testName, artifactDir string, plann
 	case r.set.out != "":
 		dir = r.set.out
 	default:
-		dir = filepath.Join(os.TempDir(), "lasagna-bundles")
-		if st, err := os.Stat(dir); err == nil && !st.IsDir() {
-			// Something else took the name: use a fresh folder beside it.
-			if d, err := os.MkdirTemp(os.TempDir(), "lasagna-bundles-"); err == nil {
-				dir = d
-			}
+		dir = defaultBundleDir()
+	}
+	name := bundleName(testName, r.set.shard)
+	if partial {
+		// A -run subset must not overwrite the whole run's bundle.
+		if sel := goTestSelection(); sel != "" {
+			name = subsetName(name, sel)
 		}
 	}
-	file := filepath.Join(dir, bundleName(testName, r.set.shard))
+	file := filepath.Join(dir, name)
 	var table bytes.Buffer
 	reps := []reporters.Reporter{reporters.JSONFile{Path: file}, reporters.Text{W: &table}}
 	if r.set.stepSummary != "" {
@@ -469,16 +481,23 @@ func (r *runner) finish(ctx context.Context, testName, artifactDir string, plann
 	out.logf("results:\n%s", strings.TrimRight(table.String(), "\n"))
 	for _, f := range rep.Findings {
 		if !f.Blocking() {
-			out.logf("integrity warning: %s", f)
+			out.logf("integrity warning: %s", engine.GoTestFinding(f))
 		}
 	}
 	for _, f := range rep.Findings {
 		if f.Blocking() {
-			out.errorf("integrity: %s", f)
+			out.errorf("integrity: %s", engine.GoTestFinding(f))
 		}
 	}
 	if r.set.update {
-		r.updateBaseline(ctx, &out, b, verdicts, rep.Findings, partial)
+		// A baseline leaves latency out: rewriting it from a run whose
+		// scores did not change leaves the committed file as it was.
+		opts.Latency = false
+		if base, err := rep.Bundle(opts); err != nil {
+			out.errorf("evaltest: %v", err)
+		} else {
+			r.updateBaseline(ctx, &out, base, verdicts, rep.Findings, partial)
+		}
 	}
 	return out
 }
@@ -511,13 +530,99 @@ func bundleName(test string, s engine.Shard) string {
 	if s.Count > 1 {
 		name += fmt.Sprintf("-shard-%d-of-%d", s.Index, s.Count)
 	}
+	return safeFile(name) + ".json"
+}
+
+// safeFile replaces the characters of name other than letters, digits,
+// '.', '-' and '_' by '_'.
+func safeFile(name string) string {
 	return strings.Map(func(r rune) rune {
 		switch {
 		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
 			return r
 		}
 		return '_'
-	}, name) + ".json"
+	}, name)
+}
+
+// goTestSelection returns go test's -run and -skip patterns of this test
+// binary ("" when neither is set); a variable so tests can set it.
+var goTestSelection = func() string {
+	var sel []string
+	for _, name := range []string{"test.run", "test.skip"} {
+		if f := flag.Lookup(name); f != nil && f.Value.String() != "" {
+			sel = append(sel, name+"="+f.Value.String())
+		}
+	}
+	return strings.Join(sel, " ")
+}
+
+// subsetName is the bundle file name of a run that -run (or -skip) cut
+// to some of its queries: name with "-run-<8 hex digits of the
+// patterns' sha256>" before ".json", so each selection has its own file
+// and none overwrites the whole run's bundle.
+func subsetName(name, selection string) string {
+	sum := sha256.Sum256([]byte(selection))
+	return strings.TrimSuffix(name, ".json") + "-run-" + hex.EncodeToString(sum[:4]) + ".json"
+}
+
+// defaultBundleDir is the folder of bundles when neither -artifacts nor
+// LASAGNA_OUT says one: $TMPDIR/lasagna-bundles/<module>-<hash>, one folder per
+// module (and per checkout of it), so that projects on one machine never
+// overwrite each other's bundles. <module> is the last element of the
+// module path in the nearest go.mod above the working folder, then '-' and
+// 8 hex digits of the sha256 of that go.mod's folder; without a go.mod,
+// "nomodule-" and the digits of the working folder.
+func defaultBundleDir() string {
+	base := filepath.Join(os.TempDir(), "lasagna-bundles")
+	if st, err := os.Stat(base); err == nil && !st.IsDir() {
+		// Something else took the name: use a fresh folder beside it.
+		if d, err := os.MkdirTemp(os.TempDir(), "lasagna-bundles-"); err == nil {
+			base = d
+		}
+	}
+	return filepath.Join(base, moduleFolder())
+}
+
+// moduleFolder names the module of the working folder (see
+// defaultBundleDir).
+func moduleFolder() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "nomodule"
+	}
+	name, root := "nomodule", wd
+	for dir := wd; ; {
+		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil {
+			name, root = path.Base(modulePath(data)), dir
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	sum := sha256.Sum256([]byte(root))
+	return safeFile(name) + "-" + hex.EncodeToString(sum[:4])
+}
+
+// modulePath returns the module path a go.mod declares ("module" when it
+// declares none).
+func modulePath(gomod []byte) string {
+	for line := range strings.Lines(string(gomod)) {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module")
+		if !ok || (rest != "" && rest[0] != ' ' && rest[0] != '\t' && rest[0] != '"') {
+			continue
+		}
+		if i := strings.Index(rest, "//"); i >= 0 {
+			rest = rest[:i]
+		}
+		if p := strings.Trim(strings.TrimSpace(rest), `"`+"`"); p != "" {
+			return p
+		}
+	}
+	return "module"
 }
 
 // version returns the version of the lasagna module this binary was built

@@ -114,6 +114,12 @@ func (g *Generator) Model() string { return g.cfg.Model }
 // Prompt returns the generator's prompt.
 func (g *Generator) Prompt() Prompt { return g.prompt }
 
+// Samples reports that the generator calls an LLM, whose output may vary
+// between calls even at temperature 0: an arm built on it counts as
+// sampling (engine.Sampler), so repeats apply and one run raises
+// SINGLE_RUN.
+func (g *Generator) Samples() bool { return true }
+
 // Describe returns the canonical description of the generator for an
 // arm's fixed stages: kind, model, answer cap, prompt id and prompt sha256,
 // e.g. "grounded model=gpt-4o-mini max_tokens=256 prompt=grounded-v1

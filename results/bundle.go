@@ -242,6 +242,12 @@ type Sample struct {
 	// JudgeError is the error of a failed judge call; the judged metrics are
 	// then absent from Scores.
 	JudgeError string `json:"judge_error,omitzero"`
+	// LatencyMS is the wall time of the query's pipeline call in
+	// milliseconds: optional in schema 1.x, written only when the run
+	// asked for it (engine.BundleOptions.Latency), since wall time makes
+	// the bundle differ from run to run; readers that do not know it
+	// ignore it. It is a measurement, not a score: it enters no metric.
+	LatencyMS *float64 `json:"latency_ms,omitzero" jsonschema:"minimum=0"`
 }
 
 // Retrieved is one hit of a ranked list.
@@ -315,6 +321,29 @@ func (b *Bundle) Result(benchmark, config string) (*Result, bool) {
 		}
 	}
 	return nil, false
+}
+
+// WithoutLatency returns a copy of b without the rows' latency_ms,
+// finalized (a new run_id): the bundle a run that left latency out would
+// have written. Latency is wall time, so two runs of one evaluation differ
+// in it and only in it; compare their WithoutLatency copies to check
+// that everything else is equal (a resumed or a sharded run against a
+// whole one, say). b is not modified.
+func WithoutLatency(b *Bundle) (*Bundle, error) {
+	c := *b
+	c.Results = slices.Clone(b.Results)
+	for i := range c.Results {
+		rows := slices.Clone(c.Results[i].PerSampleScores)
+		for j := range rows {
+			rows[j].LatencyMS = nil
+		}
+		c.Results[i].PerSampleScores = rows
+	}
+	c.RunID = ""
+	if err := Finalize(&c); err != nil {
+		return nil, err
+	}
+	return &c, nil
 }
 
 // BundleProvenance returns how a bundle writes p: lasagna.ProvenanceNone

@@ -1,7 +1,6 @@
 package results
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
@@ -47,27 +46,18 @@ func MetricRange(name string) (lo, hi float64, ok bool) {
 // checkConsistency reports INCONSISTENT_BUNDLE wherever the numbers of the
 // bundle disagree: with each other (metrics, metric_stats, per-query rows),
 // with the bootstrap recomputed from the rows, or with a metric's range.
-// top is the decoded bundle, for optional row fields b does not read (nil
-// when there is none, as in Merge).
-func checkConsistency(r *Report, b *Bundle, top map[string]any) {
-	rawResults, _ := top["results"].([]any)
+func checkConsistency(r *Report, b *Bundle) {
 	o := b.StatsOptions()
 	seedNote := fmt.Sprintf("seed %d from experiment.stats_seed", o.Seed)
 	if b.Experiment.StatsSeed == 0 {
 		seedNote = fmt.Sprintf("seed %d, as experiment.stats_seed is absent", o.Seed)
 	}
 	for i := range b.Results {
-		var rawRows []any
-		if i < len(rawResults) {
-			if m, ok := rawResults[i].(map[string]any); ok {
-				rawRows, _ = m["per_sample_scores"].([]any)
-			}
-		}
-		checkResultConsistency(r, &b.Results[i], rawRows, o, seedNote)
+		checkResultConsistency(r, &b.Results[i], o, seedNote)
 	}
 }
 
-func checkResultConsistency(r *Report, res *Result, rawRows []any, o StatsOptions, seedNote string) {
+func checkResultConsistency(r *Report, res *Result, o StatsOptions, seedNote string) {
 	where := res.BenchmarkName + "/" + res.ConfigName
 	scored := map[string][]float64{}
 	for i, row := range res.PerSampleScores {
@@ -85,14 +75,8 @@ func checkResultConsistency(r *Report, res *Result, rawRows []any, o StatsOption
 				scored[m] = append(scored[m], v)
 			}
 		}
-		if i < len(rawRows) {
-			if rr, ok := rawRows[i].(map[string]any); ok {
-				if n, ok := rr["latency_ms"].(json.Number); ok {
-					if v, err := n.Float64(); err == nil {
-						checkRange(r, w, "latency_ms", "latency_ms", v)
-					}
-				}
-			}
+		if row.LatencyMS != nil {
+			checkRange(r, w, "latency_ms", "latency_ms", *row.LatencyMS)
 		}
 	}
 	hasRows := len(res.PerSampleScores) > 0

@@ -166,7 +166,7 @@ func Merge(shards []*Bundle, names []string) (*Bundle, error) {
 		// The consistency checks of Validate: aggregates, n and intervals
 		// the shard's own rows give with its recorded seed, ranges.
 		var rep Report
-		checkConsistency(&rep, s, nil)
+		checkConsistency(&rep, s)
 		for _, p := range rep.Problems {
 			addf("%s: %s", name(i), p)
 		}

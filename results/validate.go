@@ -174,7 +174,7 @@ func ValidateWith(raw []byte, checks ...func(doc any) []Problem) Report {
 		return r
 	}
 	checkStructure(&r, b)
-	checkConsistency(&r, b, top)
+	checkConsistency(&r, b)
 	checkListed(&r, b)
 	return r
 }

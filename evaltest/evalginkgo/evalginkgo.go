@@ -39,17 +39,20 @@ func (q Query) String() string { return q.Benchmark + "/" + q.Arm + "/" + q.ID }
 // as a Ginkgo report entry — a float64 for numbers, else the string — so
 // that ginkgo --junit-report writes them as the spec's <properties>
 // (Ginkgo writes each value as JSON: 0.6131, and "q17" with its quotes).
-// Call it inside a spec.
+// Call it inside a spec. The entries are printed only for a failed spec
+// or a verbose run (ginkgo -v, go test -args -ginkgo.v), as GinkgoWriter's
+// output is: a passing suite stays quiet, and the JUnit properties are
+// written either way.
 func (q Query) Record() {
 	if q.Test == nil {
 		return
 	}
 	for _, a := range q.Test.Attrs {
-		if v, err := strconv.ParseFloat(a.Value, 64); err == nil {
-			ginkgo.AddReportEntry(a.Key, v, ginkgo.Offset(1))
-		} else {
-			ginkgo.AddReportEntry(a.Key, a.Value, ginkgo.Offset(1))
+		var v any = a.Value
+		if f, err := strconv.ParseFloat(a.Value, 64); err == nil {
+			v = f
 		}
+		ginkgo.AddReportEntry(a.Key, v, ginkgo.ReportEntryVisibilityFailureOrVerbose, ginkgo.Offset(1))
 	}
 }
 

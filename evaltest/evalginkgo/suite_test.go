@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
 
 	"github.com/lasagna-go/lasagna"
@@ -99,6 +100,8 @@ var _ = Describe("an evaluation", func() {
 			entries := map[string]any{}
 			for _, e := range CurrentSpecReport().ReportEntries {
 				entries[e.Name] = e.GetRawValue()
+				// Printed for a failed spec or a verbose run only.
+				Expect(e.Visibility).To(Equal(types.ReportEntryVisibilityFailureOrVerbose), e.Name)
 			}
 			Expect(entries).To(HaveKeyWithValue("lasagna.ndcg@10", 1.0))
 			Expect(entries).To(HaveKeyWithValue("lasagna.query_id", q.ID))

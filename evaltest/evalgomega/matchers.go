@@ -10,6 +10,7 @@ import (
 	"github.com/onsi/gomega"
 	"github.com/onsi/gomega/types"
 
+	"github.com/lasagna-go/lasagna/engine"
 	"github.com/lasagna-go/lasagna/evaltest"
 	"github.com/lasagna-go/lasagna/internal/suggest"
 	"github.com/lasagna-go/lasagna/results"
@@ -272,7 +273,8 @@ func DescribeFinding(line string) string {
 		fmt.Fprintf(&sb, "\n    what:  %s", detail)
 	}
 	if known {
-		fmt.Fprintf(&sb, "\n    fix:   %s", info.Fix)
+		// The fix as said inside go test, where the CLI's flags do not exist.
+		fmt.Fprintf(&sb, "\n    fix:   %s", engine.GoTestFix(f.Code))
 	}
 	return sb.String()
 }

@@ -201,3 +201,15 @@ func TestShortName(t *testing.T) {
 		}
 	}
 }
+
+// TestDescribeFindingFixForGoTest: a bundle's PIPELINE_ERRORS line holds
+// the CLI's fix (rerun with --resume); described inside a test, the fix is
+// worded for go test.
+func TestDescribeFindingFixForGoTest(t *testing.T) {
+	line := lasagna.Finding{Code: lasagna.PipelineErrors, Where: "local/tiny@abc/mine", Detail: "1 of 12 queries failed: q03"}.String()
+	got := evalgomega.DescribeFinding(line)
+	if strings.Contains(got, "--") || !strings.Contains(got, "fix:   fix the failing calls (each query's subtest shows its error)") ||
+		!strings.Contains(got, "what:  1 of 12 queries failed: q03\n") {
+		t.Errorf("DescribeFinding(%q) =\n%s", line, got)
+	}
+}
