@@ -19,6 +19,7 @@ import (
 	"github.com/lasagna-go/lasagna/datasets"
 	"github.com/lasagna-go/lasagna/engine"
 	"github.com/lasagna-go/lasagna/engine/llmarms"
+	"github.com/lasagna-go/lasagna/internal/atomicfile"
 	"github.com/lasagna-go/lasagna/llm"
 	"github.com/lasagna-go/lasagna/reporters"
 	"github.com/lasagna-go/lasagna/results"
@@ -237,6 +238,14 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 		opts.Progress = progressLine(stderr)
 	}
 	rep, err := engine.Run(ctx, benches, arms, opts)
+	var intr *engine.Interrupted
+	if errors.As(err, &intr) {
+		// Stopped (Ctrl-C, SIGTERM): nothing is written but the journal.
+		if opts.Progress != nil {
+			fmt.Fprint(stderr, "\r\033[K")
+		}
+		return problems(fmt.Errorf("%s: %d of %d queries journalled; rerun with --resume", interruption(ctx), intr.Journalled, intr.Total))
+	}
 	if err != nil {
 		return problems(err)
 	}
@@ -247,9 +256,16 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 	if err != nil {
 		return err
 	}
-	if err := printBundleTable(ctx, stdout, bundle, runTableMetrics(bundle, sweep, gated)); err != nil {
+	// The bundle is written before anything is printed, and console errors
+	// are ignored: a closed stdout (| head -1) never costs the bundle.
+	out := f.out
+	if out == "" {
+		out = filepath.Join("lasagna-out", bundle.RunID[:12]+".json")
+	}
+	if err := writeBundleFile(out, bundle); err != nil {
 		return err
 	}
+	printBundleTable(ctx, stdout, bundle, runTableMetrics(bundle, sweep, gated))
 	sep := "\n"
 	for _, c := range rep.Cells {
 		if c.Resumed > 0 {
@@ -260,13 +276,6 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 	if client != nil {
 		fmt.Fprint(stdout, sep)
 		printLLMUsage(stdout, client.Usage())
-	}
-	out := f.out
-	if out == "" {
-		out = filepath.Join("lasagna-out", bundle.RunID[:12]+".json")
-	}
-	if err := writeBundleFile(out, bundle); err != nil {
-		return err
 	}
 	fmt.Fprintf(stdout, "\nbundle: %s\n", out)
 	if f.runOut != "" {
@@ -397,16 +406,10 @@ func writeRunFiles(runOut string, rep *engine.Report) ([]string, error) {
 				hits[q.Query.ID] = q.Output.Hits
 			}
 		}
-		f, err := os.Create(name)
-		if err != nil {
+		if err := atomicfile.Write(name, 0o644, func(w io.Writer) error {
+			return datasets.WriteRun(w, safeName(c.Arm.Name), hits)
+		}); err != nil {
 			return names, err
-		}
-		err = datasets.WriteRun(f, safeName(c.Arm.Name), hits)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return names, fmt.Errorf("write %s: %w", name, err)
 		}
 		names = append(names, name)
 	}
