@@ -75,6 +75,10 @@ disables) bound each LLM call.
 
 Finished queries are journalled as they complete; after an interruption,
 run the same command with --resume to keep them and run only the rest.
+Ctrl-C (SIGINT) or SIGTERM stops a run cleanly: it writes no bundle, says
+how many queries are journalled, and exits 130 (143 for SIGTERM). A journal
+is locked while a run uses it, and an edited or damaged journal line is
+refused. Bundles, baselines and run files are written atomically.
 
 A sweep's arms may carry thresholds: ({metric: ndcg@10, at_least: 0.6},
 {metric: latency_ms, at_most: 800, per_query: true}); --baseline FILE gates
@@ -88,7 +92,8 @@ blocking integrity problem was raised, or the run is one --shard.
 Exit status: 0 every check passed; 1 a threshold, query or baseline check
 failed, a blocking integrity problem was raised (the bundle is written all
 the same), or the data has problems; 2 usage errors, including sweep files
-with problems and thresholds or gate metrics no arm can score.`,
+with problems and thresholds or gate metrics no arm can score; 130 or 143
+stopped by SIGINT or SIGTERM.`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return runBenchmark(c.Context(), args[0], f, stdout, stderr)
