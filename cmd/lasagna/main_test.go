@@ -18,14 +18,14 @@ import (
 	"github.com/lasagna-go/lasagna/results"
 )
 
-// TestMain makes the test binary the lasagna command when
+// init makes the test binary the lasagna command when
 // LASAGNA_TEST_CLI_CHILD=1, so tests run the real main (signals, exit
-// status, a real stdout) in a child process: os.Args[0] ARGS….
-func TestMain(m *testing.M) {
+// status, a real stdout) in a child process: os.Args[0] ARGS…. (An init,
+// not TestMain, which main_env_test.go owns; it runs before either.)
+func init() {
 	if os.Getenv("LASAGNA_TEST_CLI_CHILD") == "1" {
 		os.Exit(mainExit(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
 }
 
 // cliChild returns the command running lasagna ARGS in a child process
