@@ -35,9 +35,10 @@ const DefaultSplit = "test"
 // Load reads the benchmark at path in fsys, choosing the format from the
 // path: a directory is a BEIR folder, a name ending in .jsonl a JSONL file,
 // .csv a CSV file. Invalid data gives Problems (each with file:line); an
-// unreadable path or an unknown extension an ordinary error.
+// unreadable path or an unknown extension an ordinary error. Only regular
+// files and folders are read (see Open).
 func Load(fsys fs.FS, p string, opts Options) (*lasagna.Benchmark, error) {
-	st, err := fs.Stat(fsys, p)
+	st, err := Stat(fsys, p)
 	if err != nil {
 		return nil, err
 	}
