@@ -182,10 +182,13 @@ func tooLarge(name string) error {
 
 // sizeName formats a power-of-two size as "64 MiB" or "64 GiB".
 func sizeName(n int64) string {
-	if n >= 1<<30 && n%(1<<30) == 0 {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
 		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
 	}
-	return fmt.Sprintf("%d MiB", n>>20)
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // checkKind refuses st unless it is a regular file (or a folder, when
@@ -236,19 +239,14 @@ func describePathErr(fsys fs.FS, name string, err error) error {
 }
 
 // textError is a problem the text guard found: a line longer than
-// MaxLineBytes, bytes that are not UTF-8, or a file larger than
-// MaxFileBytes. Line is 1-based; Col, when > 0, is the 1-based byte column.
+// MaxLineBytes, bytes that are not UTF-8 (Msg gives the 1-based byte
+// column), or a file larger than MaxFileBytes (Line 0).
 type textError struct {
-	Line, Col int
-	Msg       string
+	Line int
+	Msg  string
 }
 
-func (e *textError) Error() string {
-	if e.Col > 0 {
-		return fmt.Sprintf("column %d: %s", e.Col, e.Msg)
-	}
-	return e.Msg
-}
+func (e *textError) Error() string { return e.Msg }
 
 // problem places e in file.
 func (e *textError) problem(file string) Problem {
@@ -262,8 +260,9 @@ func (e *textError) problem(file string) Problem {
 // far as the line fits in one read) and then a *textError.
 type textGuard struct {
 	r     io.Reader
-	line  int   // 1-based line of the next byte
-	col   int64 // bytes of that line already passed
+	caps  [2]int64 // line and file caps: MaxLineBytes, MaxFileBytes
+	line  int      // 1-based line of the next byte
+	col   int64    // bytes of that line already passed
 	total int64
 	buf   []byte
 	carry []byte // an incomplete UTF-8 sequence at the end of the last read
@@ -271,7 +270,9 @@ type textGuard struct {
 	err   error  // a *textError, or the read error that ended the input
 }
 
-func newTextGuard(r io.Reader) *textGuard { return &textGuard{r: r, line: 1} }
+func newTextGuard(r io.Reader) *textGuard {
+	return &textGuard{r: r, line: 1, caps: [2]int64{MaxLineBytes, MaxFileBytes}}
+}
 
 // failed returns the guard's problem, if it found one.
 func (g *textGuard) failed() *textError {
@@ -322,8 +323,8 @@ func (g *textGuard) fill() {
 // may be passed on and the problem found, if any.
 func (g *textGuard) check(b []byte) (int, error) {
 	g.total += int64(len(b))
-	if g.total > MaxFileBytes {
-		return 0, &textError{Msg: fmt.Sprintf("the file is larger than %s, the largest file lasagna reads; split it", sizeName(MaxFileBytes))}
+	if g.total > g.caps[1] {
+		return 0, &textError{Msg: fmt.Sprintf("the file is larger than %s, the largest file lasagna reads; split it", sizeName(g.caps[1]))}
 	}
 	lineStart := 0 // offset in b of the current line's first byte
 	for len(b[lineStart:]) > 0 {
@@ -333,12 +334,12 @@ func (g *textGuard) check(b []byte) (int, error) {
 		if nl >= 0 {
 			seg = rest[:nl]
 		}
-		if g.col+int64(len(seg)) > MaxLineBytes {
-			return lineStart, &textError{Line: g.line, Msg: fmt.Sprintf("line longer than %s, the longest line lasagna reads; split the text (a long document can be several passages)", sizeName(MaxLineBytes))}
+		if g.col+int64(len(seg)) > g.caps[0] {
+			return lineStart, &textError{Line: g.line, Msg: fmt.Sprintf("line longer than %s, the longest line lasagna reads; split the text (a long document can be several passages)", sizeName(g.caps[0]))}
 		}
 		if !utf8.Valid(seg) {
 			off := invalidAt(seg)
-			return lineStart, &textError{Line: g.line, Col: int(g.col) + off + 1, Msg: fmt.Sprintf("invalid UTF-8 (byte 0x%02X); save the file as UTF-8", seg[off])}
+			return lineStart, &textError{Line: g.line, Msg: fmt.Sprintf("invalid UTF-8 at column %d (byte 0x%02X); text must be UTF-8: convert the file (iconv -f WINDOWS-1252 -t UTF-8, say) or fix the bytes", int(g.col)+off+1, seg[off])}
 		}
 		if nl < 0 {
 			g.col += int64(len(seg))
