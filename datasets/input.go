@@ -326,6 +326,21 @@ func (g *textGuard) check(b []byte) (int, error) {
 	if g.total > g.caps[1] {
 		return 0, &textError{Msg: fmt.Sprintf("the file is larger than %s, the largest file lasagna reads; split it", sizeName(g.caps[1]))}
 	}
+	// Fast path: valid UTF-8, and no line can pass the cap (lines wholly
+	// inside b are shorter than b).
+	if int64(len(b)) <= g.caps[0] && utf8.Valid(b) {
+		first := bytes.IndexByte(b, '\n')
+		if first < 0 {
+			if g.col+int64(len(b)) <= g.caps[0] {
+				g.col += int64(len(b))
+				return len(b), nil
+			}
+		} else if g.col+int64(first) <= g.caps[0] {
+			g.line += bytes.Count(b, []byte{'\n'})
+			g.col = int64(len(b) - bytes.LastIndexByte(b, '\n') - 1)
+			return len(b), nil
+		}
+	}
 	lineStart := 0 // offset in b of the current line's first byte
 	for len(b[lineStart:]) > 0 {
 		rest := b[lineStart:]
