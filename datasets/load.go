@@ -113,7 +113,8 @@ func loadRows(fsys fs.FS, p string, opts Options, format lasagna.Format, read fu
 // path with the given sha256 hex digest: "<name>@<first 12 hex>" when name
 // is set, else "local/<stem>@<first 12 hex>", where stem is the last path
 // element without its extension. LoadBEIR names a folder by its whole last
-// path element (a folder at the root of an fs.FS, path ".", is "beir").
+// path element (a folder at the root of an fs.FS, path ".", is "beir";
+// through OSFS, "." and ".." are named by the folder they stand for).
 func Identity(p, name, digest string) string {
 	base := path.Base(p)
 	if ext := path.Ext(base); ext != "" && ext != base {
