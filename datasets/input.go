@@ -57,16 +57,30 @@ func (OSFS) Open(name string) (fs.File, error) {
 	if name == "" {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
+	// Stat first, so that a device is never opened; open without blocking,
+	// so that a FIFO swapped in since is not waited on; check again.
+	st, err := os.Stat(filepath.FromSlash(name))
+	if err != nil {
+		return nil, describeErr(err)
+	}
+	if err := checkKind(name, st, true); err != nil {
+		return nil, err
+	}
+	return openChecked(name)
+}
+
+// openChecked opens name without waiting on a FIFO and refuses it unless
+// it is a regular file or a folder.
+func openChecked(name string) (fs.File, error) {
 	f, err := os.OpenFile(filepath.FromSlash(name), os.O_RDONLY|openNonblock, 0)
 	if err != nil {
 		return nil, describeErr(err)
 	}
 	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
+	if err == nil {
+		err = checkKind(name, st, true)
 	}
-	if err := checkKind(name, st, true); err != nil {
+	if err != nil {
 		f.Close()
 		return nil, err
 	}

@@ -93,6 +93,12 @@ func TestSpecialFilesRefused(t *testing.T) {
 			}
 		}
 	}
+	// A FIFO swapped in after OSFS's check is opened without waiting.
+	var err error
+	noHang(t, "openChecked", func() { _, err = openChecked(filepath.ToSlash(fifo)) })
+	if !errors.Is(err, ErrNotRegular) {
+		t.Errorf("openChecked(FIFO) = %v", err)
+	}
 	// The same for a BEIR folder's files.
 	beir := filepath.Join(dir, "beir")
 	if err := os.MkdirAll(filepath.Join(beir, "qrels"), 0o755); err != nil {
@@ -114,7 +120,6 @@ func TestSpecialFilesRefused(t *testing.T) {
 			f.Close()
 		}
 	})
-	var err error
 	noHang(t, "LoadBEIR", func() { _, err = LoadBEIR(OSFS{}, filepath.ToSlash(beir), Options{}) })
 	if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "queries.jsonl") {
 		t.Errorf("LoadBEIR with a FIFO queries.jsonl = %v", err)
