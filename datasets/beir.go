@@ -176,7 +176,7 @@ func missingSplit(fsys fs.FS, dir, split, qrelsPath string, err error) error {
 		}
 	}
 	if len(splits) == 0 {
-		return fmt.Errorf("%s: no split %q (the qrels folder has no .tsv file)", qrelsPath, split)
+		return fmt.Errorf("%s: no split %q (the qrels folder has no .tsv file); add qrels/%s.tsv (query-id, corpus-id, score per line)", qrelsPath, split, split)
 	}
 	return fmt.Errorf("%s: no split %q; splits here: %s (choose one with split: in a sweep, --split on the command line)", qrelsPath, split, strings.Join(splits, ", "))
 }
