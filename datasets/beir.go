@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -47,7 +48,10 @@ func LoadBEIR(fsys fs.FS, dir string, opts Options) (*lasagna.Benchmark, error) 
 	corpusPath := path.Join(dir, "corpus.jsonl")
 	queriesPath := path.Join(dir, "queries.jsonl")
 	qrelsPath := path.Join(dir, "qrels", split+".tsv")
-	if _, err := fs.Stat(fsys, qrelsPath); err != nil {
+	if err := beirFilesExist(fsys, dir, corpusPath, queriesPath); err != nil {
+		return nil, err
+	}
+	if _, err := Stat(fsys, qrelsPath); err != nil {
 		return nil, missingSplit(fsys, dir, split, qrelsPath, err)
 	}
 	b := &lasagna.Benchmark{Format: lasagna.FormatBEIR, Source: dir, Split: split, Provenance: lasagna.ProvenanceNative}
@@ -57,7 +61,7 @@ func LoadBEIR(fsys fs.FS, dir string, opts Options) (*lasagna.Benchmark, error) 
 	// corpus
 	hf, err := openHashed(fsys, corpusPath)
 	if err != nil {
-		return nil, fmt.Errorf("%s: a BEIR folder needs corpus.jsonl: %w", dir, err)
+		return nil, err
 	}
 	docIDs := make(map[string]int)
 	b.Corpus = parseBEIRCorpus(hf.r, corpusPath, docIDs, &c)
@@ -74,7 +78,7 @@ func LoadBEIR(fsys fs.FS, dir string, opts Options) (*lasagna.Benchmark, error) 
 	// queries
 	hf, err = openHashed(fsys, queriesPath)
 	if err != nil {
-		return nil, fmt.Errorf("%s: a BEIR folder needs queries.jsonl: %w", dir, err)
+		return nil, err
 	}
 	queries := parseBEIRQueries(hf.r, queriesPath, &c)
 	queryProblems := len(c.list) - corpusProblems
@@ -122,11 +126,37 @@ func LoadBEIR(fsys fs.FS, dir string, opts Options) (*lasagna.Benchmark, error) 
 	total := sha256.Sum256([]byte(sums.String()))
 	b.Revision = hex.EncodeToString(total[:])
 	stem := path.Base(dir)
-	if stem == "." || stem == "/" {
+	if _, isOS := fsys.(OSFS); isOS && (stem == "." || stem == "..") {
+		// The working directory or its parent: its own name.
+		if abs, err := filepath.Abs(filepath.FromSlash(dir)); err == nil {
+			stem = filepath.Base(abs)
+		}
+	}
+	if stem == "." || stem == "/" || stem == ".." {
 		stem = "beir"
 	}
 	b.Name = identity(stem, opts.Name, b.Revision)
 	return b, nil
+}
+
+// beirFiles describes the files of a BEIR folder, for messages.
+const beirFiles = "a BEIR folder holds corpus.jsonl ({\"_id\", \"title\", \"text\"} per line), queries.jsonl ({\"_id\", \"text\"} per line) and qrels/<split>.tsv (query-id, corpus-id, score)"
+
+// beirFilesExist reports a missing corpus.jsonl or queries.jsonl of the
+// BEIR folder dir as Problems naming each file and the fix.
+func beirFilesExist(fsys fs.FS, dir string, files ...string) error {
+	var c collector
+	for _, f := range files {
+		_, err := Stat(fsys, f)
+		switch {
+		case err == nil:
+		case errors.Is(err, fs.ErrNotExist):
+			c.add(lasagna.Pos{File: f}, "", "missing: %s; add %s, or name a .jsonl or .csv file instead of the folder", beirFiles, path.Base(f))
+		default:
+			return err
+		}
+	}
+	return c.err()
 }
 
 // missingSplit explains a missing qrels/<split>.tsv, listing the splits
@@ -137,7 +167,7 @@ func missingSplit(fsys fs.FS, dir, split, qrelsPath string, err error) error {
 	}
 	entries, derr := fs.ReadDir(fsys, path.Join(dir, "qrels"))
 	if derr != nil {
-		return fmt.Errorf("%s: no qrels folder; a BEIR folder needs qrels/<split>.tsv (query-id, corpus-id, score)", dir)
+		return Problems{{Pos: lasagna.Pos{File: qrelsPath}, Msg: fmt.Sprintf("missing (no qrels folder): %s; add qrels/%s.tsv", beirFiles, split)}}
 	}
 	var splits []string
 	for _, e := range entries {
@@ -146,7 +176,7 @@ func missingSplit(fsys fs.FS, dir, split, qrelsPath string, err error) error {
 		}
 	}
 	if len(splits) == 0 {
-		return fmt.Errorf("%s: no split %q (the qrels folder has no .tsv file)", qrelsPath, split)
+		return fmt.Errorf("%s: no split %q (the qrels folder has no .tsv file); add qrels/%s.tsv (query-id, corpus-id, score per line)", qrelsPath, split, split)
 	}
 	return fmt.Errorf("%s: no split %q; splits here: %s (choose one with split: in a sweep, --split on the command line)", qrelsPath, split, strings.Join(splits, ", "))
 }
@@ -380,7 +410,7 @@ func (m *missingRef) add(id string, line int) {
 // such as "score"; CRLF tolerated) without
 // checking the ids against a corpus. It is what LoadBEIR uses for a split.
 func ParseBEIRQrels(fsys fs.FS, file string) (lasagna.Qrels, error) {
-	f, err := fsys.Open(file)
+	f, err := openText(fsys, file)
 	if err != nil {
 		return nil, err
 	}

@@ -140,7 +140,7 @@ func TestCorpusRefused(t *testing.T) {
 		{"faq.jsonl", "missing.jsonl", "missing.jsonl"},
 		{"faq.jsonl", "empty.jsonl", "no documents"},
 		{"faq.jsonl", "bad.jsonl", `bad.jsonl:1: missing field "text"`},
-		{"faq.jsonl", "corpus", "is a directory"},
+		{"faq.jsonl", "corpus", "is a folder, not a file"},
 		{"beir", "faq.jsonl", "has its own corpus.jsonl"},
 	} {
 		_, err := Load(fsys, tc.path, Options{Corpus: tc.corpus})

@@ -68,26 +68,54 @@ func (b *bomSkipper) Read(p []byte) (int, error) {
 	return b.r.Read(p)
 }
 
-// csvError turns an encoding/csv error into a Problem.
-func csvError(path string, err error) Problem {
+// csvError turns an encoding/csv error on r into a Problem. A problem
+// r's text guard found (see textGuard) comes first: encoding/csv may report
+// a quoting error in the part of a line read before it.
+func csvError(r io.Reader, path string, err error) Problem {
+	if te := guardProblem(r); te != nil {
+		return te.problem(path)
+	}
+	var te *textError
+	if errors.As(err, &te) {
+		return te.problem(path)
+	}
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return Problem{Pos: lasagna.Pos{File: path, Line: pe.Line}, Msg: fmt.Sprintf("malformed CSV at column %d: %v", pe.Column, pe.Err)}
+		return csvParseProblem(path, pe)
 	}
 	return Problem{Pos: lasagna.Pos{File: path}, Msg: fmt.Sprintf("read error: %v", err)}
+}
+
+// csvParseProblem explains an encoding/csv parse error. An unbalanced
+// quote is reported where its record starts: encoding/csv notices it only
+// where the quoted text ends (often at the end of the file), lines after
+// the quote that opened it.
+func csvParseProblem(path string, pe *csv.ParseError) Problem {
+	const fix = `close the quote, and write a quote inside a quoted field as "" ("say ""hi""")`
+	at := lasagna.Pos{File: path, Line: pe.Line}
+	switch {
+	case errors.Is(pe.Err, csv.ErrQuote) && pe.StartLine > 0 && pe.StartLine < pe.Line:
+		at.Line = pe.StartLine
+		return Problem{Pos: at, Msg: fmt.Sprintf("malformed CSV: unbalanced quote: a quoted field opened in the record starting on this line is not closed before line %d, column %d, so every line up to there was read as part of it; %s", pe.Line, pe.Column, fix)}
+	case errors.Is(pe.Err, csv.ErrQuote):
+		return Problem{Pos: at, Msg: fmt.Sprintf("malformed CSV at column %d: unbalanced quote in a quoted field; %s", pe.Column, fix)}
+	case errors.Is(pe.Err, csv.ErrBareQuote):
+		return Problem{Pos: at, Msg: fmt.Sprintf("malformed CSV at column %d: a quote inside a field that does not start with one; quote the whole field and double the inner quote (\"say \"\"hi\"\"\")", pe.Column)}
+	}
+	return Problem{Pos: at, Msg: fmt.Sprintf("malformed CSV at column %d: %v", pe.Column, pe.Err)}
 }
 
 // csvHeader reads the header row and maps known column names to indexes.
 // It returns nil after recording problems.
 // vectaHint adds, for Vecta-only columns, a pointer to LoadVectaCSV.
-func csvHeader(cr *csv.Reader, path string, known, required []string, vectaHint bool, c *collector) map[string]int {
+func csvHeader(r io.Reader, cr *csv.Reader, path string, known, required []string, vectaHint bool, c *collector) map[string]int {
 	rec, err := cr.Read()
 	if err == io.EOF {
 		c.add(lasagna.Pos{File: path, Line: 1}, "", "empty file; want a header row naming the columns (%s)", strings.Join(known, ","))
 		return nil
 	}
 	if err != nil {
-		c.addProblem(csvError(path, err))
+		c.addProblem(csvError(r, path, err))
 		return nil
 	}
 	cols := make(map[string]int, len(rec))
@@ -158,7 +186,7 @@ func (r csvRecord) cell(name string) string {
 func csvRecords(r io.Reader, path string, known, required []string, vectaHint bool, c *collector) iter.Seq[csvRecord] {
 	return func(yield func(csvRecord) bool) {
 		cr := csvReader(r)
-		cols := csvHeader(cr, path, known, required, vectaHint, c)
+		cols := csvHeader(r, cr, path, known, required, vectaHint, c)
 		if cols == nil {
 			return
 		}
@@ -168,11 +196,11 @@ func csvRecords(r io.Reader, path string, known, required []string, vectaHint bo
 				return
 			}
 			if err != nil {
-				if !c.addProblem(csvError(path, err)) {
+				if !c.addProblem(csvError(r, path, err)) {
 					return
 				}
 				var pe *csv.ParseError
-				if errors.As(err, &pe) && errors.Is(pe.Err, csv.ErrFieldCount) {
+				if errors.As(err, &pe) && errors.Is(pe.Err, csv.ErrFieldCount) && guardProblem(r) == nil {
 					continue
 				}
 				return

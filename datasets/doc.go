@@ -3,6 +3,14 @@
 // predictions files and TREC qrels/run files, all from an fs.FS (os.DirFS,
 // embed.FS and fstest.MapFS work).
 //
+// Every input file is opened by Open (ReadFile for whole-file reads), which
+// refuses anything but a regular file: a FIFO, a device or a socket is an
+// error wrapping ErrNotRegular before anything is read, a symbolic link
+// loop one wrapping ErrSymlinkLoop. OSFS is the operating system's file
+// system with absolute paths and ".." allowed. Text must be UTF-8 (an
+// invalid byte is a Problem with its line and column); a line may hold at
+// most MaxLineBytes, a file MaxFileBytes.
+//
 // Loaders stream: a file is read line by line through a bufio reader and
 // hashed as it is read (sha256), and each passage is held once, in
 // Benchmark.Corpus. Invalid data gives a Problems error listing every

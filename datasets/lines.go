@@ -19,20 +19,16 @@ import (
 type hashedFile struct {
 	f fs.File
 	h hash.Hash
-	r io.Reader // f teed into h
+	r *textGuard // f teed into h, checked as text
 }
 
 func openHashed(fsys fs.FS, path string) (*hashedFile, error) {
-	f, err := fsys.Open(path)
+	f, err := Open(fsys, path)
 	if err != nil {
 		return nil, err
 	}
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		f.Close()
-		return nil, &fs.PathError{Op: "open", Path: path, Err: errors.New("is a directory, not a file")}
-	}
 	h := sha256.New()
-	return &hashedFile{f: f, h: h, r: io.TeeReader(f, h)}, nil
+	return &hashedFile{f: f, h: h, r: newTextGuard(io.TeeReader(f, h))}, nil
 }
 
 // finish reads what is left (so the digest covers the whole file), closes
@@ -86,6 +82,11 @@ func nonBlankLines(r io.Reader, file string, c *collector) iter.Seq2[lasagna.Pos
 			}
 		}
 		if err := lr.Err(); err != nil {
+			var te *textError
+			if errors.As(err, &te) {
+				c.addProblem(te.problem(file))
+				return
+			}
 			c.add(lasagna.Pos{File: file, Line: lr.line + 1}, "", "read error: %v", err)
 		}
 	}

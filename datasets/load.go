@@ -35,9 +35,10 @@ const DefaultSplit = "test"
 // Load reads the benchmark at path in fsys, choosing the format from the
 // path: a directory is a BEIR folder, a name ending in .jsonl a JSONL file,
 // .csv a CSV file. Invalid data gives Problems (each with file:line); an
-// unreadable path or an unknown extension an ordinary error.
+// unreadable path or an unknown extension an ordinary error. Only regular
+// files and folders are read (see Open).
 func Load(fsys fs.FS, p string, opts Options) (*lasagna.Benchmark, error) {
-	st, err := fs.Stat(fsys, p)
+	st, err := Stat(fsys, p)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +113,8 @@ func loadRows(fsys fs.FS, p string, opts Options, format lasagna.Format, read fu
 // path with the given sha256 hex digest: "<name>@<first 12 hex>" when name
 // is set, else "local/<stem>@<first 12 hex>", where stem is the last path
 // element without its extension. LoadBEIR names a folder by its whole last
-// path element (a folder at the root of an fs.FS, path ".", is "beir").
+// path element (a folder at the root of an fs.FS, path ".", is "beir";
+// through OSFS, "." and ".." are named by the folder they stand for).
 func Identity(p, name, digest string) string {
 	base := path.Base(p)
 	if ext := path.Ext(base); ext != "" && ext != base {

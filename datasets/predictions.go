@@ -45,7 +45,7 @@ var (
 // items of one "retrieved" list are all ids or all objects, and objects
 // give a score on every item or on none.
 func ReadPredictions(fsys fs.FS, path string) ([]Prediction, error) {
-	f, err := fsys.Open(path)
+	f, err := openText(fsys, path)
 	if err != nil {
 		return nil, err
 	}

@@ -56,7 +56,7 @@ func (r *Run) QueryIDs() []string {
 // is an error naming file:line; up to [MaxProblems] problems are reported as
 // [Problems].
 func ReadQrels(fsys fs.FS, name string) (lasagna.Qrels, error) {
-	data, err := fs.ReadFile(fsys, name)
+	data, err := ReadFile(fsys, name)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +131,7 @@ func ParseQrels(name string, data []byte) (lasagna.Qrels, error) {
 // read-only copy of the file's bytes, which stays in memory as long as any
 // of them does.
 func ReadRun(fsys fs.FS, name string) (*Run, error) {
-	data, err := fs.ReadFile(fsys, name)
+	data, err := ReadFile(fsys, name)
 	if err != nil {
 		return nil, err
 	}

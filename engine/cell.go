@@ -174,6 +174,20 @@ func (cr *CellRun) run(ctx context.Context, n int) {
 	})
 }
 
+// journalled counts the cell's queries on record in its journal.
+func (cr *CellRun) journalled() int {
+	if cr.journal == nil {
+		return 0
+	}
+	n := 0
+	for _, r := range cr.cell.Queries {
+		if _, ok := cr.journal.Done(r.Query.ID); ok {
+			n++
+		}
+	}
+	return n
+}
+
 // Close closes the journal and returns the first journal write error.
 // Queries never run keep an empty result (no scores, no error); Run runs
 // them all.

@@ -55,15 +55,24 @@ type journalEntry struct {
 	Facts map[string]any `json:"facts,omitempty"`
 }
 
-// journal is an append-only record of finished queries, one JSON line each,
+// journal is an append-only record of finished queries, one line each,
 // written with one write call per query so a process killed at any moment
 // (even by SIGKILL) leaves every finished query on disk and at most one
-// torn last line, which the next open discards. Safe for concurrent use by
-// one process; two processes must not share a journal.
+// torn last line, which the next open discards. Each line carries a
+// checksum of its content and of the journal's key, so a line edited by
+// hand, or copied from another journal, is refused with its line number
+// rather than resumed into wrong numbers; a damaged line anywhere but a
+// torn end is refused too, never skipped with what follows it. A journal is
+// locked for as long as it is open (see lockJournal): two processes never
+// share one. Safe for concurrent use by one process.
 type journal struct {
 	mu    sync.Mutex
 	f     *os.File
+	lock  *os.File
+	name  string
+	sum   string // journalKey.file(), mixed into every checksum
 	done  map[string]journalEntry
+	line  map[string]int // line number of each query's entry, while loading
 	facts map[string]any
 }
 
@@ -72,27 +81,76 @@ type journalHeader struct {
 	Key     journalKey `json:"key"`
 }
 
-const journalVersion = "1"
+// journalLine is the form of every line: the entry (or the header, on line
+// 1) and its checksum.
+type journalLine struct {
+	Entry json.RawMessage `json:"e"`
+	Sum   string          `json:"sum"`
+}
 
-// openJournal opens the journal for key in dir (created if needed). With
-// resume, the finished queries already recorded under the same key are
-// loaded (see Done); without it, any old journal for the key is discarded.
-func openJournal(dir string, key journalKey, resume bool) (*journal, error) {
+// journalVersion 2 added the per-line checksums.
+const journalVersion = "2"
+
+// lineSum is the checksum of one line's entry: the first 16 bytes of the
+// sha256 of the journal key's file name and the entry's bytes, in hex.
+func lineSum(key string, entry []byte) string {
+	h := sha256.New()
+	h.Write([]byte(key))
+	h.Write([]byte{'\n'})
+	h.Write(entry)
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// encode returns the journal line of v, newline included.
+func (j *journal) encode(v any) ([]byte, error) {
+	entry, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	line, err := json.Marshal(journalLine{Entry: entry, Sum: lineSum(j.sum, entry)})
+	if err != nil {
+		return nil, err
+	}
+	if bytes.IndexByte(line, '\n') >= 0 {
+		return nil, errors.New("journal line has a raw newline")
+	}
+	return append(line, '\n'), nil
+}
+
+// restartHint ends every message about a journal that cannot be resumed.
+const restartHint = "run without --resume to start over (or delete the journal)"
+
+// openJournal opens the journal for key in dir (created if needed) and
+// locks it. With resume, the finished queries already recorded under the
+// same key are loaded (see Done); without it, any old journal for the key is
+// discarded.
+func openJournal(dir string, key journalKey, resume bool) (_ *journal, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create journal folder: %w", err)
 	}
 	name := filepath.Join(dir, key.file())
-	j := &journal{done: map[string]journalEntry{}}
+	lock, err := lockJournal(name)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			unlockJournal(lock)
+		}
+	}()
+	j := &journal{lock: lock, name: name, sum: key.file(), done: map[string]journalEntry{}}
 	if resume {
 		f, err := os.OpenFile(name, os.O_RDWR, 0)
 		switch {
 		case err == nil:
-			good, err := j.load(f, key)
-			if err == nil {
+			good, torn, err := j.load(f, key)
+			if err == nil && torn {
+				// A last line cut short by a kill: drop it (its query
+				// runs again).
 				err = f.Truncate(good)
 			}
 			if err == nil {
-				_, err = f.Seek(0, io.SeekEnd)
+				_, err = f.Seek(good, io.SeekStart)
 			}
 			if err != nil {
 				f.Close()
@@ -108,8 +166,11 @@ func openJournal(dir string, key journalKey, resume bool) (*journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create journal: %w", err)
 	}
-	line, _ := json.Marshal(journalHeader{Lasagna: journalVersion, Key: key})
-	if _, err := f.Write(append(line, '\n')); err != nil {
+	line, err := j.encode(journalHeader{Lasagna: journalVersion, Key: key})
+	if err == nil {
+		_, err = f.Write(line)
+	}
+	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("write journal: %w", err)
 	}
@@ -117,45 +178,78 @@ func openJournal(dir string, key journalKey, resume bool) (*journal, error) {
 	return j, nil
 }
 
-// load reads the entries of f, checks the header names key, and returns the
-// offset just past the last complete line.
-func (j *journal) load(f *os.File, key journalKey) (int64, error) {
+// load reads the entries of f and checks the header names key. It returns
+// the offset just past the last good line, and whether a torn last line
+// (no newline, not whole) follows it. A complete last line without its
+// newline is kept, and the newline added.
+func (j *journal) load(f *os.File, key journalKey) (good int64, torn bool, err error) {
+	j.line = map[string]int{}
+	defer func() { j.line = nil }()
 	r := bufio.NewReaderSize(f, 1<<16)
-	var off int64
-	first := true
-	for {
-		line, err := r.ReadBytes('\n')
-		if len(line) > 0 && line[len(line)-1] == '\n' {
-			if first {
-				var h journalHeader
-				if jerr := json.Unmarshal(line, &h); jerr != nil || h.Lasagna != journalVersion || h.Key != key {
-					return 0, fmt.Errorf("not a journal of this benchmark revision and arm; run without --resume to start over")
-				}
-				first = false
-			} else {
-				var e journalEntry
-				if jerr := json.Unmarshal(line, &e); jerr != nil {
-					// A torn line can only be the last; stop here.
-					return off, nil
-				}
-				if e.Query == "" {
-					j.facts = intFacts(e.Facts)
-				} else {
-					j.done[e.Query] = e
-				}
-			}
-			off += int64(len(line))
+	for n := 1; ; n++ {
+		line, rerr := r.ReadBytes('\n')
+		if rerr != nil && rerr != io.EOF {
+			return 0, false, rerr
 		}
-		if err == io.EOF {
-			if first {
-				return 0, fmt.Errorf("empty journal; run without --resume to start over")
+		if len(line) == 0 {
+			if n == 1 {
+				return 0, false, fmt.Errorf("empty journal; %s", restartHint)
 			}
-			return off, nil
+			return good, false, nil
 		}
-		if err != nil {
-			return 0, err
+		last := line[len(line)-1] != '\n'
+		var l journalLine
+		if jerr := json.Unmarshal(line, &l); jerr != nil || l.Entry == nil || l.Sum == "" {
+			if last && n > 1 {
+				return good, true, nil
+			}
+			if n == 1 {
+				return 0, false, fmt.Errorf("line 1 is not the header of a lasagna journal of format %s (a journal of an older lasagna, or damaged); %s", journalVersion, restartHint)
+			}
+			return 0, false, fmt.Errorf("line %d is damaged (not a journal line); no line is skipped, so the journal cannot be resumed: %s", n, restartHint)
+		}
+		if lineSum(j.sum, l.Entry) != l.Sum {
+			return 0, false, fmt.Errorf("line %d was edited: its checksum does not match its content (or it was copied from another journal); results from an edited journal are refused: %s", n, restartHint)
+		}
+		if err := j.apply(n, l.Entry, key); err != nil {
+			return 0, false, fmt.Errorf("line %d: %w; %s", n, err, restartHint)
+		}
+		good += int64(len(line))
+		if last {
+			if _, err := f.WriteAt([]byte{'\n'}, good); err != nil {
+				return 0, false, err
+			}
+			return good + 1, false, nil
 		}
 	}
+}
+
+// apply adds line n's checked entry: the header on line 1, else a query or
+// the facts.
+func (j *journal) apply(n int, raw []byte, key journalKey) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if n == 1 {
+		var h journalHeader
+		if err := dec.Decode(&h); err != nil || h.Lasagna != journalVersion || h.Key != key {
+			return fmt.Errorf("not the header of a journal of this benchmark revision and arm")
+		}
+		return nil
+	}
+	var e journalEntry
+	if err := dec.Decode(&e); err != nil {
+		return fmt.Errorf("not a journal entry: %v", err)
+	}
+	if e.Query == "" {
+		j.facts = intFacts(e.Facts)
+		return nil
+	}
+	if prev, ok := j.line[e.Query]; ok {
+		return fmt.Errorf("query %q is recorded twice (lines %d and %d)", e.Query, prev, n)
+	}
+	j.line[e.Query] = n
+	j.done[e.Query] = e
+	return nil
 }
 
 // Done returns the entry recorded for query id, if any.
@@ -175,16 +269,13 @@ func (j *journal) Len() int {
 
 // Record appends a finished query.
 func (j *journal) Record(e journalEntry) error {
-	line, err := json.Marshal(e)
+	line, err := j.encode(e)
 	if err != nil {
-		return err
-	}
-	if bytes.IndexByte(line, '\n') >= 0 {
-		return fmt.Errorf("journal entry for %q has a raw newline", e.Query)
+		return fmt.Errorf("journal entry for %q: %w", e.Query, err)
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if _, err := j.f.Write(append(line, '\n')); err != nil {
+	if _, err := j.f.Write(line); err != nil {
 		return fmt.Errorf("write journal: %w", err)
 	}
 	if e.Query == "" {
@@ -213,5 +304,9 @@ func intFacts(m map[string]any) map[string]any {
 	return m
 }
 
-// Close closes the journal file.
-func (j *journal) Close() error { return j.f.Close() }
+// Close closes the journal file and releases its lock.
+func (j *journal) Close() error {
+	err := j.f.Close()
+	unlockJournal(j.lock)
+	return err
+}

@@ -1,7 +1,11 @@
 package engine
 
 import (
+	"bufio"
+	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -67,4 +71,171 @@ func TestJournalResume(t *testing.T) {
 		t.Errorf("a run without resume kept %d entries", j.Len())
 	}
 	j.Close()
+}
+
+// journalWith writes a journal of key holding queries q1..qn and returns
+// its path.
+func journalWith(t *testing.T, dir string, key journalKey, n int) string {
+	t.Helper()
+	j, err := openJournal(dir, key, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= n; i++ {
+		id := fmt.Sprintf("q%d", i)
+		if err := j.Record(journalEntry{Query: id, Hits: []lasagna.Hit{{ID: "d" + id, Score: 1.5}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, key.file())
+}
+
+// TestJournalRefusesEditsAndDamage: every line carries a checksum; an
+// edited, damaged, duplicated or foreign line is refused with its line
+// number and the fix, never resumed and never skipped with what follows.
+func TestJournalRefusesEditsAndDamage(t *testing.T) {
+	key := journalKey{Benchmark: "local/x@0123456789ab", Revision: "rev1", Arm: "bm25", ArmConfig: "cfg"}
+	other := key
+	other.Arm = "dense"
+	foreignDir := t.TempDir()
+	foreign := strings.Split(string(must(os.ReadFile(journalWith(t, foreignDir, other, 3)))), "\n")
+	for _, tc := range []struct {
+		name string
+		edit func(lines []string) []string
+		want string
+	}{
+		{"edited score", func(l []string) []string { l[2] = strings.Replace(l[2], "1.5", "0.5", 1); return l }, "line 3 was edited"},
+		{"edited id", func(l []string) []string { l[4] = strings.Replace(l[4], `"q4"`, `"q9"`, 1); return l }, "line 5 was edited"},
+		{"garbage mid-file", func(l []string) []string { l[2] = "#### not json"; return l }, "line 3 is damaged"},
+		{"truncated mid-file", func(l []string) []string { l[3] = l[3][:20]; return l }, "line 4 is damaged"},
+		{"line from another journal", func(l []string) []string { l[2] = foreign[2]; return l }, "line 3 was edited"},
+		{"duplicated line", func(l []string) []string { return append(l[:5], append([]string{l[2]}, l[5:]...)...) }, `query "q2" is recorded twice (lines 3 and 6)`},
+		{"header of an older format", func(l []string) []string {
+			l[0] = `{"lasagna_journal":"1","key":{"benchmark":"local/x@0123456789ab","revision":"rev1","arm":"bm25","arm_config":"cfg"}}`
+			return l
+		}, "line 1 is not the header"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			name := journalWith(t, dir, key, 5)
+			lines := strings.Split(strings.TrimSuffix(string(must(os.ReadFile(name))), "\n"), "\n")
+			if err := os.WriteFile(name, []byte(strings.Join(tc.edit(lines), "\n")+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			j, err := openJournal(dir, key, true)
+			if err == nil {
+				j.Close()
+				t.Fatalf("resumed %d queries from the edited journal; want an error", j.Len())
+			}
+			for _, want := range []string{name, tc.want, "run without --resume to start over (or delete the journal)"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error lacks %q:\n%v", want, err)
+				}
+			}
+			// The refused journal is left as it was, for the user to see.
+			if got := strings.Count(string(must(os.ReadFile(name))), "\n"); got < 6 {
+				t.Errorf("the refused journal was cut to %d lines", got)
+			}
+		})
+	}
+}
+
+// TestJournalLastLineWithoutNewline: a whole last line whose newline was
+// lost (an editor, a copy) is kept, not dropped as torn, and the journal
+// goes on after it.
+func TestJournalLastLineWithoutNewline(t *testing.T) {
+	dir := t.TempDir()
+	key := journalKey{Benchmark: "local/x@0123456789ab", Revision: "rev1", Arm: "bm25", ArmConfig: "cfg"}
+	name := journalWith(t, dir, key, 3)
+	data := must(os.ReadFile(name))
+	os.WriteFile(name, data[:len(data)-1], 0o644)
+	j, err := openJournal(dir, key, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Len() != 3 {
+		t.Errorf("resumed %d queries, want 3", j.Len())
+	}
+	j.Record(journalEntry{Query: "q4"})
+	j.Close()
+	if j, err = openJournal(dir, key, true); err != nil || j.Len() != 4 {
+		t.Fatalf("reopened: %v, %d queries; want 4", err, j.Len())
+	}
+	j.Close()
+}
+
+// TestJournalLockedByAnotherProcess: a journal is locked while open; a
+// second process (a real one, and a second open in this one) gets an error
+// naming the holder's pid, and the lock goes when the holder dies.
+func TestJournalLockedByAnotherProcess(t *testing.T) {
+	key := journalKey{Benchmark: "local/x@0123456789ab", Revision: "rev1", Arm: "bm25", ArmConfig: "cfg"}
+	if dir := os.Getenv("LASAGNA_TEST_LOCK_CHILD"); dir != "" {
+		j, err := openJournal(dir, key, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Println("locked")
+		io.ReadAll(os.Stdin) // hold the journal until the parent closes stdin or kills us
+		j.Close()
+		return
+	}
+	if testing.Short() {
+		t.Skip("starts a child process; skipped with -short")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestJournalLockedByAnotherProcess$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "LASAGNA_TEST_LOCK_CHILD="+dir)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "locked\n" {
+		t.Fatalf("child said %q, %v", line, err)
+	}
+	for _, resume := range []bool{false, true} {
+		j, err := openJournal(dir, key, resume)
+		if err == nil {
+			j.Close()
+			t.Fatalf("resume=%v: opened a journal another process holds", resume)
+		}
+		for _, want := range []string{"is in use by another run", fmt.Sprintf("pid %d, started ", cmd.Process.Pid), "wait for that run to finish"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("error lacks %q:\n%v", want, err)
+			}
+		}
+	}
+	// The holder's journal was not truncated by the refused opens.
+	if data := must(os.ReadFile(filepath.Join(dir, key.file()))); len(data) == 0 {
+		t.Error("a refused open truncated the holder's journal")
+	}
+	// Killed, the holder releases the lock.
+	cmd.Process.Kill()
+	cmd.Wait()
+	stdin.Close()
+	j, err := openJournal(dir, key, true)
+	if err != nil {
+		t.Fatalf("after the holder died: %v", err)
+	}
+	// A second open in the same process is refused too.
+	if j2, err := openJournal(dir, key, true); err == nil {
+		j2.Close()
+		t.Error("a second open in one process shared the journal")
+	}
+	j.Close()
+	if j, err = openJournal(dir, key, true); err != nil {
+		t.Fatalf("after Close: %v", err)
+	}
+	j.Close()
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -158,4 +159,35 @@ func journalLines(t *testing.T, dir string) int {
 		n++
 	}
 	return n
+}
+
+// TestRunInterrupted: a run whose context ends mid-way returns
+// *Interrupted with the number of queries on record in the journal, which
+// a resumed run then restores.
+func TestRunInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(t.Context())
+	var n atomic.Int64
+	arm := gatedArm(func(string) bool {
+		if n.Add(1) > 12 {
+			cancel() // Ctrl-C while the 13th query runs
+			return false
+		}
+		return true
+	})
+	_, err := Run(ctx, []*BenchmarkRun{resumeBench(t)}, []Arm{arm}, Options{Concurrency: 1, JournalDir: dir})
+	var intr *Interrupted
+	if !errors.As(err, &intr) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v (%T); want *Interrupted wrapping context.Canceled", err, err)
+	}
+	if intr.Journalled != 12 || intr.Total != resumeQueries {
+		t.Errorf("interrupted: %d of %d queries journalled; want 12 of %d", intr.Journalled, intr.Total, resumeQueries)
+	}
+	if want := fmt.Sprintf("context canceled: 12 of %d queries journalled", resumeQueries); err.Error() != want {
+		t.Errorf("message %q, want %q", err, want)
+	}
+	rep, err := Run(t.Context(), []*BenchmarkRun{resumeBench(t)}, []Arm{gatedArm(func(string) bool { return true })}, Options{Concurrency: 1, JournalDir: dir, Resume: true})
+	if err != nil || rep.Cells[0].Resumed != 12 {
+		t.Fatalf("resume: %v; restored %v", err, rep)
+	}
 }

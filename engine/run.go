@@ -152,21 +152,27 @@ func Run(ctx context.Context, benches []*BenchmarkRun, arms []Arm, opts Options)
 		total += len(shardQueries[i]) * len(arms)
 	}
 	var done atomic.Int64
+	journalled := 0
 	for bi, br := range benches {
 		ids := corpusIDs(br.Benchmark)
 		for ai := range arms {
 			arm := &arms[ai]
 			cell := &Cell{Bench: br, Arm: arm}
 			rep.Cells = append(rep.Cells, cell)
-			if err := runCell(ctx, cell, shardQueries[bi], ids, opts, func() {
+			n, err := runCell(ctx, cell, shardQueries[bi], ids, opts, func() {
 				n := done.Add(1)
 				if opts.Progress != nil {
 					opts.Progress(int(n), total)
 				}
-			}); err != nil {
-				return nil, err
+			})
+			journalled += n
+			if err == nil {
+				err = ctx.Err()
 			}
-			if err := ctx.Err(); err != nil {
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, &Interrupted{Journalled: journalled, Total: total, Err: err}
+				}
 				return nil, err
 			}
 		}
@@ -238,10 +244,12 @@ func corpusIDs(b *lasagna.Benchmark) map[string]struct{} {
 	return ids
 }
 
-func runCell(ctx context.Context, cell *Cell, queries []*lasagna.Query, ids map[string]struct{}, opts Options, tick func()) error {
+// runCell runs one cell and returns how many of its queries are on record
+// in its journal (0 without one).
+func runCell(ctx context.Context, cell *Cell, queries []*lasagna.Query, ids map[string]struct{}, opts Options, tick func()) (int, error) {
 	cr, err := startCell(ctx, cell, queries, ids, opts)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	conc := opts.Concurrency
 	if conc <= 0 {
@@ -264,11 +272,29 @@ func runCell(ctx context.Context, cell *Cell, queries []*lasagna.Query, ids map[
 		})
 	}
 	wg.Wait()
+	journalled := cr.journalled()
 	if err := cr.Close(); err != nil {
-		return err
+		return journalled, err
 	}
-	return ctx.Err()
+	return journalled, ctx.Err()
 }
+
+// Interrupted is the error Run returns when its context ends before every
+// query ran (Ctrl-C): how many of the run's queries are on record in the
+// resume journals (Options.JournalDir), which a run with Options.Resume
+// keeps. It wraps the context's error.
+type Interrupted struct {
+	// Journalled counts the finished queries on record; Total, the run's
+	// queries (every arm's, on every benchmark).
+	Journalled, Total int
+	Err               error
+}
+
+func (e *Interrupted) Error() string {
+	return fmt.Sprintf("%v: %d of %d queries journalled", e.Err, e.Journalled, e.Total)
+}
+
+func (e *Interrupted) Unwrap() error { return e.Err }
 
 // callPipeline runs one query, turning a panic in the user's pipeline into
 // an error for that query (a *PanicError, with the stack).

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/datasets"
 	"github.com/lasagna-go/lasagna/internal/suggest"
 	"github.com/lasagna-go/lasagna/metrics"
 )
@@ -40,8 +42,9 @@ type Sweep struct {
 
 // BenchmarkEntry is one benchmark of a sweep (seed 000 syntax).
 type BenchmarkEntry struct {
-	// Path names a JSONL or CSV file or a BEIR folder, relative to the sweep
-	// file's folder (or to the fs.FS root when there is no sweep file).
+	// Path names a JSONL or CSV file or a BEIR folder: absolute, or
+	// relative to the sweep file's folder (it may climb with "..") or to
+	// the fs.FS root when there is no sweep file.
 	Path string `yaml:"path"`
 	// Name is the display name; with Path it replaces local/<stem> in the
 	// registered name. A Name without Path names a registered benchmark.
@@ -134,13 +137,16 @@ var (
 	embedderKeys  = []string{"model"}
 )
 
-// ReadSweep reads and checks the sweep file at name in fsys. Relative
-// benchmark paths are resolved against the sweep file's folder, so the
-// returned entries' Path values are relative to fsys. Unknown keys, missing
+// ReadSweep reads and checks the sweep file at name in fsys (a regular
+// file; see datasets.Open). Relative benchmark and corpus paths are
+// resolved against the sweep file's folder, so the returned entries' Path
+// values are paths in fsys; absolute paths are kept. Paths that are
+// absolute or climb above fsys's root need an fs.FS that holds them, such
+// as datasets.OSFS (os.DirFS does not). Unknown keys, missing
 // or duplicate arm names, and bad values are errors naming file:line and,
 // for a misspelt key, the nearest known one.
 func ReadSweep(fsys fs.FS, name string) (*Sweep, error) {
-	data, err := fs.ReadFile(fsys, name)
+	data, err := datasets.ReadFile(fsys, name)
 	if err != nil {
 		return nil, fmt.Errorf("read sweep file: %w", err)
 	}
@@ -210,12 +216,8 @@ func ParseSweep(data []byte, file string) (*Sweep, error) {
 	for i := range s.Benchmarks {
 		e := &s.Benchmarks[i]
 		e.Pos = lasagna.Pos{File: file, Line: benchNodes[i].Line}
-		if e.Path != "" && !path.IsAbs(e.Path) {
-			e.Path = path.Join(dir, e.Path)
-		}
-		if e.Corpus != "" && !path.IsAbs(e.Corpus) {
-			e.Corpus = path.Join(dir, e.Corpus)
-		}
+		e.Path = sweepPath(dir, e.Path)
+		e.Corpus = sweepPath(dir, e.Corpus)
 	}
 	for i := range s.Arms {
 		a := &s.Arms[i]
@@ -231,6 +233,20 @@ func ParseSweep(data []byte, file string) (*Sweep, error) {
 		return nil, err
 	}
 	return &s, nil
+}
+
+// sweepPath resolves a path p written in a sweep file whose folder is dir:
+// an absolute path stays as written (in slash form), a relative one,
+// which may climb with "..", is joined to dir. Reading such paths needs an
+// fs.FS that holds them, as datasets.OSFS does.
+func sweepPath(dir, p string) string {
+	if p == "" {
+		return ""
+	}
+	if filepath.IsAbs(p) || path.IsAbs(p) {
+		return filepath.ToSlash(filepath.Clean(p))
+	}
+	return path.Join(dir, filepath.ToSlash(p))
 }
 
 // Check reports problems a sweep can have whatever its source: no

@@ -214,7 +214,13 @@ func loadBenchmarks(cfg Config) ([]*engine.BenchmarkRun, []engine.Arm, error) {
 		out = append(out, runs...)
 	}
 	if cfg.Sweep != "" {
-		fsys, name := openPath(cfg.FS, cfg.Sweep)
+		// Without Config.FS the sweep's paths are the operating system's:
+		// absolute, or relative to the sweep file's folder (climbing with
+		// ".." if need be).
+		fsys, name := cfg.FS, path.Clean(filepath.ToSlash(cfg.Sweep))
+		if fsys == nil {
+			fsys = datasets.OSFS{}
+		}
 		sw, err := engine.ReadSweep(fsys, name)
 		if err == nil {
 			var runs []*engine.BenchmarkRun

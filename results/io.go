@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/lasagna-go/lasagna/internal/atomicfile"
 )
 
 // Write finalizes b (see Finalize) and writes it to w as indented JSON with
@@ -39,13 +41,16 @@ func Marshal(b *Bundle) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// WriteFile writes b to the named file (see Write).
+// WriteFile writes b to the named file (see Write) atomically: to a
+// temporary file in the same folder, flushed to disk and renamed over name,
+// so a reader, or a run killed mid-write, finds the previous file or the new
+// one, never part of one. The folder must exist.
 func WriteFile(name string, b *Bundle) error {
 	var buf bytes.Buffer
 	if err := Write(&buf, b); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	return os.WriteFile(name, buf.Bytes(), 0o644)
+	return atomicfile.WriteFile(name, buf.Bytes(), 0o644)
 }
 
 // Read parses a bundle. It checks only that the input is one JSON object

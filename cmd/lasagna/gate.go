@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -124,36 +123,12 @@ func printVerdict(w io.Writer, label string, v engine.Verdict) {
 	fmt.Fprintf(w, "%s: %s: %s\n", label, v.Path(), msg)
 }
 
-// writeBundleFile writes b to path atomically: to a temporary file in the
-// same folder, then renamed over path, so a reader (or an interrupted run)
-// never sees half a bundle. The folder is created when needed.
+// writeBundleFile writes b to path atomically (results.WriteFile), creating
+// the folder when needed, so a reader or an interrupted run never sees half
+// a bundle.
 func writeBundleFile(path string, b *results.Bundle) error {
-	var buf bytes.Buffer
-	if err := results.Write(&buf, b); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(buf.Bytes())
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return results.WriteFile(path, b)
 }

@@ -25,7 +25,10 @@ func TestLLMTimeoutAndRetriesFromEnv(t *testing.T) {
 	args := []string{"benchmark", "run", "../../examples/data/faq.jsonl", "--profile", "closed-book",
 		"--model", "gpt-test", "--n-samples", "1", "-o", filepath.Join(t.TempDir(), "b.json")}
 	out, errOut, code := runCLI(t, args...)
-	if code == 0 || !strings.Contains(out+errOut, "timeout [timeout] after 2 attempts") || srv.Count("chat") != 2 {
+	// The client counts its attempts; the server may not have seen the
+	// last one when the client gave up (a loaded machine can hold a request
+	// past 20 ms before the handler runs), so it saw one or two.
+	if n := srv.Count("chat"); code == 0 || !strings.Contains(out+errOut, "timeout [timeout] after 2 attempts") || n < 1 || n > 2 {
 		t.Errorf("exit %d after %d requests, want a timeout after 2 attempts\nstdout:\n%s\nstderr:\n%s", code, srv.Count("chat"), out, errOut)
 	}
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -407,7 +406,7 @@ func runMetricsTrec(stdout io.Writer, qrelsPath, runPath string, sel *trecSelect
 		wg       sync.WaitGroup
 	)
 	wg.Go(func() {
-		qdata, err := os.ReadFile(qrelsPath)
+		qdata, err := datasets.ReadFile(cliPath(qrelsPath))
 		if err != nil {
 			qrelsErr = err
 			return

@@ -5,16 +5,19 @@ package main
 import (
 	"os"
 	"syscall"
+
+	"github.com/lasagna-go/lasagna/datasets"
 )
 
 // readRunFile returns the bytes of the run file at path and a function that
-// releases them. On Linux a regular file is mapped read-only with
+// releases them. Only a regular file is read (see datasets.Open): a FIFO or
+// a device is refused at once. On Linux the file is mapped read-only with
 // MAP_POPULATE: for a 200 MB run this takes a few milliseconds of system
 // time where reading it into fresh memory takes most of a second on a small
 // virtual machine. After release no string taken from the bytes may be
-// used. Files that cannot be mapped (empty, pipes, devices) are read.
+// used. Files that cannot be mapped (empty ones) are read.
 func readRunFile(path string) ([]byte, func(), error) {
-	f, err := os.Open(path)
+	f, err := datasets.Open(cliPath(path))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -24,13 +27,14 @@ func readRunFile(path string) ([]byte, func(), error) {
 		return nil, nil, err
 	}
 	size := st.Size()
-	if !st.Mode().IsRegular() || size <= 0 || size != int64(int(size)) {
-		data, err := os.ReadFile(path)
+	osf, isOS := f.(*os.File)
+	if !isOS || size <= 0 || size > datasets.MaxFileBytes || size != int64(int(size)) {
+		data, err := datasets.ReadFile(cliPath(path))
 		return data, func() {}, err
 	}
-	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_PRIVATE|syscall.MAP_POPULATE)
+	data, err := syscall.Mmap(int(osf.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_PRIVATE|syscall.MAP_POPULATE)
 	if err != nil {
-		data, err := os.ReadFile(path)
+		data, err := datasets.ReadFile(cliPath(path))
 		return data, func() {}, err
 	}
 	return data, func() { _ = syscall.Munmap(data) }, nil

@@ -319,7 +319,7 @@ func scoreLoadBenchmark(p, format string) (*lasagna.Benchmark, error) {
 
 // scoreIsVectaCSV reports whether the CSV header names a Vecta-only column.
 func scoreIsVectaCSV(fsys fs.FS, name string) (bool, error) {
-	f, err := fsys.Open(name)
+	f, err := datasets.Open(fsys, name)
 	if err != nil {
 		return false, err
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/lasagna-go/lasagna/datasets"
 	"github.com/lasagna-go/lasagna/engine"
 	"github.com/lasagna-go/lasagna/engine/llmarms"
+	"github.com/lasagna-go/lasagna/internal/atomicfile"
 	"github.com/lasagna-go/lasagna/llm"
 	"github.com/lasagna-go/lasagna/reporters"
 	"github.com/lasagna-go/lasagna/results"
@@ -74,6 +75,10 @@ disables) bound each LLM call.
 
 Finished queries are journalled as they complete; after an interruption,
 run the same command with --resume to keep them and run only the rest.
+Ctrl-C (SIGINT) or SIGTERM stops a run cleanly: it writes no bundle, says
+how many queries are journalled, and exits 130 (143 for SIGTERM). A journal
+is locked while a run uses it, and an edited or damaged journal line is
+refused. Bundles, baselines and run files are written atomically.
 
 A sweep's arms may carry thresholds: ({metric: ndcg@10, at_least: 0.6},
 {metric: latency_ms, at_most: 800, per_query: true}); --baseline FILE gates
@@ -87,7 +92,8 @@ blocking integrity problem was raised, or the run is one --shard.
 Exit status: 0 every check passed; 1 a threshold, query or baseline check
 failed, a blocking integrity problem was raised (the bundle is written all
 the same), or the data has problems; 2 usage errors, including sweep files
-with problems and thresholds or gate metrics no arm can score.`,
+with problems and thresholds or gate metrics no arm can score; 130 or 143
+stopped by SIGINT or SIGTERM.`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return runBenchmark(c.Context(), args[0], f, stdout, stderr)
@@ -237,6 +243,14 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 		opts.Progress = progressLine(stderr)
 	}
 	rep, err := engine.Run(ctx, benches, arms, opts)
+	var intr *engine.Interrupted
+	if errors.As(err, &intr) {
+		// Stopped (Ctrl-C, SIGTERM): nothing is written but the journal.
+		if opts.Progress != nil {
+			fmt.Fprint(stderr, "\r\033[K")
+		}
+		return problems(fmt.Errorf("%s: %d of %d queries journalled; rerun with --resume", interruption(ctx), intr.Journalled, intr.Total))
+	}
 	if err != nil {
 		return problems(err)
 	}
@@ -247,9 +261,16 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 	if err != nil {
 		return err
 	}
-	if err := printBundleTable(ctx, stdout, bundle, runTableMetrics(bundle, sweep, gated)); err != nil {
+	// The bundle is written before anything is printed, and console errors
+	// are ignored: a closed stdout (| head -1) never costs the bundle.
+	out := f.out
+	if out == "" {
+		out = filepath.Join("lasagna-out", bundle.RunID[:12]+".json")
+	}
+	if err := writeBundleFile(out, bundle); err != nil {
 		return err
 	}
+	printBundleTable(ctx, stdout, bundle, runTableMetrics(bundle, sweep, gated))
 	sep := "\n"
 	for _, c := range rep.Cells {
 		if c.Resumed > 0 {
@@ -260,13 +281,6 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 	if client != nil {
 		fmt.Fprint(stdout, sep)
 		printLLMUsage(stdout, client.Usage())
-	}
-	out := f.out
-	if out == "" {
-		out = filepath.Join("lasagna-out", bundle.RunID[:12]+".json")
-	}
-	if err := writeBundleFile(out, bundle); err != nil {
-		return err
 	}
 	fmt.Fprintf(stdout, "\nbundle: %s\n", out)
 	if f.runOut != "" {
@@ -397,16 +411,10 @@ func writeRunFiles(runOut string, rep *engine.Report) ([]string, error) {
 				hits[q.Query.ID] = q.Output.Hits
 			}
 		}
-		f, err := os.Create(name)
-		if err != nil {
+		if err := atomicfile.Write(name, 0o644, func(w io.Writer) error {
+			return datasets.WriteRun(w, safeName(c.Arm.Name), hits)
+		}); err != nil {
 			return names, err
-		}
-		err = datasets.WriteRun(f, safeName(c.Arm.Name), hits)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return names, fmt.Errorf("write %s: %w", name, err)
 		}
 		names = append(names, name)
 	}

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/datasets"
@@ -45,18 +43,16 @@ func validateData(w io.Writer, arg string, opts datasets.Options, format string)
 	if format != "auto" && format != "vecta" {
 		return usageError("validate-data: unknown --format %q (want auto or vecta)", format)
 	}
-	abs, err := filepath.Abs(arg)
-	if err != nil {
-		return usageError("validate-data: %v", err)
-	}
-	st, err := os.Stat(abs)
-	if err != nil {
+	fsys, name := cliPath(arg)
+	st, err := datasets.Stat(fsys, name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return usageError("validate-data: %s: no such file or folder", arg)
-	}
-	if format == "vecta" && st.IsDir() {
+	case err != nil:
+		return usageError("validate-data: %v", err)
+	case format == "vecta" && st.IsDir():
 		return usageError("validate-data: --format vecta wants a .csv file, %s is a folder", arg)
 	}
-	fsys, name := os.DirFS(filepath.Dir(abs)), filepath.Base(abs)
 	var b *lasagna.Benchmark
 	if format == "vecta" {
 		b, err = datasets.LoadVectaCSV(fsys, name, opts)
@@ -66,13 +62,10 @@ func validateData(w io.Writer, arg string, opts datasets.Options, format string)
 	if err != nil {
 		var ps datasets.Problems
 		if !errors.As(err, &ps) {
-			return problems(fmt.Errorf("validate-data: %s", displayErr(err, name, arg)))
+			return problems(fmt.Errorf("validate-data: %v", err))
 		}
-		dir := filepath.Dir(arg)
 		for _, p := range ps {
-			if p.Pos.File != "" {
-				p.Pos.File = filepath.Join(dir, filepath.FromSlash(p.Pos.File))
-			}
+			p.Pos.File = filepath.FromSlash(p.Pos.File)
 			fmt.Fprintln(w, p.Error())
 		}
 		n := len(ps)
@@ -83,20 +76,6 @@ func validateData(w io.Writer, arg string, opts datasets.Options, format string)
 	}
 	printSummary(w, arg, b)
 	return nil
-}
-
-// displayErr replaces the fs-relative name in an error by the path the user
-// gave.
-func displayErr(err error, name, arg string) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return fmt.Sprintf("%s %s: %v", pe.Op, filepath.Join(filepath.Dir(arg), filepath.FromSlash(pe.Path)), pe.Err)
-	}
-	msg := err.Error()
-	if strings.HasPrefix(msg, name+":") || strings.HasPrefix(msg, name+"/") {
-		msg = filepath.Join(arg, ".") + msg[len(name):]
-	}
-	return msg
 }
 
 func plural(n int, word string) string {

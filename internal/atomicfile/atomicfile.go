@@ -1,0 +1,87 @@
+// Package atomicfile writes files atomically: a reader, or a process
+// killed in the middle of a write, sees the old file or the new one, never
+// a mix or a truncated file.
+//
+// It is the one way the module writes bundles and baselines (results.WriteFile
+// and everything built on it). It uses the standard library only, on
+// purpose: github.com/google/renameio/v2 does the same temp-file-and-rename
+// dance, but its v2 API is not built on Windows (where this package still
+// replaces the file with os.Rename, MoveFileEx with REPLACE_EXISTING), and a
+// new module for thirty lines is not worth a place in evaltest's dependency
+// budget (docs/ARCHITECTURE.md).
+package atomicfile
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+)
+
+// WriteFile writes data to the named file atomically (see Write).
+func WriteFile(name string, data []byte, perm fs.FileMode) error {
+	return Write(name, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// Write replaces the named file with what write writes: to a temporary file
+// in the same folder, which is flushed to disk (fsync), given perm, and
+// renamed over name; the folder is then flushed too, so the rename survives
+// a crash. When write or any step fails, the temporary file is removed and
+// name is left as it was. A name that is a symbolic link has its target
+// replaced. The folder must exist.
+func Write(name string, perm fs.FileMode, write func(io.Writer) error) (err error) {
+	if target, lerr := filepath.EvalSymlinks(name); lerr == nil {
+		name = target
+	}
+	dir := filepath.Dir(name)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(name)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+			err = fmt.Errorf("write %s: %w", name, err)
+		}
+	}()
+	if err = write(f); err != nil {
+		return err
+	}
+	if err = f.Chmod(perm); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp, name); err != nil {
+		return err
+	}
+	return syncDir(dir)
+}
+
+// syncDir flushes the folder entry of a rename to disk. Windows cannot
+// open a folder for syncing; its rename is flushed by the file system.
+func syncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

@@ -1,0 +1,141 @@
+package atomicfile
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// leftovers returns the names in dir other than keep.
+func leftovers(t *testing.T, dir string, keep ...string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		if !strings.Contains(strings.Join(keep, "\x00")+"\x00", e.Name()+"\x00") {
+			names = append(names, e.Name())
+		}
+	}
+	return names
+}
+
+func TestWriteReplaces(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "b.json")
+	if err := os.WriteFile(name, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(name, []byte("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(name)
+	st, _ := os.Stat(name)
+	if string(got) != "new" || st.Mode().Perm() != 0o644 {
+		t.Errorf("file = %q, mode %v; want \"new\", 0644", got, st.Mode().Perm())
+	}
+	if extra := leftovers(t, dir, "b.json"); len(extra) > 0 {
+		t.Errorf("left behind %v", extra)
+	}
+	// A symbolic link keeps pointing at its target, which is replaced.
+	link := filepath.Join(dir, "link.json")
+	if err := os.Symlink("b.json", link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	if err := WriteFile(link, []byte("via link"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced by a file")
+	}
+	if got, _ := os.ReadFile(name); string(got) != "via link" {
+		t.Errorf("target = %q", got)
+	}
+}
+
+// TestWriteFailingMidway: a write that fails after writing part of the new
+// content leaves the previous file intact and no temporary file behind.
+func TestWriteFailingMidway(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "b.json")
+	old := bytes.Repeat([]byte("previous bundle\n"), 1000)
+	if err := os.WriteFile(name, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("disk full")
+	err := Write(name, 0o644, func(w io.Writer) error {
+		w.Write([]byte(`{"schema_version": "1.0", "half`))
+		return boom
+	})
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), name) {
+		t.Errorf("err = %v; want the writer's error naming %s", err, name)
+	}
+	if got, _ := os.ReadFile(name); !bytes.Equal(got, old) {
+		t.Errorf("the previous file was changed: %.40q", got)
+	}
+	if extra := leftovers(t, dir, "b.json"); len(extra) > 0 {
+		t.Errorf("left behind %v", extra)
+	}
+	if err := WriteFile(filepath.Join(dir, "no", "such", "folder.json"), old, 0o644); err == nil {
+		t.Error("a write into a missing folder succeeded")
+	}
+}
+
+// TestWriteKilledMidway kills a real child process (SIGKILL) while it is
+// in the middle of writing over a file: the previous file is intact.
+func TestWriteKilledMidway(t *testing.T) {
+	if name := os.Getenv("ATOMICFILE_TEST_CHILD"); name != "" {
+		// The child: write half the new content, then hang until killed.
+		Write(name, 0o644, func(w io.Writer) error {
+			w.Write(bytes.Repeat([]byte("new"), 1<<16))
+			if f, ok := w.(*os.File); ok {
+				f.Sync()
+			}
+			os.WriteFile(name+".ready", nil, 0o644)
+			select {}
+		})
+		t.Fatal("the child's write returned")
+	}
+	if testing.Short() {
+		t.Skip("starts a child process; skipped with -short")
+	}
+	dir := t.TempDir()
+	name := filepath.Join(dir, "b.json")
+	old := []byte("the previous bundle\n")
+	if err := os.WriteFile(name, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestWriteKilledMidway$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "ATOMICFILE_TEST_CHILD="+name)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(name + ".ready"); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the child never started writing; its output:\n%s", out.String())
+		}
+		time.Sleep(5 * time.Millisecond) // polls a real process; no fake clock reaches it
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if got, _ := os.ReadFile(name); !bytes.Equal(got, old) {
+		t.Errorf("after a kill mid-write the file holds %d bytes (%.20q…), want the previous %q", len(got), got, old)
+	}
+}
