@@ -80,8 +80,16 @@ func Unmarshal(data []byte) (*Bundle, error) {
 	return &b, nil
 }
 
-// ReadFile reads and parses the named bundle; errors name the file.
+// ReadFile reads and parses the named bundle; errors name the file. Only a
+// regular file is read: a FIFO or a device is refused before it is opened.
 func ReadFile(name string) (*Bundle, error) {
+	st, err := os.Stat(name)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (it is a %s); give the path of a bundle file", name, kindOf(st.Mode()))
+	}
 	data, err := os.ReadFile(name)
 	if err != nil {
 		return nil, err
@@ -91,6 +99,21 @@ func ReadFile(name string) (*Bundle, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return b, nil
+}
+
+// kindOf names the kind of a file that is not regular.
+func kindOf(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "folder"
+	case m&os.ModeNamedPipe != 0:
+		return "FIFO"
+	case m&os.ModeDevice != 0, m&os.ModeCharDevice != 0:
+		return "device"
+	case m&os.ModeSocket != 0:
+		return "socket"
+	}
+	return "special file"
 }
 
 // jsonError adds the line and column to a json decoding error.

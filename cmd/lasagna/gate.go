@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/datasets"
 	"github.com/lasagna-go/lasagna/engine"
 	"github.com/lasagna-go/lasagna/results"
 )
@@ -47,7 +48,7 @@ func checkVerdictMetrics(s *engine.Sweep, arms []engine.Arm, gated bool) error {
 // a usage error that names the fix; a bundle whose hashes or structure do
 // not check out is refused, since its numbers cannot be trusted.
 func readBaseline(path string) (*results.Bundle, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := datasets.ReadFile(cliPath(path))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, usageError("--baseline %s does not exist; record it from a passing run with --baseline %s --update-baseline, and commit it", path, path)

@@ -74,6 +74,11 @@ func TestSpecialFilesRefusedCLI(t *testing.T) {
 		{[]string{"benchmark", "score", fifo, filepath.Join(dir, "preds.jsonl")}, 1, pipe},
 		{[]string{"metrics", "trec", filepath.Join(dir, "qrels.txt"), fifo}, 1, pipe},
 		{[]string{"metrics", "trec", fifo, filepath.Join(dir, "run.txt")}, 1, pipe},
+		// Bundles are inputs too.
+		{[]string{"results", "validate", fifo}, 1, pipe},
+		{[]string{"results", "compare", fifo}, 1, pipe},
+		{[]string{"results", "merge", fifo, "-o", filepath.Join(dir, "m.json")}, 1, pipe},
+		{[]string{"benchmark", "run", filepath.Join(dir, "faq.jsonl"), "--profile", "speed", "--baseline", fifo}, 1, pipe},
 	}
 	if _, err := os.Stat("/dev/zero"); err == nil {
 		cases = append(cases,

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/datasets"
 	"github.com/lasagna-go/lasagna/engine"
 	"github.com/lasagna-go/lasagna/reporters"
 	"github.com/lasagna-go/lasagna/results"
@@ -182,7 +182,7 @@ func resultsCompare(w io.Writer, paths []string, f *compareFlags, summary bool) 
 	}
 	var bundles []*results.Bundle
 	for _, p := range paths {
-		raw, err := os.ReadFile(p)
+		raw, err := datasets.ReadFile(cliPath(p))
 		if err != nil {
 			return problems(fmt.Errorf("results: %w", err))
 		}

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
+	"github.com/lasagna-go/lasagna/datasets"
 	"github.com/lasagna-go/lasagna/results"
 	"github.com/lasagna-go/lasagna/results/schema"
 	"github.com/spf13/cobra"
@@ -52,7 +52,7 @@ func resultsMerge(w io.Writer, paths []string, out string) error {
 	var shards []*results.Bundle
 	refused := 0
 	for _, p := range paths {
-		raw, err := os.ReadFile(p)
+		raw, err := datasets.ReadFile(cliPath(p))
 		if err != nil {
 			return problems(fmt.Errorf("results merge: %w", err))
 		}

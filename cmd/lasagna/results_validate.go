@@ -3,8 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
+	"github.com/lasagna-go/lasagna/datasets"
 	"github.com/lasagna-go/lasagna/results/schema"
 	"github.com/spf13/cobra"
 )
@@ -38,7 +38,7 @@ Exit status: 0 valid, 1 blocking problems (or warnings with --strict),
 }
 
 func resultsValidate(w io.Writer, path string, strict bool) error {
-	raw, err := os.ReadFile(path)
+	raw, err := datasets.ReadFile(cliPath(path))
 	if err != nil {
 		return problems(fmt.Errorf("results validate: %w", err))
 	}
