@@ -178,7 +178,7 @@ func missingSplit(fsys fs.FS, dir, split, qrelsPath string, err error) error {
 	if len(splits) == 0 {
 		return fmt.Errorf("%s: no split %q (the qrels folder has no .tsv file); add qrels/%s.tsv (query-id, corpus-id, score per line)", qrelsPath, split, split)
 	}
-	return fmt.Errorf("%s: no split %q; splits here: %s (choose one with split: in a sweep, --split on the command line)", qrelsPath, split, strings.Join(splits, ", "))
+	return fmt.Errorf("%s: no split %q; splits here: %s (choose one: split: in a sweep entry, or the split option of the command or API that loads it)", qrelsPath, split, strings.Join(splits, ", "))
 }
 
 func parseBEIRCorpus(r interface{ Read([]byte) (int, error) }, file string, ids map[string]int, c *collector) []lasagna.Document {

@@ -89,7 +89,7 @@ func newGenerator(client *llm.Client, cfg Config, p Prompt, grounded bool) (*Gen
 		cfg.Model = client.Model()
 	}
 	if cfg.Model == "" {
-		return nil, fmt.Errorf("generate: no model: set the generator's model, --model or %s", llm.EnvModel)
+		return nil, fmt.Errorf("generate: no model: set the generator's model or %s", llm.EnvModel)
 	}
 	if cfg.MaxTokens < 0 {
 		return nil, fmt.Errorf("generate: max tokens is %d; want 0 (the default, %d) or more", cfg.MaxTokens, DefaultMaxTokens)

@@ -87,7 +87,7 @@ func New(client *llm.Client, cfg Config) (*Judge, error) {
 		cfg.Model = client.Model()
 	}
 	if cfg.Model == "" {
-		return nil, fmt.Errorf("judge: no model: set the judge's model, --model or %s", llm.EnvModel)
+		return nil, fmt.Errorf("judge: no model: set the judge's model or %s", llm.EnvModel)
 	}
 	if cfg.Metrics == nil {
 		cfg.Metrics = AllMetrics()
