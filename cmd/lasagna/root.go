@@ -83,7 +83,11 @@ Exit status, for every command (its --help says what 1 means for it):
      written), an invalid bundle, data or predictions with problems, a
      refused comparison or merge
   2  a usage or configuration error: an unknown command or flag, a bad flag
-     value, a sweep file with problems; nothing was run`,
+     value, a sweep file with problems; nothing was run
+  130, 143  interrupted by SIGINT or SIGTERM: nothing but the resume journal
+     was written (benchmark run says how many queries it holds)
+  141  stdout was closed while printing (benchmark run writes its bundle
+     first and ignores a closed console)`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,

@@ -17,7 +17,7 @@ func TestHelpListsExitCodes(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("--help: exit %d", code)
 	}
-	for _, want := range []string{"Exit status", "  0  done", "  1  a failed verdict", "  2  a usage or configuration error"} {
+	for _, want := range []string{"Exit status", "  0  done", "  1  a failed verdict", "  2  a usage or configuration error", "130, 143  interrupted"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("lasagna --help lacks %q:\n%s", want, out)
 		}

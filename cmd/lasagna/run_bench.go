@@ -44,6 +44,7 @@ type runFlags struct {
 
 	baseline       string
 	updateBaseline bool
+	latency        bool
 }
 
 func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -115,6 +116,7 @@ stopped by SIGINT or SIGTERM.`,
 	fl.StringVar(&f.model, "model", "", "chat model of generators and judges that name none (default $MODEL_NAME)")
 	fl.StringVar(&f.judgeModel, "judge-model", "", "judge model of every judged arm (default --model; pin a dated snapshot such as gpt-4o-2024-08-06)")
 	fl.StringVar(&f.baseline, "baseline", "", "gate every arm against the same arm in this baseline bundle (`FILE`; see the sweep's gate:)")
+	fl.BoolVar(&f.latency, "latency", false, "record each query's pipeline time in the bundle rows (latency_ms); the bundle is then no longer byte-reproducible")
 	fl.BoolVar(&f.updateBaseline, "update-baseline", false, "write this run's bundle to the --baseline file (refused when a check fails, on blocking problems and with --shard)")
 	return cmd
 }
@@ -257,7 +259,7 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 	if opts.Progress != nil {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
-	bundle, err := rep.Bundle(engine.BundleOptions{LasagnaVersion: version, Concurrency: f.concurrency})
+	bundle, err := rep.Bundle(engine.BundleOptions{LasagnaVersion: version, Concurrency: f.concurrency, Latency: f.latency})
 	if err != nil {
 		return err
 	}
