@@ -19,6 +19,22 @@ type Reporter interface {
 	Report(ctx context.Context, b *results.Bundle) error
 }
 
+// bundlePathKey is the context key of WithBundlePath.
+type bundlePathKey struct{}
+
+// WithBundlePath returns ctx carrying the path the bundle was written to,
+// so that a reporter can write beside it. evaltest and the CLI set it
+// before calling reporters.
+func WithBundlePath(ctx context.Context, path string) context.Context {
+	return context.WithValue(ctx, bundlePathKey{}, path)
+}
+
+// BundlePath returns the path set by WithBundlePath, or "".
+func BundlePath(ctx context.Context) string {
+	p, _ := ctx.Value(bundlePathKey{}).(string)
+	return p
+}
+
 // Func adapts a plain function to a Reporter.
 type Func func(ctx context.Context, b *results.Bundle) error
 

@@ -175,6 +175,35 @@ or nothing to compare; 2 usage error.`,
 	return cmd
 }
 
+// readTrustedBundle reads the bundle at p for a command that shows its
+// numbers: an edited or malformed bundle is refused (its problems printed
+// to w), since its numbers cannot be trusted. what says what the command
+// would have done ("compared", "reported").
+func readTrustedBundle(w io.Writer, p, what string) (*results.Bundle, error) {
+	raw, err := datasets.ReadFile(cliPath(p))
+	if err != nil {
+		return nil, problems(fmt.Errorf("results: %w", err))
+	}
+	var bad []string
+	for _, pr := range schema.Validate(raw).Problems {
+		switch pr.Code {
+		case lasagna.RunIDMismatch, lasagna.ComparabilityKeyMismatch, lasagna.SchemaVersion, results.InvalidBundle, lasagna.InconsistentBundle:
+			bad = append(bad, pr.String())
+		}
+	}
+	if len(bad) > 0 {
+		for _, l := range bad {
+			fmt.Fprintf(w, "%s: %s\n", p, l)
+		}
+		return nil, problems(fmt.Errorf("results: %s fails validation; not %s (see lasagna results validate %s)", p, what, p))
+	}
+	b, err := results.Unmarshal(raw)
+	if err != nil {
+		return nil, problems(fmt.Errorf("results: %s: %w", p, err))
+	}
+	return b, nil
+}
+
 func resultsCompare(w io.Writer, paths []string, f *compareFlags, summary bool) error {
 	opts, err := f.options()
 	if err != nil {
@@ -182,27 +211,9 @@ func resultsCompare(w io.Writer, paths []string, f *compareFlags, summary bool) 
 	}
 	var bundles []*results.Bundle
 	for _, p := range paths {
-		raw, err := datasets.ReadFile(cliPath(p))
+		b, err := readTrustedBundle(w, p, "compared")
 		if err != nil {
-			return problems(fmt.Errorf("results: %w", err))
-		}
-		// Numbers of an edited or malformed bundle are not compared.
-		var bad []string
-		for _, pr := range schema.Validate(raw).Problems {
-			switch pr.Code {
-			case lasagna.RunIDMismatch, lasagna.ComparabilityKeyMismatch, lasagna.SchemaVersion, results.InvalidBundle:
-				bad = append(bad, pr.String())
-			}
-		}
-		if len(bad) > 0 {
-			for _, l := range bad {
-				fmt.Fprintf(w, "%s: %s\n", p, l)
-			}
-			return problems(fmt.Errorf("results: %s fails validation; not compared (see lasagna results validate %s)", p, p))
-		}
-		b, err := results.Unmarshal(raw)
-		if err != nil {
-			return problems(fmt.Errorf("results: %s: %w", p, err))
+			return err
 		}
 		bundles = append(bundles, b)
 	}

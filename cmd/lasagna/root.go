@@ -103,7 +103,7 @@ Exit status, for every command (its --help says what 1 means for it):
 	// Each verb lives in its own file as newXxxCmd; add it to its group here.
 	benchmark.AddCommand(newRunCmd(stdout, stderr), newScoreCmd(stdout), newValidateDataCmd(stdout), newSynthesizeCmd(stdout))
 	results := &cobra.Command{Use: "results", Short: "Make, read, validate, compare and merge results bundles"}
-	results.AddCommand(newResultsSchemaCmd(stdout), newResultsValidateCmd(stdout), newResultsCompareCmd(stdout), newResultsSignificanceCmd(stdout), newResultsMergeCmd(stdout), newResultsBundleCmd(stdout))
+	results.AddCommand(newResultsSchemaCmd(stdout), newResultsValidateCmd(stdout), newResultsCompareCmd(stdout), newResultsSignificanceCmd(stdout), newResultsMergeCmd(stdout), newResultsBundleCmd(stdout), newResultsReportCmd(stdout))
 	metrics := &cobra.Command{Use: "metrics", Short: "Compute metrics from standard files"}
 	metrics.AddCommand(newMetricsTrecCmd(stdout))
 

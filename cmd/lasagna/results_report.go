@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/lasagna-go/lasagna/reporters/htmlreport"
+	"github.com/spf13/cobra"
+)
+
+// newResultsReportCmd is `lasagna results report BUNDLE… -o report.html`.
+func newResultsReportCmd(stdout io.Writer) *cobra.Command {
+	var (
+		out, baseline string
+		data          []string
+		metrics       []string
+	)
+	cmd := &cobra.Command{
+		Use:   "report BUNDLE.json... -o report.html",
+		Short: "Write a self-contained HTML report with plots of one or more bundles",
+		Long: `report writes one HTML file that opens offline (it makes no request to any
+other host): the benchmark's identity and provenance, the comparability keys,
+the integrity findings (blocking ones first), each arm's mean with its 95%
+confidence interval and its per-query distribution as plots, the paired
+comparisons of the arms (or of each arm against --baseline's arm of the same
+name) with d_z, the Holm-adjusted p and the verdict line that results compare
+prints, and a sortable, filterable per-query table.
+
+--data names the benchmark files the bundle ran on (as given to benchmark
+run): the table then shows each question and its reference answers and marks
+the relevant documents of each ranked list.
+
+Exit status: 0 written; 1 an unreadable or invalid bundle or data file;
+2 usage error.`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) < 1 {
+				return usageError("%s: want at least one bundle (usage: %s)", c.CommandPath(), c.UseLine())
+			}
+			if out == "" {
+				return usageError("%s: -o FILE.html is required", c.CommandPath())
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			var ins []htmlreport.Input
+			for _, p := range args {
+				b, err := readTrustedBundle(stdout, p, "reported")
+				if err != nil {
+					return err
+				}
+				in := htmlreport.Input{Bundle: b}
+				if len(args) > 1 {
+					in.Label = filepath.Base(p)
+				}
+				ins = append(ins, in)
+			}
+			o := htmlreport.Options{Metrics: metrics}
+			if baseline != "" {
+				b, err := readTrustedBundle(stdout, baseline, "reported")
+				if err != nil {
+					return err
+				}
+				o.Baseline = b
+			}
+			for _, d := range data {
+				b, err := scoreLoadBenchmark(d, "auto")
+				if err != nil {
+					return problems(err)
+				}
+				o.Data = append(o.Data, b)
+			}
+			var buf bytes.Buffer
+			if err := htmlreport.Write(&buf, ins, o); err != nil {
+				return problems(err)
+			}
+			if err := writeFileAtomic(out, buf.Bytes()); err != nil {
+				return problems(fmt.Errorf("results report: %w", err))
+			}
+			fmt.Fprintf(stdout, "report: %s (%d bytes)\n", out, buf.Len())
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "write the report to `FILE.html`")
+	cmd.Flags().StringVar(&baseline, "baseline", "", "compare each arm with the arm of the same name in `BUNDLE.json`")
+	cmd.Flags().StringArrayVar(&data, "data", nil, "the benchmark `PATH` the bundle ran on (repeatable): shows questions and gold answers, marks relevant documents")
+	cmd.Flags().StringArrayVar(&metrics, "metric", nil, "plot and compare `METRIC` (repeatable; default: ndcg@10, recall@10, mrr, exact_match, token_f1 where scored)")
+	return cmd
+}
+
+// writeFileAtomic writes data to path through a temporary file in the
+// same folder and a rename.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".lasagna-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	if err := f.Close(); werr == nil {
+		werr = err
+	}
+	if werr == nil {
+		werr = os.Chmod(tmp, 0o644)
+	}
+	if werr == nil {
+		werr = os.Rename(tmp, path)
+	}
+	if werr != nil {
+		os.Remove(tmp)
+	}
+	return werr
+}

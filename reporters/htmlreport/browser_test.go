@@ -1,0 +1,224 @@
+package htmlreport
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/lasagna-go/lasagna"
+)
+
+// chromium returns the path of a Chromium binary, or skips the test with
+// the way to get one. .ci/run installs Debian's chromium package, so CI
+// always runs these tests.
+func chromium(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("LASAGNA_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("no Chromium found: install Debian's chromium package (apt-get install chromium) or set LASAGNA_CHROMIUM to a Chromium binary")
+	return ""
+}
+
+// browser starts a headless Chromium with a new profile and returns a
+// context for chromedp; the browser stops when the test ends. The flags
+// keep Chromium from reaching for any host (the machine has no network).
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	opts := append(slices.Clone(chromedp.DefaultExecAllocatorOptions[:]),
+		chromedp.ExecPath(chromium(t)),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.NoSandbox,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("allow-file-access-from-files", false),
+		chromedp.WindowSize(1200, 900),
+	)
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancel)
+	ctx, cancel2 := chromedp.NewContext(actx)
+	t.Cleanup(cancel2)
+	ctx, cancel3 := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(cancel3)
+	return ctx
+}
+
+// pageEvents records what a page did wrong: console errors, uncaught
+// exceptions, failed loads, and any request that is not for the file
+// itself or inline data.
+type pageEvents struct {
+	mu       sync.Mutex
+	problems []string
+}
+
+func (p *pageEvents) add(s string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.problems = append(p.problems, s)
+}
+
+func (p *pageEvents) listen(t *testing.T, ctx context.Context, self string) {
+	t.Helper()
+	err := chromedp.Listen(ctx, func(ev any) {
+		switch e := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			p.add("exception: " + e.ExceptionDetails.Text)
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeWarning {
+				p.add("console " + string(e.Type))
+			}
+		case *log.EventEntryAdded:
+			if e.Entry.Level == log.EntryLevelError {
+				p.add("log error: " + e.Entry.Text)
+			}
+		case *network.EventLoadingFailed:
+			p.add("failed load: " + e.ErrorText)
+		case *network.EventRequestWillBeSent:
+			if u := e.Request.URL; u != self && !strings.HasPrefix(u, "data:") {
+				p.add("request: " + u)
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// artifactDir is where screenshots go: the test's artifact folder (go
+// test -artifacts keeps it), else a temporary folder.
+func artifactDir(t *testing.T) string {
+	return t.ArtifactDir()
+}
+
+// TestReportInBrowser opens a report of a two-arm run in headless Chromium:
+// no console error, no failed or outside request; each mean plot shows one
+// dot per arm; clicking a metric's column header sorts the per-query table
+// by it, ascending then descending; the filter hides rows. It saves a
+// screenshot to the test's artifact folder.
+func TestReportInBrowser(t *testing.T) {
+	ctx := browser(t)
+	b, bench := faqRun(t, "")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "report.html")
+	if err := os.WriteFile(path, []byte(render(t, []Input{{Bundle: b}}, Options{Data: []*lasagna.Benchmark{bench}, Metrics: []string{"ndcg@10", "recall@10"}})), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	url := "file://" + filepath.ToSlash(path)
+	var ev pageEvents
+	// Start the browser (chromedp enables the log, network and runtime
+	// domains of the tab) before listening to it.
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ev.listen(t, ctx, url)
+
+	var colours []string
+	for i := range 2 {
+		colours = append(colours, hexColour(i))
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitVisible(chromedp.ID("queries"))); err != nil {
+		t.Fatal(err)
+	}
+	// Dots drawn in each mean plot: SVG paths filled with an arm's colour.
+	marks, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`Array.from(document.querySelectorAll("figure.means")).map(f =>
+		Array.from(f.querySelectorAll("path")).filter(p => `+jsList(colours)+`.some(c => (p.getAttribute("style")||"").includes("fill:"+c))).length)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	screenshot, err := chromedp.Run(ctx, chromedp.FullScreenshot(80))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{2, 2}; !slices.Equal(marks, want) {
+		t.Errorf("dots per mean plot = %v, want %v (one per arm)", marks, want)
+	}
+
+	// Sorting: the ndcg@10 column is the third (arm, query, question, …).
+	col := 3
+	if !strings.Contains(render(t, []Input{{Bundle: b}}, Options{Data: []*lasagna.Benchmark{bench}, Metrics: []string{"ndcg@10"}}), "<th data-type=\"text\">question</th>") {
+		t.Fatal("the table has no question column")
+	}
+	values := func() []float64 {
+		raw, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("#queries tbody tr")).map(r => r.cells[`+strconv.Itoa(col)+`].getAttribute("data-value") || "")`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []float64
+		for _, s := range raw {
+			if s == "" {
+				continue // absent values sort last
+			}
+			x, err := strconv.ParseFloat(s, 64)
+			if err != nil {
+				t.Fatalf("cell value %q: %v", s, err)
+			}
+			out = append(out, x)
+		}
+		return out
+	}
+	click := chromedp.Click(chromedp.CSS(`#queries thead th:nth-child(` + strconv.Itoa(col+1) + `)`))
+	if err := chromedp.Do(ctx, click); err != nil {
+		t.Fatal(err)
+	}
+	asc := values()
+	if len(asc) < 10 || !slices.IsSorted(asc) || asc[0] == asc[len(asc)-1] {
+		t.Errorf("after one click the ndcg@10 column is not ascending: %v", asc)
+	}
+	if err := chromedp.Do(ctx, click); err != nil {
+		t.Fatal(err)
+	}
+	desc := values()
+	slices.Reverse(desc)
+	if !slices.Equal(desc, asc) {
+		t.Errorf("after two clicks the column is not descending")
+	}
+
+	// Filtering on one query id leaves that query's rows (one per arm).
+	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("filter"), bench.Queries[0].ID)); err != nil {
+		t.Fatal(err)
+	}
+	shown, err := chromedp.Run(ctx, chromedp.Evaluate[int](`Array.from(document.querySelectorAll("#queries tbody tr")).filter(r => !r.hidden).length`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shown != 2 {
+		t.Errorf("filtering on %s shows %d rows, want 2", bench.Queries[0].ID, shown)
+	}
+
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	if len(ev.problems) > 0 {
+		t.Errorf("the page had problems:\n%s", strings.Join(ev.problems, "\n"))
+	}
+	shot := filepath.Join(artifactDir(t), "report.png")
+	if err := os.WriteFile(shot, screenshot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", shot)
+}
+
+// jsList writes ss as a JavaScript array of strings.
+func jsList(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = strconv.Quote(s)
+	}
+	return "[" + strings.Join(q, ",") + "]"
+}

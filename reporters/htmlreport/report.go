@@ -1,0 +1,423 @@
+// Package htmlreport writes a results bundle as one self-contained HTML
+// file: the benchmark's identity and provenance, the integrity findings,
+// each arm's mean with its confidence interval and its per-query
+// distribution as plots, paired comparisons (within the bundle or against
+// a baseline bundle) with the per-query differences, and a sortable,
+// filterable per-query table.
+//
+// The file makes no request to any other host (a Content-Security-Policy
+// forbids it), so it opens offline from a CI artifact. The plots are SVG
+// drawn by gonum.org/v1/plot; this package is the only one that links it,
+// so a test that does not ask for an HTML report does not pay for it.
+package htmlreport
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/reporters"
+	"github.com/lasagna-go/lasagna/results"
+)
+
+// Input is one bundle to report, under a label (the arms of several
+// bundles are told apart by it; "" for a single bundle).
+type Input struct {
+	Label  string
+	Bundle *results.Bundle
+}
+
+// Options tune a report. The zero value reports the bundle alone.
+type Options struct {
+	// Baseline, when set, is compared with the reported bundle arm by arm
+	// (arms paired by benchmark and name), as `results compare` does.
+	Baseline *results.Bundle
+	// Data are the benchmarks the bundle ran on: with them the per-query
+	// table shows each question and its reference answers, and marks the
+	// relevant documents of each ranked list.
+	Data []*lasagna.Benchmark
+	// Metrics are the metrics plotted and compared; nil means
+	// reporters.SummaryMetrics.
+	Metrics []string
+	// Title heads the page; "" means "lasagna report".
+	Title string
+}
+
+// Reporter writes the HTML report of each bundle it is given, as a
+// reporters.Reporter: add it to evaltest.Config.Reporters to get
+// report.html beside the bundle.
+type Reporter struct {
+	// Path is the file to write; "" means report.html in the folder of the
+	// bundle (reporters.BundlePath), or an error when that is unknown.
+	Path string
+	Options
+}
+
+// Report writes b's report to r.Path.
+func (r Reporter) Report(ctx context.Context, b *results.Bundle) error {
+	path := r.Path
+	if path == "" {
+		bp := reporters.BundlePath(ctx)
+		if bp == "" {
+			return errors.New("htmlreport: no Path, and the bundle's own path is unknown: set Reporter.Path")
+		}
+		path = filepath.Join(filepath.Dir(bp), "report.html")
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, []Input{{Bundle: b}}, r.Options); err != nil {
+		return err
+	}
+	return writeFile(path, buf.Bytes())
+}
+
+// writeFile writes data to path through a temporary file in the same
+// folder and a rename, so a reader never sees half a report.
+func writeFile(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".report-*.html")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+//go:embed report.html.tmpl
+var pageSource string
+
+var page = template.Must(template.New("report").Funcs(template.FuncMap{
+	"num": func(x float64) string { return reporters.FormatNumber(x, 4) },
+	"signed": func(x float64) string {
+		return reporters.FormatSigned(x, 4)
+	},
+	"p": reporters.FormatP,
+}).Parse(pageSource))
+
+// Write renders the report of ins to w.
+func Write(w io.Writer, ins []Input, o Options) error {
+	if len(ins) == 0 {
+		return errors.New("htmlreport: no bundle to report")
+	}
+	v, err := build(ins, o)
+	if err != nil {
+		return err
+	}
+	return page.Execute(w, v)
+}
+
+// view is what the template renders.
+type view struct {
+	Title       string
+	Bundles     []bundleView
+	Findings    []finding
+	Metrics     []metricView
+	Comparisons []comparisonView
+	Refusals    []string
+	Columns     []string
+	Rows        []rowView
+	HasData     bool
+	HasAnswers  bool
+}
+
+type bundleView struct {
+	Label, RunID, Schema, Version string
+	Configs                       []configView
+}
+
+type configView struct {
+	Arm, Benchmark, Key, Mode, Provenance string
+	Varied                                string
+}
+
+type finding struct {
+	Blocking          bool
+	Code, Where, Text string
+}
+
+type metricView struct {
+	Name         string
+	MeanSVG      template.HTML
+	DistSVG      template.HTML
+	NotAvailable []string // arms without this metric
+	Marks        int      // dots drawn in MeanSVG
+}
+
+type comparisonView struct {
+	Benchmark, Arm, Baseline, Metric string
+	Mean, BaselineMean, Diff         float64
+	Dz                               string
+	HolmP                            float64
+	N                                int
+	Significant                      bool
+	Verdict                          string
+	DiffSVG                          template.HTML
+}
+
+type rowView struct {
+	Arm, Query, Question, Answer, Gold, Error string
+	Scores                                    []cell
+	Ranked                                    []hit
+	More                                      int
+}
+
+type cell struct {
+	Text  string
+	Value string // for sorting; "" when absent
+}
+
+type hit struct {
+	ID       string
+	Relevant bool
+}
+
+// rankedShown is how many hits of each ranked list the table shows.
+const rankedShown = 10
+
+func build(ins []Input, o Options) (*view, error) {
+	v := &view{Title: o.Title}
+	if v.Title == "" {
+		v.Title = "lasagna report"
+	}
+	var arms []results.ArmResult
+	for _, in := range ins {
+		b := in.Bundle
+		prefix := ""
+		if in.Label != "" {
+			prefix = in.Label + ": "
+		}
+		bv := bundleView{Label: in.Label, RunID: b.RunID, Schema: b.SchemaVersion, Version: b.Experiment.Environment.LasagnaVersion}
+		for _, c := range b.Configs {
+			prov := string(c.HeldFixed.CorpusProvenance)
+			if prov == "" {
+				prov = string(lasagna.ProvenanceNative)
+			}
+			bv.Configs = append(bv.Configs, configView{
+				Arm: prefix + c.Name, Benchmark: c.Benchmark, Key: c.ComparabilityKey,
+				Mode: string(c.HeldFixed.ResolvedMode), Provenance: prov, Varied: strings.Join(c.VariedDimensions, ", "),
+			})
+		}
+		v.Bundles = append(v.Bundles, bv)
+		v.Findings = append(v.Findings, findings(b)...)
+		arms = append(arms, results.Arms(b, prefix)...)
+	}
+	slices.SortStableFunc(v.Findings, func(a, b finding) int {
+		switch {
+		case a.Blocking == b.Blocking:
+			return 0
+		case a.Blocking:
+			return -1
+		}
+		return 1
+	})
+
+	mets := o.Metrics
+	if mets == nil {
+		for _, in := range ins {
+			for _, m := range reporters.SummaryMetrics(in.Bundle) {
+				if !slices.Contains(mets, m) {
+					mets = append(mets, m)
+				}
+			}
+		}
+	}
+	var baseArms []results.ArmResult
+	if o.Baseline != nil {
+		baseArms = results.Arms(o.Baseline, "baseline: ")
+	}
+	plotted := append(slices.Clone(arms), baseArms...)
+	for _, m := range mets {
+		mv, err := metricPlots(m, plotted)
+		if err != nil {
+			return nil, err
+		}
+		v.Metrics = append(v.Metrics, mv)
+	}
+
+	// Comparisons: against the baseline bundle, or the first arm of each
+	// benchmark.
+	var pairs []results.Pair
+	if o.Baseline != nil {
+		pairs, _ = results.PairAcross(arms, results.Arms(o.Baseline, "baseline: "))
+	} else if len(arms) > 1 {
+		ps, err := results.PairWithin(arms, "")
+		if err == nil {
+			pairs = ps
+		}
+	}
+	if len(pairs) > 0 {
+		cs := results.Compare(pairs, results.CompareOptions{Metrics: mets})
+		for i, c := range cs.Comparisons {
+			cv := comparisonView{
+				Benchmark: c.Benchmark, Arm: c.Arm, Baseline: c.Baseline, Metric: c.Metric,
+				Mean: c.Mean, BaselineMean: c.BaselineMean, Diff: c.Stats.MeanDiff, HolmP: c.HolmP,
+				N: c.Stats.N, Significant: c.Significant, Verdict: c.Verdict(), Dz: "n/a",
+			}
+			if !c.Stats.DzUndefined {
+				cv.Dz = reporters.FormatNumber(c.Stats.Dz, 2)
+			}
+			svg, err := diffPlot(c.Arm+" − "+c.Baseline+": "+c.Metric, c.Metric, pairDiffs(pairs, c), i+1)
+			if err != nil {
+				return nil, err
+			}
+			cv.DiffSVG = template.HTML(svg)
+			v.Comparisons = append(v.Comparisons, cv)
+		}
+		for _, r := range cs.Refusals {
+			v.Refusals = append(v.Refusals, r.String())
+		}
+	}
+
+	v.Columns = mets
+	data := map[string]*lasagna.Benchmark{}
+	for _, b := range o.Data {
+		data[b.Name] = b
+	}
+	v.HasData = len(data) > 0
+	for _, a := range arms {
+		bench := data[a.Config.Benchmark]
+		if bench == nil { // the same bytes under another name
+			_, digest, _ := strings.Cut(a.Config.Benchmark, "@")
+			for _, b := range o.Data {
+				if digest != "" && strings.HasPrefix(b.Revision, digest) {
+					bench = b
+				}
+			}
+		}
+		for _, s := range a.Result.PerSampleScores {
+			r := rowView{Arm: a.Label, Query: s.QueryID, Error: s.Error}
+			if s.Answer != nil {
+				r.Answer = *s.Answer
+				v.HasAnswers = true
+			}
+			var judged map[string]int
+			if bench != nil {
+				if q, ok := bench.Query(s.QueryID); ok {
+					r.Question = q.Text
+					r.Gold = strings.Join(q.Answers, " | ")
+				}
+				judged = bench.Qrels[s.QueryID]
+			}
+			for _, m := range mets {
+				if x, ok := s.Scores[m]; ok {
+					r.Scores = append(r.Scores, cell{Text: reporters.FormatNumber(x, 4), Value: fmt.Sprint(x)})
+				} else {
+					r.Scores = append(r.Scores, cell{Text: "—"})
+				}
+			}
+			for i, id := range s.RetrievedIDs {
+				if i == rankedShown {
+					r.More = len(s.RetrievedIDs) - rankedShown
+					break
+				}
+				r.Ranked = append(r.Ranked, hit{ID: id, Relevant: judged[id] > 0})
+			}
+			v.Rows = append(v.Rows, r)
+		}
+	}
+	return v, nil
+}
+
+// findings parses a bundle's integrity lines into code, where and text.
+func findings(b *results.Bundle) []finding {
+	var out []finding
+	add := func(lines []string, blocking bool) {
+		for _, l := range lines {
+			f, ok := results.ParseFinding(l)
+			if !ok {
+				out = append(out, finding{Blocking: blocking, Text: l})
+				continue
+			}
+			out = append(out, finding{Blocking: blocking, Code: string(f.Code), Where: f.Where, Text: f.Detail})
+		}
+	}
+	add(b.Integrity.Blocking, true)
+	add(b.Integrity.Warnings, false)
+	return out
+}
+
+// metricPlots draws metric m's mean plot and distribution plot over arms.
+func metricPlots(m string, arms []results.ArmResult) (metricView, error) {
+	mv := metricView{Name: m}
+	var ivs []interval
+	var ds []distribution
+	for i, a := range arms {
+		st, ok := a.Result.MetricStats[m]
+		mean, hasMean := a.Result.Metrics[m]
+		if !hasMean {
+			mv.NotAvailable = append(mv.NotAvailable, a.Label)
+			continue
+		}
+		iv := interval{label: a.Label, mean: mean, lo: mean, hi: mean, series: i}
+		if ok && !math.IsNaN(st.CILow) && !math.IsNaN(st.CIHigh) {
+			iv.lo, iv.hi, iv.n = st.CILow, st.CIHigh, st.N
+		}
+		ivs = append(ivs, iv)
+		mv.Marks++
+		var vals []float64
+		for _, s := range a.Result.PerSampleScores {
+			if x, ok := s.Scores[m]; ok && s.Error == "" {
+				vals = append(vals, x)
+			}
+		}
+		ds = append(ds, distribution{label: a.Label, values: vals, series: i})
+	}
+	svg, err := meanPlot(m, ivs)
+	if err != nil {
+		return mv, err
+	}
+	mv.MeanSVG = template.HTML(svg)
+	svg, err = distPlot(m, ds)
+	if err != nil {
+		return mv, err
+	}
+	mv.DistSVG = template.HTML(svg)
+	return mv, nil
+}
+
+// pairDiffs returns the per-query differences (arm − baseline) of c's
+// metric over the queries both arms scored without error.
+func pairDiffs(pairs []results.Pair, c results.Comparison) []float64 {
+	for _, p := range pairs {
+		if p.Arm.Label != c.Arm || p.Baseline.Label != c.Baseline || p.Arm.Config.Benchmark != c.Benchmark {
+			continue
+		}
+		base := map[string]float64{}
+		for _, s := range p.Baseline.Result.PerSampleScores {
+			if x, ok := s.Scores[c.Metric]; ok && s.Error == "" {
+				base[s.QueryID] = x
+			}
+		}
+		var out []float64
+		for _, s := range p.Arm.Result.PerSampleScores {
+			if x, ok := s.Scores[c.Metric]; ok && s.Error == "" {
+				if y, ok := base[s.QueryID]; ok {
+					out = append(out, x-y)
+				}
+			}
+		}
+		return out
+	}
+	return nil
+}

@@ -1,0 +1,161 @@
+package htmlreport
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/engine"
+	"github.com/lasagna-go/lasagna/results"
+)
+
+// faqRun runs two BM25 arms (stemming on and off) over the shipped FAQ
+// benchmark and returns the bundle and the benchmark. hostile, when set,
+// replaces the first question's text, to check escaping.
+func faqRun(t testing.TB, hostile string) (*results.Bundle, *lasagna.Benchmark) {
+	t.Helper()
+	fsys := os.DirFS(filepath.Join("..", "..", "examples"))
+	s, err := engine.ParseSweep([]byte(`benchmarks:
+  - {path: data/faq.jsonl}
+arms:
+  - {name: bm25, retriever: bm25}
+  - name: bm25-nostem
+    retriever: bm25
+    bm25: {stemming: false}
+    varied: [bm25_stemming]
+`), "sweep.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := engine.LoadBenchmarks(fsys, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hostile != "" {
+		runs[0].Benchmark.Queries[0].Text = hostile
+	}
+	arms, err := engine.BuiltinArms(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := engine.Run(context.Background(), runs, arms, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := rep.Bundle(engine.BundleOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, runs[0].Benchmark
+}
+
+func render(t testing.TB, ins []Input, o Options) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Write(&buf, ins, o); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+// TestReportContents checks each part of the page on a real two-arm run:
+// identity, integrity, one dot per arm in each mean plot, the comparison
+// with its verdict line, the per-query table with relevant ids marked, and
+// "not available" for a metric no arm scored.
+func TestReportContents(t *testing.T) {
+	b, bench := faqRun(t, "")
+	page := render(t, []Input{{Bundle: b}}, Options{Data: []*lasagna.Benchmark{bench}, Metrics: []string{"ndcg@10", "recall@10", "exact_match"}})
+
+	for _, want := range []string{
+		b.RunID, b.Configs[0].ComparabilityKey[:12], bench.Name, "POOLED_GOLD_CORPUS",
+		"ndcg@10: mean and 95% confidence interval per arm", "ndcg@10: per-query distribution per arm",
+		"exact_match: not available for any arm",
+		`class="rel"`, bench.Queries[0].Text,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	// One dot per arm, in the arm's palette colour.
+	means := regexp.MustCompile(`(?s)<figure class="means" data-marks="(\d+)">(.*?)</figure>`).FindAllStringSubmatch(page, -1)
+	if len(means) != 2 {
+		t.Fatalf("%d mean plots, want 2 (ndcg@10, recall@10)", len(means))
+	}
+	for _, m := range means {
+		if m[1] != "2" {
+			t.Errorf("mean plot has %s marks, want 2", m[1])
+		}
+		for i := range 2 {
+			if n := strings.Count(m[2], "fill:"+hexColour(i)); n != 1 {
+				t.Errorf("mean plot has %d dots of arm %d's colour %s, want 1", n, i, hexColour(i))
+			}
+		}
+	}
+	if !regexp.MustCompile(`(no significant difference|beats)[^<]*ndcg@10`).MatchString(page) {
+		t.Error("the report lacks the ndcg@10 verdict line")
+	}
+	rows := strings.Count(page[strings.Index(page, `<table id="queries">`):], "<tr>") - 1
+	if want := 2 * len(bench.Queries); rows != want {
+		t.Errorf("per-query table has %d rows, want %d", rows, want)
+	}
+}
+
+// TestReportSelfContained: no element loads anything, and the policy
+// forbids every request.
+func TestReportSelfContained(t *testing.T) {
+	b, _ := faqRun(t, "")
+	page := render(t, []Input{{Bundle: b}}, Options{})
+	if !strings.Contains(page, `content="default-src 'none';`) {
+		t.Error("no Content-Security-Policy forbidding requests")
+	}
+	if m := regexp.MustCompile(`(?i)(src|href)\s*=\s*"[^"#]`).FindString(page); m != "" {
+		t.Errorf("the report loads something: %s", m)
+	}
+}
+
+// TestReportEscapes shows a hostile question as text.
+func TestReportEscapes(t *testing.T) {
+	hostile := `<script>alert("x")</script><img src=x onerror=alert(1)>`
+	b, bench := faqRun(t, hostile)
+	page := render(t, []Input{{Bundle: b}}, Options{Data: []*lasagna.Benchmark{bench}})
+	if strings.Contains(page, hostile) || strings.Contains(page, "<img") {
+		t.Fatal("hostile text reached the page unescaped")
+	}
+	if !strings.Contains(page, "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;") {
+		t.Error("hostile text is not shown as text")
+	}
+}
+
+// TestReportBaseline compares a bundle with a baseline bundle: each arm is
+// paired with the baseline's arm of the same name.
+func TestReportBaseline(t *testing.T) {
+	b, _ := faqRun(t, "")
+	page := render(t, []Input{{Bundle: b}}, Options{Baseline: b, Metrics: []string{"ndcg@10"}})
+	if !strings.Contains(page, "baseline: bm25") {
+		t.Error("the baseline's arms are not in the report")
+	}
+	if !strings.Contains(page, "no significant difference: bm25 vs baseline: bm25 on ndcg@10") {
+		t.Error("no verdict line against the baseline")
+	}
+}
+
+// TestReporterBesideBundle writes report.html in the bundle's folder.
+func TestReporterBesideBundle(t *testing.T) {
+	b, _ := faqRun(t, "")
+	dir := t.TempDir()
+	ctx := contextWithBundle(filepath.Join(dir, "run.json"))
+	if err := (Reporter{}).Report(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "report.html")); err != nil {
+		t.Fatal(err)
+	}
+	if err := (Reporter{}).Report(context.Background(), b); err == nil || !strings.Contains(err.Error(), "Reporter.Path") {
+		t.Errorf("no path anywhere: error %v, want one naming Reporter.Path", err)
+	}
+}
