@@ -81,6 +81,9 @@ type Markdown struct {
 	Path string
 	// Metrics are the columns; nil means SummaryMetrics(b).
 	Metrics []string
+	// Baseline, when set, adds the deltas against it and the verdict lines
+	// (see MarkdownBaseline).
+	Baseline *results.Bundle
 }
 
 // Report appends MarkdownSummary(b, r.Metrics) to r.Path.
@@ -92,7 +95,11 @@ func (r Markdown) Report(ctx context.Context, b *results.Bundle) error {
 	if err != nil {
 		return fmt.Errorf("markdown reporter: %w", err)
 	}
-	if _, err := io.WriteString(f, MarkdownSummary(b, r.Metrics)); err != nil {
+	text := MarkdownSummary(b, r.Metrics)
+	if r.Baseline != nil {
+		text += MarkdownBaseline(b, r.Baseline, r.Metrics)
+	}
+	if _, err := io.WriteString(f, text); err != nil {
 		f.Close()
 		return fmt.Errorf("markdown reporter: %s: %w", r.Path, err)
 	}
@@ -241,6 +248,46 @@ func MarkdownSummary(b *results.Bundle, metrics []string) string {
 		for _, f := range b.Integrity.Warnings {
 			fmt.Fprintf(&sb, "- warning: %s\n", mdText(f))
 		}
+	}
+	sb.WriteString("\n")
+	return sb.String()
+}
+
+// MarkdownBaseline returns the comparison of b with a baseline bundle as a
+// Markdown section: for each arm of b paired with the baseline's arm of the
+// same benchmark and name, and each metric, the baseline's mean, b's mean,
+// the paired difference and its Holm-adjusted p (as results compare
+// computes them), then one verdict line per comparison. Pairs that cannot
+// be compared are listed with the reason. metrics nil means
+// SummaryMetrics(b).
+func MarkdownBaseline(b, baseline *results.Bundle, metrics []string) string {
+	if metrics == nil {
+		metrics = SummaryMetrics(b)
+	}
+	pairs, unpaired := results.PairAcross(results.Arms(b, ""), results.Arms(baseline, "baseline "))
+	var sb strings.Builder
+	sb.WriteString("#### against the baseline\n\n")
+	if len(pairs) == 0 {
+		sb.WriteString("No arm of this run has a counterpart in the baseline.\n\n")
+		return sb.String()
+	}
+	cs := results.Compare(pairs, results.CompareOptions{Metrics: metrics})
+	if len(cs.Comparisons) > 0 {
+		sb.WriteString("| benchmark | arm | metric | baseline | now | Δ (paired) | Holm p | n |\n| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n")
+		for _, c := range cs.Comparisons {
+			fmt.Fprintf(&sb, "| %s | %s | %s | %s | %s | %s | %s | %d |\n", mdCell(c.Benchmark), mdCell(c.Arm), mdCell(c.Metric),
+				FormatNumber(c.BaselineMean, 4), FormatNumber(c.Mean, 4), FormatSigned(c.Stats.MeanDiff, 4), FormatP(c.HolmP), c.Stats.N)
+		}
+		sb.WriteString("\n")
+		for _, c := range cs.Comparisons {
+			fmt.Fprintf(&sb, "- %s\n", mdText(c.Verdict()))
+		}
+	}
+	for _, r := range cs.Refusals {
+		fmt.Fprintf(&sb, "- not compared: %s\n", mdText(r.String()))
+	}
+	for _, u := range unpaired {
+		fmt.Fprintf(&sb, "- not in the baseline: %s\n", mdText(u))
 	}
 	sb.WriteString("\n")
 	return sb.String()

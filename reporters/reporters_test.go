@@ -86,3 +86,47 @@ func TestReporterErrors(t *testing.T) {
 		t.Errorf("Func returned %v, want %v", err, want)
 	}
 }
+
+// armBundle is a one-arm bundle of n queries whose ndcg@10 is base+i%3/10.
+func armBundle(t *testing.T, n int, base float64) *results.Bundle {
+	t.Helper()
+	b := &results.Bundle{SchemaVersion: results.SchemaVersion, MetricsVersion: results.MetricsVersion,
+		Configs: []results.Config{{Name: "bm25", Benchmark: "local/faq@0123456789ab", HeldFixed: results.HeldFixed{MetricsVersion: results.MetricsVersion, Benchmark: "local/faq@0123456789ab"}, VariedDimensions: []string{}, VariedLevels: map[string]string{}}}}
+	r := results.Result{BenchmarkName: "local/faq@0123456789ab", ConfigName: "bm25", Metrics: map[string]float64{}}
+	sum := 0.0
+	for i := range n {
+		x := base + float64(i%3)/10
+		sum += x
+		r.PerSampleScores = append(r.PerSampleScores, results.Sample{QueryID: "q" + string(rune('a'+i%26)) + string(rune('a'+i/26)), Scores: map[string]float64{"ndcg@10": x}})
+	}
+	r.Metrics["ndcg@10"] = sum / float64(n)
+	b.Results = []results.Result{r}
+	if err := results.Finalize(b); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestMarkdownBaseline: the summary gains the paired deltas against the
+// baseline and the verdict line results compare prints.
+func TestMarkdownBaseline(t *testing.T) {
+	now, base := armBundle(t, 30, 0.5), armBundle(t, 30, 0.3)
+	got := reporters.MarkdownBaseline(now, base, []string{"ndcg@10"})
+	for _, want := range []string{
+		"#### against the baseline",
+		"| local/faq@0123456789ab | bm25 | ndcg@10 | 0.4000 | 0.6000 | +0.2000 |",
+		"- bm25 beats baseline bm25 by +0.200 ndcg@10",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("baseline section lacks %q:\n%s", want, got)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "summary.md")
+	if err := (reporters.Markdown{Path: path, Baseline: base}).Report(t.Context(), now); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	if !strings.Contains(string(data), "### lasagna results") || !strings.Contains(string(data), "beats baseline bm25") {
+		t.Errorf("the Markdown reporter with a baseline wrote:\n%s", data)
+	}
+}

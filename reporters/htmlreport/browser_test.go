@@ -222,3 +222,58 @@ func jsList(ss []string) string {
 	}
 	return "[" + strings.Join(q, ",") + "]"
 }
+
+// BenchmarkReport10k writes the report of a two-arm run of 10,000 queries
+// (100 hits each, every retrieval metric) and opens it in headless
+// Chromium: report-MB is the file size, write-ms the time to render the
+// HTML in Go, and load-ms Chromium's loadEventEnd (parse, layout, the
+// table script) for the file.
+func BenchmarkReport10k(b *testing.B) {
+	bundle := bigBundle(b, 10_000)
+	dir := b.TempDir()
+	path := filepath.Join(dir, "report.html")
+	var size int
+	start := time.Now()
+	for b.Loop() {
+		var buf strings.Builder
+		if err := Write(&buf, []Input{{Bundle: bundle}}, Options{}); err != nil {
+			b.Fatal(err)
+		}
+		size = buf.Len()
+		if err := os.WriteFile(path, []byte(buf.String()), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(time.Since(start).Milliseconds())/float64(b.N), "write-ms")
+	b.ReportMetric(float64(size)/1e6, "report-MB")
+
+	bin := ""
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			bin = p
+			break
+		}
+	}
+	if bin == "" {
+		b.Log("no Chromium: load time not measured")
+		return
+	}
+	opts := append(slices.Clone(chromedp.DefaultExecAllocatorOptions[:]), chromedp.ExecPath(bin), chromedp.UserDataDir(b.TempDir()), chromedp.NoSandbox)
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancel()
+	ctx, cancel2 := chromedp.NewContext(actx)
+	defer cancel2()
+	var loads []float64
+	for range 3 {
+		if err := chromedp.Do(ctx, chromedp.Navigate("about:blank"), chromedp.Navigate("file://"+filepath.ToSlash(path)), chromedp.WaitVisible(chromedp.ID("queries"))); err != nil {
+			b.Fatal(err)
+		}
+		ms, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`new Promise(r => { const f = () => { const n = performance.getEntriesByType("navigation")[0]; if (n && n.loadEventEnd > 0) r(n.loadEventEnd); else setTimeout(f, 50); }; f(); })`, chromedp.EvalAwaitPromise))
+		if err != nil {
+			b.Fatal(err)
+		}
+		loads = append(loads, ms)
+	}
+	slices.Sort(loads)
+	b.ReportMetric(loads[len(loads)/2], "load-ms")
+}

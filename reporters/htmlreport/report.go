@@ -139,6 +139,7 @@ type view struct {
 	Rows        []rowView
 	HasData     bool
 	HasAnswers  bool
+	PageSize    int
 }
 
 type bundleView struct {
@@ -192,11 +193,14 @@ type hit struct {
 	Relevant bool
 }
 
+// pageSize is how many rows of the per-query table show at a time.
+const pageSize = 200
+
 // rankedShown is how many hits of each ranked list the table shows.
 const rankedShown = 10
 
 func build(ins []Input, o Options) (*view, error) {
-	v := &view{Title: o.Title}
+	v := &view{Title: o.Title, PageSize: pageSize}
 	if v.Title == "" {
 		v.Title = "lasagna report"
 	}
