@@ -471,9 +471,11 @@ func (r *runner) finish(ctx context.Context, testName, artifactDir string, plann
 	var table bytes.Buffer
 	reps := []reporters.Reporter{reporters.JSONFile{Path: file}, reporters.Text{W: &table}}
 	if r.set.stepSummary != "" {
-		reps = append(reps, reporters.Markdown{Path: r.set.stepSummary})
+		reps = append(reps, reporters.Markdown{Path: r.set.stepSummary, Baseline: r.baseline})
 	}
 	reps = append(reps, r.cfg.Reporters...)
+	// Reporters may write beside the bundle (htmlreport's report.html).
+	ctx = reporters.WithBundlePath(ctx, file)
 	for i, rp := range reps {
 		err := rp.Report(ctx, b)
 		switch {

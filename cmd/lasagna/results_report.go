@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
+	"github.com/lasagna-go/lasagna/internal/atomicfile"
 	"github.com/lasagna-go/lasagna/reporters/htmlreport"
 	"github.com/spf13/cobra"
 )
@@ -76,7 +76,7 @@ Exit status: 0 written; 1 an unreadable or invalid bundle or data file;
 			if err := htmlreport.Write(&buf, ins, o); err != nil {
 				return problems(err)
 			}
-			if err := writeFileAtomic(out, buf.Bytes()); err != nil {
+			if err := atomicfile.WriteFile(out, buf.Bytes(), 0o644); err != nil {
 				return problems(fmt.Errorf("results report: %w", err))
 			}
 			fmt.Fprintf(stdout, "report: %s (%d bytes)\n", out, buf.Len())
@@ -88,28 +88,4 @@ Exit status: 0 written; 1 an unreadable or invalid bundle or data file;
 	cmd.Flags().StringArrayVar(&data, "data", nil, "the benchmark `PATH` the bundle ran on (repeatable): shows questions and gold answers, marks relevant documents")
 	cmd.Flags().StringArrayVar(&metrics, "metric", nil, "plot and compare `METRIC` (repeatable; default: ndcg@10, recall@10, mrr, exact_match, token_f1 where scored)")
 	return cmd
-}
-
-// writeFileAtomic writes data to path through a temporary file in the
-// same folder and a rename.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".lasagna-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	if err := f.Close(); werr == nil {
-		werr = err
-	}
-	if werr == nil {
-		werr = os.Chmod(tmp, 0o644)
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, path)
-	}
-	if werr != nil {
-		os.Remove(tmp)
-	}
-	return werr
 }

@@ -12,7 +12,6 @@
 package htmlreport
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"errors"
@@ -20,12 +19,12 @@ import (
 	"html/template"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/atomicfile"
 	"github.com/lasagna-go/lasagna/reporters"
 	"github.com/lasagna-go/lasagna/results"
 )
@@ -73,35 +72,9 @@ func (r Reporter) Report(ctx context.Context, b *results.Bundle) error {
 		}
 		path = filepath.Join(filepath.Dir(bp), "report.html")
 	}
-	var buf bytes.Buffer
-	if err := Write(&buf, []Input{{Bundle: b}}, r.Options); err != nil {
-		return err
-	}
-	return writeFile(path, buf.Bytes())
-}
-
-// writeFile writes data to path through a temporary file in the same
-// folder and a rename, so a reader never sees half a report.
-func writeFile(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".report-*.html")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.Write(path, 0o644, func(w io.Writer) error {
+		return Write(w, []Input{{Bundle: b}}, r.Options)
+	})
 }
 
 //go:embed report.html.tmpl

@@ -11,6 +11,8 @@ import (
 
 	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/engine"
+	"github.com/lasagna-go/lasagna/evaltest"
+	"github.com/lasagna-go/lasagna/reporters"
 	"github.com/lasagna-go/lasagna/results"
 )
 
@@ -157,5 +159,29 @@ func TestReporterBesideBundle(t *testing.T) {
 	}
 	if err := (Reporter{}).Report(context.Background(), b); err == nil || !strings.Contains(err.Error(), "Reporter.Path") {
 		t.Errorf("no path anywhere: error %v, want one naming Reporter.Path", err)
+	}
+}
+
+// TestEvaltestWritesReportBesideBundle: a user adds the HTML reporter to
+// evaltest's Config.Reporters and gets report.html beside the bundle.
+func TestEvaltestWritesReportBesideBundle(t *testing.T) {
+	out := t.TempDir()
+	t.Setenv("LASAGNA_OUT", out)
+	ev, err := evaltest.Evaluate(context.Background(), "TestFAQ", evaltest.Config{
+		Sweep:     filepath.Join("..", "..", "examples", "sweep.yaml"),
+		Reporters: []reporters.Reporter{Reporter{}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.BundlePath == "" {
+		t.Fatalf("no bundle written: %+v", ev.Tests[0])
+	}
+	page, err := os.ReadFile(filepath.Join(filepath.Dir(ev.BundlePath), "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), ev.Bundle.RunID) {
+		t.Error("report.html is not the report of this run's bundle")
 	}
 }
