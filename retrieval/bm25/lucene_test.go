@@ -1,0 +1,308 @@
+package bm25
+
+import (
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/lasagna-go/lasagna"
+)
+
+var lucene = Options{Analyzer: AnalyzerLucene, Stemming: true}
+
+// TestWordBreakTest runs Unicode's WordBreakTest cases (UAX #29, Unicode
+// 17.0.0; testdata/WordBreakTest.txt) through the segmenter the Lucene
+// analyzer drives, the way it drives it (one iterator reused with SetText):
+// every boundary must be where Unicode puts it.
+func TestWordBreakTest(t *testing.T) {
+	var s luceneScanner
+	n := 0
+	for i, line := range readLines(t, "testdata/WordBreakTest.txt") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		var want []string
+		var cur []rune
+		for _, f := range strings.Fields(line) {
+			switch f {
+			case "÷":
+				if len(cur) > 0 {
+					want = append(want, string(cur))
+					cur = cur[:0]
+				}
+			case "×":
+			default:
+				cp, err := strconv.ParseUint(f, 16, 32)
+				if err != nil {
+					t.Fatalf("testdata/WordBreakTest.txt:%d: %q is not a code point", i+1, f)
+				}
+				cur = append(cur, rune(cp))
+			}
+		}
+		text := strings.Join(want, "")
+		s.scan("", func([]byte) {}) // make and reuse the iterator
+		s.it.SetText(text)
+		var got []string
+		for s.it.Next() {
+			got = append(got, s.it.Value())
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("testdata/WordBreakTest.txt:%d: segments %q, want %q", i+1, got, want)
+		}
+		n++
+	}
+	if n < 1900 {
+		t.Fatalf("only %d cases in testdata/WordBreakTest.txt; want the full 1,944", n)
+	}
+}
+
+// TestLuceneReference compares the Lucene analyzer with Lucene itself on
+// testdata/lucene/text.txt (hand-written lines on possessives, numbers,
+// URLs, scripts, emoji and tokens over 255 characters, then 3,000 random
+// lines over an alphabet of ASCII, punctuation and Unicode letters, marks
+// and symbols). tokens.tsv is Lucene's StandardTokenizer,
+// EnglishPossessiveFilter and LowerCaseFilter on each line; english.tsv is
+// Lucene's EnglishAnalyzer (adding the stopwords and PorterStemFilter). Both
+// were made with lucene-analyzers-common 8.7.0 (Debian's liblucene8-java).
+func TestLuceneReference(t *testing.T) {
+	text := readLines(t, filepath.Join("testdata", "lucene", "text.txt"))
+	for _, c := range []struct {
+		file string
+		opts Options
+	}{
+		{"tokens.tsv", Options{Analyzer: AnalyzerLucene, KeepStopwords: true}},
+		{"english.tsv", lucene},
+	} {
+		want := readLines(t, filepath.Join("testdata", "lucene", c.file))
+		if len(want) != len(text) || len(text) < 3000 {
+			t.Fatalf("testdata/lucene: text.txt has %d lines, %s %d; want the same number, ≥ 3000", len(text), c.file, len(want))
+		}
+		bad := 0
+		for i, line := range text {
+			var w []string
+			if want[i] != "" {
+				w = strings.Split(want[i], "\t")
+			}
+			got := Tokens(line, c.opts)
+			if reason, ok := luceneKnownDiffs[i+1]; ok {
+				if slices.Equal(got, w) || strings.Join(got, "") != strings.Join(w, "") {
+					t.Errorf("%s:%d: Tokens(%q) = %q; the known difference (%s) is no longer the only one: Lucene gives %q",
+						c.file, i+1, line, got, reason, w)
+				}
+				continue
+			}
+			if !slices.Equal(got, w) {
+				bad++
+				if bad <= 10 {
+					t.Errorf("%s:%d: Tokens(%q) =\n  %q\nwant\n  %q", c.file, i+1, line, got, w)
+				}
+			}
+		}
+		if bad > 0 {
+			t.Errorf("%s: %d of %d lines differ", c.file, bad, len(text))
+		}
+	}
+}
+
+// luceneKnownDiffs are the lines of testdata/lucene/text.txt where the
+// Lucene analyzer follows a later Unicode than Lucene 8.7 (Unicode 9): since
+// Unicode 11, UAX#29 rule WB3c keeps a zero-width joiner with the
+// pictograph after it ("jj\u200d👍" is one token, Lucene 8.7 gives "jj\u200d"
+// and "👍"). The tokens must join to the same text.
+var luceneKnownDiffs = map[int]string{
+	107:  "WB3c: ZWJ × Extended_Pictographic",
+	1881: "WB3c: ZWJ × Extended_Pictographic",
+}
+
+// TestLuceneAnalyzerExamples pins the rules the package documentation
+// states.
+func TestLuceneAnalyzerExamples(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		opts Options
+		want []string
+	}{
+		{"e.g. don't U.S.A.", Options{Analyzer: AnalyzerLucene}, []string{"e.g", "don't", "u.s.a"}},
+		{"e.g. don't", Options{}, []string{"e", "g", "don", "t"}},
+		{"Anserini's results’s", Options{Analyzer: AnalyzerLucene}, []string{"anserini", "results"}},
+		{"It's the state-of-the-art", Options{Analyzer: AnalyzerLucene}, []string{"state", "art"}},
+		{"3.14 1,000 v1.2 snake_case", Options{Analyzer: AnalyzerLucene}, []string{"3.14", "1,000", "v1.2", "snake_case"}},
+		{"relational generalizations archaeology", lucene, []string{"relat", "gener", "archaeolog"}},
+		{"中文 ภาษาไทย", lucene, []string{"中", "文", "ภาษาไทย"}},
+		{"!!! ... --", lucene, nil},
+	} {
+		if got := Tokens(c.in, c.opts); !slices.Equal(got, c.want) {
+			t.Errorf("Tokens(%q, analyzer %q stemming %t) = %q, want %q", c.in, c.opts.Analyzer, c.opts.Stemming, got, c.want)
+		}
+	}
+	// Lucene chops a token longer than 255 characters (UTF-16 units).
+	long := strings.Repeat("a", 300)
+	if got := Tokens(long, Options{Analyzer: AnalyzerLucene}); len(got) != 2 || len(got[0]) != 255 || len(got[1]) != 45 {
+		t.Errorf("a 300-letter word gives tokens of %d pieces, want 255 + 45", len(got))
+	}
+}
+
+// TestPorterConformance stems the original Porter algorithm's reference
+// vocabulary (shared/refdata/snowball/porter). The words listed in
+// testdata/porter_lucene_known_diffs.tsv are those where Lucene's
+// PorterStemFilter departs from the reference; PorterStem must give Lucene's
+// stem there and the reference stem everywhere else.
+func TestPorterConformance(t *testing.T) {
+	known := map[string][2]string{}
+	for i, line := range readLines(t, "testdata/porter_lucene_known_diffs.tsv") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 3 {
+			t.Fatalf("testdata/porter_lucene_known_diffs.tsv:%d: want word, Lucene stem, reference stem separated by tabs", i+1)
+		}
+		known[f[0]] = [2]string{f[1], f[2]}
+	}
+	dir := refdata(t, "snowball/porter")
+	voc := readLines(t, filepath.Join(dir, "voc.txt"))
+	out := readLines(t, filepath.Join(dir, "output.txt"))
+	if len(voc) != len(out) || len(voc) < 40000 {
+		t.Fatalf("%s: voc.txt has %d lines and output.txt %d; want equal counts of the full vocabulary", dir, len(voc), len(out))
+	}
+	differ := 0
+	for i, w := range voc {
+		got := PorterStem(w)
+		k, listed := known[w]
+		switch {
+		case got == out[i] && listed:
+			t.Errorf("voc.txt:%d PorterStem(%q) = the reference %q, but Lucene gives %q (testdata/porter_lucene_known_diffs.tsv)", i+1, w, got, k[0])
+		case got != out[i] && !listed:
+			t.Errorf("voc.txt:%d PorterStem(%q) = %q, want %q", i+1, w, got, out[i])
+		case got != out[i] && (k[0] != got || k[1] != out[i]):
+			t.Errorf("voc.txt:%d PorterStem(%q) = %q (reference %q), but the list says Lucene gives %q (reference %q)", i+1, w, got, out[i], k[0], k[1])
+		case got != out[i]:
+			differ++
+		}
+	}
+	if differ != len(known) {
+		t.Errorf("%d listed differences were seen, the list has %d (a listed word is missing from voc.txt)", differ, len(known))
+	}
+	t.Logf("%d words: %d match the reference, %d differ as Lucene does", len(voc), len(voc)-differ, differ)
+}
+
+// TestPorterLuceneRandom compares PorterStem with Lucene's PorterStemFilter
+// on 5,000 random words built from letters, suffixes the algorithm rewrites
+// and a few non-ASCII letters (testdata/porter_lucene_random.tsv).
+func TestPorterLuceneRandom(t *testing.T) {
+	n := 0
+	for i, line := range readLines(t, "testdata/porter_lucene_random.tsv") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		w, want, ok := strings.Cut(line, "\t")
+		if !ok {
+			t.Fatalf("testdata/porter_lucene_random.tsv:%d: want word and stem separated by a tab", i+1)
+		}
+		if got := PorterStem(w); got != want {
+			t.Errorf("testdata/porter_lucene_random.tsv:%d: PorterStem(%q) = %q, Lucene gives %q", i+1, w, got, want)
+		}
+		n++
+	}
+	if n < 5000 {
+		t.Fatalf("only %d words", n)
+	}
+}
+
+// TestSmallFloat checks Lucene's one-byte length encoding against values
+// worked out by hand from the algorithm (SmallFloat.intToByte4): lengths
+// below 24 are stored as they are; a larger length L stores 24 +
+// enc(L − 24), where enc keeps values below 8 and otherwise the leading one
+// bit and the next 3 bits, with the shift.
+func TestSmallFloat(t *testing.T) {
+	for _, c := range []struct {
+		n    uint32
+		b    byte
+		back uint32
+	}{
+		{0, 0, 0}, {1, 1, 1}, {23, 23, 23},
+		{24, 24, 24}, {31, 31, 31}, // L − 24 < 8: subnormal, exact
+		{32, 32, 32},    // 8 = 1000b: shift 0, byte 24 + (1<<3 | 000b) = 32
+		{39, 39, 39},    // 15 = 1111b: 24 + (1<<3 | 111b) = 39
+		{40, 40, 40},    // 16 = 10000b: shift 1, 24 + (2<<3 | 000b) = 40
+		{41, 40, 40},    // 17 = 10001b: the last bit is lost
+		{42, 41, 42},    // 18 = 10010b: 24 + (2<<3 | 001b) = 41 → 24 + 1001b<<1 = 42
+		{100, 57, 96},   // 76 = 1001100b: shift 3, 24 + (4<<3 | 001b) = 57 → 24 + 1001b<<3 = 96
+		{1000, 87, 984}, // 976 = 1111010000b: shift 6, 24 + (7<<3 | 111b) = 87 → 24 + 1111b<<6 = 984
+		{math.MaxUint32 >> 1, 255, 24 + 0xF<<27},
+	} {
+		if got := intToByte4(c.n); got != c.b {
+			t.Errorf("intToByte4(%d) = %d, want %d", c.n, got, c.b)
+		}
+		if got := byte4ToInt(c.b); got != c.back {
+			t.Errorf("byte4ToInt(%d) = %d, want %d", c.b, got, c.back)
+		}
+	}
+	// Decoding is monotone and every byte round-trips.
+	for b := 1; b < 256; b++ {
+		if byte4ToInt(byte(b)) <= byte4ToInt(byte(b-1)) {
+			t.Errorf("byte4ToInt(%d) = %d ≤ byte4ToInt(%d) = %d", b, byte4ToInt(byte(b)), b-1, byte4ToInt(byte(b-1)))
+		}
+		if got := intToByte4(byte4ToInt(byte(b))); got != byte(b) {
+			t.Errorf("intToByte4(byte4ToInt(%d)) = %d", b, got)
+		}
+	}
+}
+
+// TestLuceneNorms scores a hand-computed corpus as Lucene's BM25Similarity
+// does. Documents (no stemming, stopwords dropped):
+//
+//	x: "apple" + 40 × "pad"   dl 41 → stored as 40
+//	y: "apple" + 39 × "pad"   dl 40 → 40
+//	z: "pear"                 dl 1
+//	e: "the of"               dl 0: not counted in N or avgdl
+//
+// N = 3, total = 82, avgdl = 82/3 = 27.333334 (float32).
+// idf(apple, df 2) = ln(1 + (3 − 2 + 0.5)/(2 + 0.5)) = ln 1.6 = 0.47000363
+// With k1 0.9, b 0.4: 1/norm(40) = 1/(0.9·(0.6 + 0.4·40/27.333334))
+// = 1/(0.9·1.1853659) = 0.9373571; score = idf − idf/(1 + 1·0.9373571)
+// = 0.47000363 · 0.9373571/1.9373571 = 0.2274032. x and y tie (same stored
+// length), broken by id (descending), so y ranks first.
+func TestLuceneNorms(t *testing.T) {
+	docs := []lasagna.Document{
+		{ID: "x", Text: "apple" + strings.Repeat(" pad", 40)},
+		{ID: "y", Text: "apple" + strings.Repeat(" pad", 39)},
+		{ID: "z", Text: "pear"},
+		{ID: "e", Text: "the of"},
+	}
+	ix := build(t, docs, Options{Analyzer: AnalyzerLucene, Norms: NormsLucene})
+	if math.Abs(ix.AvgDocLen()-82.0/3) > 1e-12 {
+		t.Errorf("avgdl = %v, want 82/3 (documents with terms only)", ix.AvgDocLen())
+	}
+	const want = 0.2274032
+	hits := ix.Search("apple", 10)
+	if len(hits) != 2 || hits[0].ID != "y" || hits[1].ID != "x" || hits[0].Score != hits[1].Score ||
+		math.Abs(hits[0].Score-want) > 1e-6 {
+		t.Errorf("hits %v; want y and x tied at %.6f", hits, want)
+	}
+	// Exact norms tell the lengths apart: the shorter y ranks first with a
+	// higher score.
+	ex := build(t, docs, Options{Analyzer: AnalyzerLucene})
+	hits = ex.Search("apple", 10)
+	if len(hits) != 2 || hits[0].ID != "y" || hits[0].Score <= hits[1].Score {
+		t.Errorf("exact norms: hits %v; want y strictly above x", hits)
+	}
+	if st := ix.Stats(); st != (Stats{Documents: 4, UniqueTerms: 3, TotalTerms: 82}) {
+		t.Errorf("Stats() = %+v, want 4 documents, 3 unique terms, 82 total terms", st)
+	}
+}
+
+// TestOptionErrors checks that unknown analyzers and norms are refused.
+func TestOptionErrors(t *testing.T) {
+	for _, o := range []Options{{Analyzer: "lucene9"}, {Norms: "byte"}} {
+		if _, err := Build(tiny, o); err == nil {
+			t.Errorf("Build with %+v succeeded; want an error", o)
+		}
+	}
+	if _, err := Build(tiny, Options{Analyzer: "default", Norms: "exact"}); err != nil {
+		t.Errorf("Build with the spelled-out defaults: %v", err)
+	}
+}
