@@ -42,6 +42,11 @@ func (s *luceneScanner) scan(text string, fn func(tok []byte)) {
 	}
 	for it.Next() {
 		seg := it.Value()
+		if c := seg[0]; ('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') && len(seg) <= maxTokenLen {
+			flushSA() // the common case: a word that starts with an ASCII letter or digit
+			s.emit(seg, fn)
+			continue
+		}
 		sa := saIndex(seg)
 		if sa > 0 && wordLike(seg) {
 			sa = -1 // marks of those scripts attached to a word
