@@ -1,6 +1,7 @@
 package bm25
 
 import (
+	"fmt"
 	"math"
 	"path/filepath"
 	"slices"
@@ -305,4 +306,85 @@ func TestOptionErrors(t *testing.T) {
 	if _, err := Build(tiny, Options{Analyzer: "default", Norms: "exact"}); err != nil {
 		t.Errorf("Build with the spelled-out defaults: %v", err)
 	}
+}
+
+// TestLuceneBM25Run compares an index built with the Lucene analyzer and
+// Lucene's norms (k1 0.9, b 0.4) with Lucene 8.7 itself on
+// testdata/lucene/docs.tsv (400 generated passages punctuated as prose):
+// the same corpus statistics, and for each query of queries.tsv the same
+// matching documents with the same scores (bm25_run.tsv, Lucene's
+// BM25Similarity under Anserini's bag-of-words query), up to float32
+// rounding of the sum over query terms, in an order that never contradicts
+// Lucene's. Lucene's ties stay ties.
+func TestLuceneBM25Run(t *testing.T) {
+	var docs []lasagna.Document
+	for i, line := range readLines(t, "testdata/lucene/docs.tsv") {
+		id, text, ok := strings.Cut(line, "\t")
+		if !ok {
+			t.Fatalf("testdata/lucene/docs.tsv:%d: want id and text separated by a tab", i+1)
+		}
+		docs = append(docs, lasagna.Document{ID: id, Text: text})
+	}
+	ix := build(t, docs, Options{Analyzer: AnalyzerLucene, Stemming: true, Norms: NormsLucene})
+	type hit struct {
+		id    string
+		score float64
+	}
+	want := map[string][]hit{}
+	for i, line := range readLines(t, "testdata/lucene/bm25_run.tsv") {
+		if st, ok := strings.CutPrefix(line, "# documents "); ok {
+			var d, u, tot, dc int64
+			if _, err := fmt.Sscanf(st, "%d unique_terms %d total_terms %d doc_count %d", &d, &u, &tot, &dc); err != nil {
+				t.Fatalf("bm25_run.tsv:%d: %v", i+1, err)
+			}
+			if got := ix.Stats(); got != (Stats{Documents: d, UniqueTerms: u, TotalTerms: tot}) {
+				t.Errorf("Stats() = %+v; Lucene has %d documents, %d unique terms, %d total terms", got, d, u, tot)
+			}
+			continue
+		}
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		sc, err := strconv.ParseFloat(f[2], 32)
+		if len(f) != 3 || err != nil {
+			t.Fatalf("bm25_run.tsv:%d: want query, document, score", i+1)
+		}
+		want[f[0]] = append(want[f[0]], hit{f[1], sc})
+	}
+	exact, total := 0, 0
+	for _, line := range readLines(t, "testdata/lucene/queries.tsv") {
+		qid, q, _ := strings.Cut(line, "\t")
+		hits := ix.Search(q, 1000)
+		got := map[string]float64{}
+		for _, h := range hits {
+			got[h.ID] = h.Score
+		}
+		w := want[qid]
+		if len(hits) != len(w) {
+			t.Errorf("%s %q: %d hits, Lucene %d", qid, q, len(hits), len(w))
+			continue
+		}
+		for i, h := range w {
+			g, ok := got[h.id]
+			switch {
+			case !ok:
+				t.Errorf("%s: %s (Lucene rank %d) is not among the hits", qid, h.id, i+1)
+			case math.Abs(g-h.score) > 2e-6*math.Max(1, h.score):
+				t.Errorf("%s: %s scores %v, Lucene %v", qid, h.id, g, h.score)
+			case i > 0 && h.score < w[i-1].score && g > got[w[i-1].id]:
+				t.Errorf("%s: %s ranks above %s, Lucene the other way (%v vs %v)", qid, h.id, w[i-1].id, h.score, w[i-1].score)
+			case i > 0 && h.score == w[i-1].score && g != got[w[i-1].id]:
+				t.Errorf("%s: %s and %s tie in Lucene (%v) but score %v and %v", qid, h.id, w[i-1].id, h.score, g, got[w[i-1].id])
+			}
+			if ok && float32(g) == float32(h.score) {
+				exact++
+			}
+			total++
+		}
+	}
+	if len(want) < 60 || total < 1000 {
+		t.Fatalf("bm25_run.tsv holds %d queries and %d hits; want the full run", len(want), total)
+	}
+	t.Logf("%d hits over %d queries: %d with Lucene's exact float32 score", total, len(want), exact)
 }
