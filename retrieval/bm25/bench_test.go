@@ -44,8 +44,8 @@ func BenchmarkSearch(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "queries/s")
 }
 
-// BenchmarkAnalyzers builds an index over 20,000 generated passages and runs
-// single-threaded top-100 queries with each analyzer: the default, and
+// BenchmarkAnalyzers tokenises 20,000 generated passages, builds an index
+// over them and runs single-threaded top-100 queries with each analyzer: the default, and
 // Lucene's with Lucene's norms. The passages are the generated corpus as it
 // is (lower-case words and spaces: the segmenter's fast path) and the same
 // words punctuated like prose (capitals, commas, full stops, possessives,
@@ -68,6 +68,18 @@ func BenchmarkAnalyzers(b *testing.B) {
 			{"default", DefaultOptions()},
 			{"lucene", Options{Analyzer: AnalyzerLucene, Stemming: true, Norms: NormsLucene}},
 		} {
+			b.Run("tokenize/"+c.name+"/"+a.name, func(b *testing.B) {
+				b.SetBytes(int64(size))
+				tok := tokenizer{lucene: a.opts.Analyzer == AnalyzerLucene}
+				n := 0
+				cpu := cputime.Used()
+				for b.Loop() {
+					for _, d := range c.docs {
+						tok.scan(d.Text, func([]byte) { n++ })
+					}
+				}
+				b.ReportMetric(float64(size)*float64(b.N)/(cputime.Used()-cpu).Seconds()/1e6, "cpu-MB/s")
+			})
 			b.Run("index/"+c.name+"/"+a.name, func(b *testing.B) {
 				b.SetBytes(int64(size))
 				b.ReportAllocs()

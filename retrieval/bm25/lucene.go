@@ -21,13 +21,17 @@ type luceneScanner struct {
 
 // scan calls fn with each token of text, in order. The slice passed to fn is
 // reused after fn returns.
+//
+// The UAX#29 segmenter finds each segment from the boundary where the last
+// one ended, looking at nothing before it, so scan may restart it at any
+// boundary. It does so after ASCII white space, which is never part of a
+// token, and it cuts a run of ASCII letters and digits itself when the
+// byte after the run ends the segment for certain (see asciiWordEnd);
+// everything else goes through the segmenter.
 func (s *luceneScanner) scan(text string, fn func(tok []byte)) {
 	if s.it == nil {
-		s.it = words.FromString(text)
-	} else {
-		s.it.SetText(text)
+		s.it = words.FromString("")
 	}
-	it := s.it
 	saStart, saEnd := -1, -1 // a pending run of Complex_Context segments
 	flushSA := func() {
 		if saStart < 0 {
@@ -40,11 +44,40 @@ func (s *luceneScanner) scan(text string, fn func(tok []byte)) {
 		}
 		saStart = -1
 	}
-	for it.Next() {
-		seg := it.Value()
-		if c := seg[0]; ('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') && len(seg) <= maxTokenLen {
-			flushSA() // the common case: a word that starts with an ASCII letter or digit
+	for pos := 0; pos < len(text); {
+		c := text[pos]
+		if c == ' ' || c == '\n' || c == '\r' || c == '\t' {
+			pos++
+			continue
+		}
+		if isASCIIAlnum(c) {
+			if saStart >= 0 {
+				flushSA() // no letter of those scripts is ASCII
+			}
+			b := s.buf[:0]
+			end := pos
+			for ; end < len(text) && asciiAlnum[text[end]]; end++ {
+				ch := text[end]
+				if 'A' <= ch && ch <= 'Z' {
+					ch += 'a' - 'A'
+				}
+				b = append(b, ch)
+			}
+			s.buf = b
+			if end-pos <= maxTokenLen && asciiWordEnd(text, end) {
+				fn(b) // lower-cased; no possessive to remove
+				pos = end
+				continue
+			}
+		}
+		s.it.SetText(text[pos:])
+		s.it.Next()
+		seg := s.it.Value()
+		if c := seg[0]; isASCIIAlnum(c) && len(seg) <= maxTokenLen {
+			// A word that starts with an ASCII letter or digit (any SA
+			// run before it was flushed above).
 			s.emit(seg, fn)
+			pos += len(seg)
 			continue
 		}
 		sa := saIndex(seg)
@@ -56,12 +89,13 @@ func (s *luceneScanner) scan(text string, fn func(tok []byte)) {
 			// and marks (Line_Break SA, which UAX#29 leaves to a
 			// dictionary) as one token; UAX#29 alone splits it into
 			// letters, and attaches a mark to a space before it.
-			if sa == 0 && saStart >= 0 && saEnd == it.Start() {
-				saEnd = it.End()
+			if sa == 0 && saStart >= 0 && saEnd == pos {
+				saEnd = pos + len(seg)
 			} else {
 				flushSA()
-				saStart, saEnd = it.Start()+sa, it.End()
+				saStart, saEnd = pos+sa, pos+len(seg)
 			}
+			pos += len(seg)
 			continue
 		}
 		flushSA()
@@ -69,21 +103,49 @@ func (s *luceneScanner) scan(text string, fn func(tok []byte)) {
 			// The scanner's buffer holds maxTokenLen characters: the token
 			// is the first segment of the text cut there, and scanning
 			// goes on after it.
-			start := it.Start()
-			window := text[start : start+prefixUnits(text[start:], maxTokenLen)]
-			first := words.FromString(window).First()
-			if wordLike(first) {
-				s.emit(first, fn)
-			}
-			text = text[start+len(first):]
-			it.SetText(text)
-			continue
+			window := text[pos : pos+prefixUnits(text[pos:], maxTokenLen)]
+			seg = words.FromString(window).First()
 		}
 		if wordLike(seg) {
 			s.emit(seg, fn)
 		}
+		pos += len(seg)
 	}
 	flushSA()
+}
+
+// isASCIIAlnum reports whether c is an ASCII letter or digit.
+func isASCIIAlnum(c byte) bool { return asciiAlnum[c] }
+
+var asciiAlnum = func() (t [256]bool) {
+	for c := range t {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+	}
+	return t
+}()
+
+// asciiWordEnd reports whether a run of ASCII letters and digits that ends
+// at text[end] is a whole UAX#29 segment: it is at the end of the text, or
+// followed by an ASCII byte that joins no word (not _ and not a letter or
+// digit), where . : ' , ; (which join letters or digits on both sides,
+// rules WB6, WB7, WB11 and WB12) must themselves be followed by such a byte.
+// A non-ASCII byte (a letter, mark or format character may follow) is
+// left to the segmenter.
+func asciiWordEnd(text string, end int) bool {
+	if end == len(text) {
+		return true
+	}
+	switch c := text[end]; {
+	case c >= utf8.RuneSelf || c == '_':
+		return false
+	case c == '.' || c == ':' || c == '\'' || c == ',' || c == ';':
+		if end+1 == len(text) {
+			return true
+		}
+		n := text[end+1]
+		return n < utf8.RuneSelf && !isASCIIAlnum(n) && n != '_'
+	}
+	return true
 }
 
 // emit lower-cases seg, removes a final possessive 's ('s, ’s or ＇s, as

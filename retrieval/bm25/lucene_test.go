@@ -3,11 +3,14 @@ package bm25
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/clipperhouse/uax29/v2/words"
 
 	"github.com/lasagna-go/lasagna"
 )
@@ -387,4 +390,46 @@ func TestLuceneBM25Run(t *testing.T) {
 		t.Fatalf("bm25_run.tsv holds %d queries and %d hits; want the full run", len(want), total)
 	}
 	t.Logf("%d hits over %d queries: %d with Lucene's exact float32 score", total, len(want), exact)
+}
+
+// TestASCIIWordEnd checks scan's shortcut against the segmenter: wherever a
+// run of ASCII letters and digits starts a segment and asciiWordEnd says
+// the run ends it, the segmenter's segment is exactly the run. Strings are
+// drawn at random from letters, digits and every character that joins or
+// could join a word (. : ' , ; _ " and non-ASCII letters, marks, format
+// characters).
+func TestASCIIWordEnd(t *testing.T) {
+	alphabet := []string{"a", "b", "Z", "1", "9", " ", ".", ":", "'", ",", ";", "_", "\"", "-", "!", "é", "\u0301",
+		"\u00ad", "\u200d", "\u2019", "中", "א", "ก", "\u0e38", "👍", "\n"}
+	r := rand.New(rand.NewPCG(1, 2))
+	it := words.FromString("")
+	checked := 0
+	for range 20000 {
+		var sb strings.Builder
+		for range 1 + r.IntN(12) {
+			sb.WriteString(alphabet[r.IntN(len(alphabet))])
+		}
+		text := sb.String()
+		for pos := 0; pos < len(text); {
+			it.SetText(text[pos:])
+			it.Next()
+			seg := it.Value()
+			if isASCIIAlnum(text[pos]) {
+				end := pos + 1
+				for end < len(text) && isASCIIAlnum(text[end]) {
+					end++
+				}
+				if asciiWordEnd(text, end) {
+					checked++
+					if seg != text[pos:end] {
+						t.Fatalf("%q at %d: asciiWordEnd cuts %q, the segmenter %q", text, pos, text[pos:end], seg)
+					}
+				}
+			}
+			pos += len(seg)
+		}
+	}
+	if checked < 5000 {
+		t.Errorf("only %d shortcuts checked", checked)
+	}
 }
