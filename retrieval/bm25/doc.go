@@ -87,9 +87,10 @@
 //
 // The default analyzer stays the default: it is what existing bundles and
 // baselines were made with (a different analysis is a different retriever
-// stage, so they would no longer compare), it is a little faster, and
-// Snowball English stems better than the original Porter algorithm. Choose
-// the Lucene analyzer to reproduce or compare with Lucene-based BM25.
+// stage, so they would no longer compare), and Snowball English stems better
+// than the original Porter algorithm. Choose the Lucene analyzer to
+// reproduce or compare with Lucene-based BM25; it builds an index for the
+// same CPU time (BENCHMARKS.md).
 //
 // # Ranking and ties
 //
