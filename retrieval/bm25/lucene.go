@@ -7,6 +7,11 @@ import (
 	"github.com/clipperhouse/uax29/v2/words"
 )
 
+// lookahead is how far the Lucene scanner lets the segmenter read: a
+// segment longer than maxTokenLen is cut anyway, and only a run of more than
+// 3 KiB of marks or format characters after a word could move a boundary.
+const lookahead = 4096
+
 // maxTokenLen is Lucene's StandardAnalyzer.DEFAULT_MAX_TOKEN_LENGTH, in
 // UTF-16 code units: StandardTokenizer chops a longer token at that length.
 const maxTokenLen = 255
@@ -55,8 +60,8 @@ func (s *luceneScanner) scan(text string, fn func(tok []byte)) {
 				flushSA() // no letter of those scripts is ASCII
 			}
 			b := s.buf[:0]
-			end := pos
-			for ; end < len(text) && asciiAlnum[text[end]]; end++ {
+			end, stop := pos, min(len(text), pos+maxTokenLen+1)
+			for ; end < stop && asciiAlnum[text[end]]; end++ {
 				ch := text[end]
 				if 'A' <= ch && ch <= 'Z' {
 					ch += 'a' - 'A'
@@ -64,13 +69,22 @@ func (s *luceneScanner) scan(text string, fn func(tok []byte)) {
 				b = append(b, ch)
 			}
 			s.buf = b
-			if end-pos <= maxTokenLen && asciiWordEnd(text, end) {
+			if end-pos > maxTokenLen {
+				// A longer run is one segment that Lucene cuts after
+				// maxTokenLen characters.
+				fn(b[:maxTokenLen])
+				pos += maxTokenLen
+				continue
+			}
+			if asciiWordEnd(text, end) {
 				fn(b) // lower-cased; no possessive to remove
 				pos = end
 				continue
 			}
 		}
-		s.it.SetText(text[pos:])
+		// The segmenter looks at most lookahead bytes ahead, so that a
+		// long text without spaces costs linear time.
+		s.it.SetText(text[pos:min(len(text), pos+lookahead)])
 		s.it.Next()
 		seg := s.it.Value()
 		if c := seg[0]; isASCIIAlnum(c) && len(seg) <= maxTokenLen {

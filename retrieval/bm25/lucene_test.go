@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/clipperhouse/uax29/v2/words"
 
@@ -431,5 +432,54 @@ func TestASCIIWordEnd(t *testing.T) {
 	}
 	if checked < 5000 {
 		t.Errorf("only %d shortcuts checked", checked)
+	}
+}
+
+// FuzzLuceneTokens feeds arbitrary bytes (invalid UTF-8 included) to the
+// Lucene analyzer: it must not panic or hang, and every token must be
+// non-empty, lower-case ASCII letters unchanged, and at most 255 UTF-16
+// units before stemming.
+func FuzzLuceneTokens(f *testing.F) {
+	f.Add("Anserini's e.g. U.S.A. 3.14 don't")
+	f.Add("ภาษาไทย 中文 👩\u200d👩\u200d👧 " + strings.Repeat("ab.", 120))
+	f.Add("\xff\xfe a\u0301 \u200d\u00ad'\u2019s")
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, tok := range Tokens(text, Options{Analyzer: AnalyzerLucene, KeepStopwords: true}) {
+			if tok == "" || prefixUnits(tok, maxTokenLen) < len(tok) && utf8.ValidString(tok) {
+				t.Fatalf("Tokens(%q) gave token %q", text, tok)
+			}
+			if strings.ContainsAny(tok, "ABCDEFGHIJKLMNOPQRSTUVWXYZ \n\t") {
+				t.Fatalf("Tokens(%q) gave token %q with an upper-case letter or white space", text, tok)
+			}
+		}
+		Tokens(text, lucene)
+	})
+}
+
+// TestLuceneLongRuns checks texts without spaces: a run is cut every 255
+// characters as Lucene cuts it, in time linear in its length (the loop
+// would not finish on a megabyte otherwise).
+func TestLuceneLongRuns(t *testing.T) {
+	const n = 1 << 20
+	plain := Options{Analyzer: AnalyzerLucene, KeepStopwords: true}
+	for _, c := range []struct {
+		text   string
+		tokens int
+	}{
+		{strings.Repeat("a", n), n/255 + 1},
+		{strings.Repeat("é", n/2), (n/2)/255 + 1},
+		{strings.Repeat("ab.", n/3), -1},
+		{"a" + strings.Repeat("\u0301", n/2), -1},
+		{strings.Repeat("ก", n/3), (n/3)/255 + 1},
+	} {
+		got := Tokens(c.text, plain)
+		if len(got) == 0 || c.tokens >= 0 && len(got) != c.tokens {
+			t.Errorf("%q…: %d tokens, want %d", c.text[:6], len(got), c.tokens)
+		}
+		for _, tok := range got {
+			if prefixUnits(tok, maxTokenLen) < len(tok) {
+				t.Fatalf("%q…: token of %d bytes is over 255 characters", c.text[:6], len(tok))
+			}
+		}
 	}
 }
