@@ -430,13 +430,28 @@ func (d Deps) retriever(arm *Arm, spec ArmSpec) error {
 		opts.B = spec.BM25.B
 	}
 	opts.Stemming = spec.BM25.StemmingOn()
+	var err error
+	if opts.Analyzer, err = bm25.ParseAnalyzer(spec.BM25.Analyzer); err != nil {
+		return fmt.Errorf("%sarm %q: bm25: %w", posPrefix(spec.Pos), spec.Name, err)
+	}
+	if opts.Norms, err = bm25.ParseNorms(spec.BM25.Norms); err != nil {
+		return fmt.Errorf("%sarm %q: bm25: %w", posPrefix(spec.Pos), spec.Name, err)
+	}
 	bm25Desc := fmt.Sprintf("bm25 k1=%s b=%s", strconv.FormatFloat(opts.K1, 'g', -1, 64), strconv.FormatFloat(opts.B, 'g', -1, 64))
+	if opts.Analyzer != bm25.AnalyzerDefault {
+		// Named only when not the default, so that the default arm's
+		// description (and comparability key) is what it always was.
+		bm25Desc += " analyzer=" + string(opts.Analyzer)
+	}
 	if !varied("bm25_stemming") {
 		// A varied setting is a level, not part of the fixed stage.
 		bm25Desc += fmt.Sprintf(" stemming=%t", opts.Stemming)
 	}
 	bm25Desc += " stopwords=english"
-	buildBM25 := func(b *lasagna.Benchmark) (lasagna.Retriever, error) { return bm25.Build(b.Corpus, opts) }
+	if opts.Norms != bm25.NormsExact {
+		bm25Desc += " norms=" + string(opts.Norms)
+	}
+	buildBM25 := func(b *lasagna.Benchmark) (*bm25.Index, error) { return bm25.Build(b.Corpus, opts) }
 
 	var (
 		emb     lasagna.Embedder
@@ -465,7 +480,13 @@ func (d Deps) retriever(arm *Arm, spec ArmSpec) error {
 	}
 	switch spec.Retriever {
 	case RetrieverBM25:
-		arm.Retriever = func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Retriever, error) { return buildBM25(b) }
+		arm.Retriever = func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Retriever, error) {
+			ix, err := buildBM25(b)
+			if err != nil {
+				return nil, err
+			}
+			return withFacts{ix, bm25Facts(ix, nil)}, nil
+		}
 		arm.Stages[lasagna.StageRetriever] = bm25Desc
 		arm.Settings["bm25_stemming"] = opts.Stemming
 	case RetrieverDense:
@@ -490,7 +511,7 @@ func (d Deps) retriever(arm *Arm, spec ArmSpec) error {
 			if err != nil {
 				return nil, err
 			}
-			return withFacts{fusion.RRF(rrfK, lex, r), denseFacts(emb, r)}, nil
+			return withFacts{fusion.RRF(rrfK, lex, r), bm25Facts(lex, denseFacts(emb, r))}, nil
 		}
 		arm.Stages[lasagna.StageEmbedder] = "openai-compatible " + modelID
 		arm.Stages[lasagna.StageVectorBackend] = "exact cosine"
@@ -513,6 +534,28 @@ func denseFacts(emb lasagna.Embedder, r *dense.Retriever) map[string]any {
 	if r.IngestGap() > 0 {
 		facts["corpus_ingest_errors"] = r.IngestErrors()
 	}
+	return facts
+}
+
+// Facts a BM25 index reports: its corpus statistics, which the bundle
+// records per arm (results.CorpusStats) so that an index can be checked
+// against another implementation's (Anserini's documents, unique terms and
+// total terms).
+const (
+	FactCorpusDocuments   = "corpus_documents"
+	FactCorpusUniqueTerms = "corpus_unique_terms"
+	FactCorpusTotalTerms  = "corpus_total_terms"
+)
+
+// bm25Facts adds the corpus statistics of ix to facts (a new map when nil).
+func bm25Facts(ix *bm25.Index, facts map[string]any) map[string]any {
+	if facts == nil {
+		facts = map[string]any{}
+	}
+	st := ix.Stats()
+	facts[FactCorpusDocuments] = int(st.Documents)
+	facts[FactCorpusUniqueTerms] = int(st.UniqueTerms)
+	facts[FactCorpusTotalTerms] = int(st.TotalTerms)
 	return facts
 }
 

@@ -174,7 +174,20 @@ func cellConfig(c *Cell, varied []string) results.Config {
 		HeldFixed:        hf,
 		VariedDimensions: append([]string{}, varied...),
 		VariedLevels:     levels,
+		CorpusStats:      corpusStats(c.Facts),
 	}
+}
+
+// corpusStats returns the corpus statistics a BM25 index reported among
+// facts, or nil.
+func corpusStats(facts map[string]any) *results.CorpusStats {
+	d, ok1 := facts[FactCorpusDocuments].(int)
+	u, ok2 := facts[FactCorpusUniqueTerms].(int)
+	t, ok3 := facts[FactCorpusTotalTerms].(int)
+	if !ok1 || !ok2 || !ok3 {
+		return nil
+	}
+	return &results.CorpusStats{Documents: int64(d), UniqueTerms: int64(u), TotalTerms: int64(t)}
 }
 
 func strPtr(v any) *string {

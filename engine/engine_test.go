@@ -14,6 +14,7 @@ import (
 	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/metrics"
 	"github.com/lasagna-go/lasagna/results"
+	"github.com/lasagna-go/lasagna/retrieval/bm25"
 )
 
 // tinyJSONL (testdata/tiny.jsonl, shared with engine/llmarms' tests) has 6
@@ -274,5 +275,58 @@ func TestBuiltinBM25Arm(t *testing.T) {
 	hf := b.Configs[0].HeldFixed
 	if hf.BM25Stemming == nil || !*hf.BM25Stemming || hf.FixedStages["retriever"] != "bm25 k1=0.9 b=0.4 stemming=true stopwords=english" {
 		t.Errorf("held_fixed stage settings = %v, %v", hf.BM25Stemming, hf.FixedStages)
+	}
+	ix, err := bm25.Build(br.Benchmark.Corpus, bm25.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := ix.Stats()
+	if cs := b.Configs[0].CorpusStats; cs == nil || *cs != (results.CorpusStats{Documents: st.Documents, UniqueTerms: st.UniqueTerms, TotalTerms: st.TotalTerms}) || cs.TotalTerms == 0 {
+		t.Errorf("corpus_stats = %+v, want the index's %+v", cs, st)
+	}
+}
+
+// TestBuiltinBM25LuceneArm runs a sweep arm with bm25: {analyzer: lucene,
+// norms: lucene}: the fixed stage names both, the bundle records the
+// corpus statistics of the Lucene analysis, and a resumed run (which
+// builds nothing) records the same statistics from the journal.
+func TestBuiltinBM25LuceneArm(t *testing.T) {
+	s, err := ParseSweep([]byte("benchmarks: [{path: a.jsonl}]\narms:\n  - {name: lucene, retriever: bm25, bm25: {analyzer: lucene, norms: lucene}}\n"), "s.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	arm, err := BuiltinArm(s.Arms[0], 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := arm.Stages[lasagna.StageRetriever], "bm25 k1=0.9 b=0.4 analyzer=lucene stemming=true stopwords=english norms=lucene"; got != want {
+		t.Errorf("retriever stage %q, want %q", got, want)
+	}
+	br := tinyBench(t)
+	ix, err := bm25.Build(br.Benchmark.Corpus, bm25.Options{Analyzer: bm25.AnalyzerLucene, Stemming: true, Norms: bm25.NormsLucene})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := ix.Stats()
+	want := results.CorpusStats{Documents: st.Documents, UniqueTerms: st.UniqueTerms, TotalTerms: st.TotalTerms}
+	dir := t.TempDir()
+	for run := range 2 {
+		rep, err := Run(t.Context(), []*BenchmarkRun{br}, []Arm{arm}, Options{JournalDir: dir, Resume: run == 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run == 1 && rep.Cells[0].Resumed != len(rep.Cells[0].Queries) {
+			t.Fatalf("second run resumed %d of %d queries; want all", rep.Cells[0].Resumed, len(rep.Cells[0].Queries))
+		}
+		b, err := rep.Bundle(BundleOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cs := b.Configs[0].CorpusStats; cs == nil || *cs != want {
+			t.Errorf("run %d: corpus_stats = %+v, want %+v", run+1, cs, want)
+		}
+		if got := b.Configs[0].HeldFixed.FixedStages["retriever"]; got != arm.Stages[lasagna.StageRetriever] {
+			t.Errorf("run %d: fixed_stages.retriever = %q", run+1, got)
+		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/lasagna-go/lasagna/datasets"
 	"github.com/lasagna-go/lasagna/internal/suggest"
 	"github.com/lasagna-go/lasagna/metrics"
+	"github.com/lasagna-go/lasagna/retrieval/bm25"
 )
 
 // Sweep is a plan read from a sweep file (or made from a profile): the
@@ -107,6 +108,13 @@ type BM25Spec struct {
 	K1       float64 `yaml:"k1"`
 	B        float64 `yaml:"b"`
 	Stemming *bool   `yaml:"stemming"`
+	// Analyzer is default (the built-in tokeniser and Snowball English
+	// stemmer) or lucene (Lucene's EnglishAnalyzer, as Anserini indexes:
+	// UAX#29 words, possessives removed, the original Porter stemmer).
+	Analyzer string `yaml:"analyzer"`
+	// Norms is exact (the default) or lucene: document lengths stored in
+	// one lossy byte and scored as Lucene's BM25Similarity does.
+	Norms string `yaml:"norms"`
 }
 
 // EmbedderSpec sets an OpenAI-compatible embedding model.
@@ -133,7 +141,7 @@ var (
 	armKeys       = []string{"name", "retriever", "top_k", "bm25", "embedder", "rrf_k", "generator", "judge", "varied", "thresholds"}
 	thresholdKeys = []string{"metric", "at_least", "at_most", "per_query"}
 	gateKeys      = []string{"metrics", "tolerance", "alpha"}
-	bm25Keys      = []string{"k1", "b", "stemming"}
+	bm25Keys      = []string{"k1", "b", "stemming", "analyzer", "norms"}
 	embedderKeys  = []string{"model"}
 )
 
@@ -315,6 +323,12 @@ func (s *Sweep) Check() error {
 		}
 		if a.BM25.K1 < 0 || a.BM25.B < 0 || a.BM25.B > 1 {
 			errs = append(errs, fmt.Errorf("%sarm %q: bm25 needs k1 ≥ 0 and 0 ≤ b ≤ 1", at(a.Pos), a.Name))
+		}
+		if _, err := bm25.ParseAnalyzer(a.BM25.Analyzer); err != nil {
+			errs = append(errs, fmt.Errorf("%sarm %q: bm25: %w", at(a.Pos), a.Name, err))
+		}
+		if _, err := bm25.ParseNorms(a.BM25.Norms); err != nil {
+			errs = append(errs, fmt.Errorf("%sarm %q: bm25: %w", at(a.Pos), a.Name, err))
 		}
 		if (a.Retriever == RetrieverDense || a.Retriever == RetrieverHybrid) && a.Embedder.Model == "" {
 			errs = append(errs, fmt.Errorf("%sarm %q: retriever %s needs embedder: {model: …}", at(a.Pos), a.Name, a.Retriever))

@@ -69,6 +69,12 @@ func TestParseSweepErrors(t *testing.T) {
 		{"dense without model", "benchmarks: [{path: a.jsonl}]\narms: [{name: d, retriever: dense}]\n",
 			[]string{`arm "d": retriever dense needs embedder: {model: …}`}},
 		{"syntax", "benchmarks: [\n", []string{"s.yaml: "}},
+		{"bad analyzer", "benchmarks: [{path: a.jsonl}]\narms:\n  - {name: a, retriever: bm25, bm25: {analyzer: lucene9}}\n",
+			[]string{`s.yaml:3: arm "a": bm25: analyzer "lucene9" is not one of default, lucene`}},
+		{"bad norms", "benchmarks: [{path: a.jsonl}]\narms:\n  - {name: a, retriever: bm25, bm25: {norms: byte}}\n",
+			[]string{`s.yaml:3: arm "a": bm25: norms "byte" is not one of exact, lucene`}},
+		{"misspelt analyzer key", "benchmarks: [{path: a.jsonl}]\narms:\n  - name: a\n    retriever: bm25\n    bm25: {analyser: lucene}\n",
+			[]string{`s.yaml:5: unknown key "analyser" in bm25 (did you mean "analyzer"?)`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := ParseSweep([]byte(c.src), "s.yaml")

@@ -149,6 +149,19 @@ type Config struct {
 	VariedDimensions []string `json:"varied_dimensions"`
 	// VariedLevels gives the value each varied dimension took.
 	VariedLevels map[string]string `json:"varied_levels"`
+	// CorpusStats are the statistics of the BM25 index the arm built over
+	// the benchmark's corpus; absent for arms without one. A measurement,
+	// not a setting: it is outside held_fixed and the comparability key.
+	CorpusStats *CorpusStats `json:"corpus_stats,omitzero"`
+}
+
+// CorpusStats are the statistics of a lexical index, as Lucene and Anserini
+// report them: documents indexed, distinct terms and term occurrences (the
+// sum of the document lengths), after analysis.
+type CorpusStats struct {
+	Documents   int64 `json:"documents" jsonschema:"minimum=0"`
+	UniqueTerms int64 `json:"unique_terms" jsonschema:"minimum=0"`
+	TotalTerms  int64 `json:"total_terms" jsonschema:"minimum=0"`
 }
 
 // HeldFixed is the configuration held fixed across the arms of a

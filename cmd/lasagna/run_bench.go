@@ -280,6 +280,7 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 			sep = ""
 		}
 	}
+	sep = printCorpusStats(stdout, bundle, sep)
 	if client != nil {
 		fmt.Fprint(stdout, sep)
 		printLLMUsage(stdout, client.Usage())
@@ -373,6 +374,20 @@ func printBundleTable(ctx context.Context, w io.Writer, b *results.Bundle, metri
 	}
 	fmt.Fprintln(w, "(each metric: mean [95% CI] over the queries it scores)")
 	return nil
+}
+
+// printCorpusStats prints the corpus statistics of each arm's BM25 index
+// (documents, unique terms, total terms), after sep when it prints any, and
+// returns the separator the next block needs.
+func printCorpusStats(w io.Writer, b *results.Bundle, sep string) string {
+	for _, c := range b.Configs {
+		if cs := c.CorpusStats; cs != nil {
+			fmt.Fprintf(w, "%sindex: %s on %s: %d documents, %d unique terms, %d total terms\n",
+				sep, c.Name, c.Benchmark, cs.Documents, cs.UniqueTerms, cs.TotalTerms)
+			sep = ""
+		}
+	}
+	return sep
 }
 
 // printIntegrity prints the bundle's integrity findings, warnings first.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,7 +30,8 @@ func TestBenchmarkRunSpeedProfile(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	for _, want := range []string{"local/faq@", "bm25", "ndcg@10", "95% CI", "bundle: " + bundle, "run file: " + runFile, "warning: POOLED_GOLD_CORPUS"} {
+	for _, want := range []string{"local/faq@", "bm25", "ndcg@10", "95% CI", "bundle: " + bundle, "run file: " + runFile, "warning: POOLED_GOLD_CORPUS",
+		"index: bm25 on local/faq@"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -44,6 +46,12 @@ func TestBenchmarkRunSpeedProfile(t *testing.T) {
 	b, err := results.Unmarshal(raw)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The printed corpus statistics are the bundle's.
+	cs := b.Configs[0].CorpusStats
+	if cs == nil || cs.Documents == 0 || cs.UniqueTerms == 0 || cs.TotalTerms < cs.UniqueTerms ||
+		!strings.Contains(out, fmt.Sprintf(": %d documents, %d unique terms, %d total terms\n", cs.Documents, cs.UniqueTerms, cs.TotalTerms)) {
+		t.Errorf("corpus_stats %+v not printed as such:\n%s", cs, out)
 	}
 	run, err := datasets.ReadRun(os.DirFS(dir), "run.trec")
 	if err != nil {

@@ -76,7 +76,8 @@ func scan(text string, buf []byte, fn func(tok []byte)) []byte {
 // and Search looks up, exactly these terms.
 func Tokens(text string, opts Options) []string {
 	var out []string
-	scan(text, nil, func(tok []byte) {
+	t := tokenizer{lucene: opts.Analyzer == AnalyzerLucene}
+	t.scan(text, func(tok []byte) {
 		if t, ok := opts.term(string(tok)); ok {
 			out = append(out, t)
 		}
@@ -91,7 +92,29 @@ func (o Options) term(tok string) (string, bool) {
 		return "", false
 	}
 	if o.Stemming {
+		if o.Analyzer == AnalyzerLucene {
+			return PorterStem(tok), true
+		}
 		return Stem(tok), true
 	}
 	return tok, true
+}
+
+// tokenizer cuts text into lower-cased tokens with the default scanner or,
+// when lucene is set, Lucene's (see the package documentation). The zero
+// value is the default; it reuses its buffers.
+type tokenizer struct {
+	lucene bool
+	buf    []byte
+	lz     luceneScanner
+}
+
+// scan calls fn with each token of text; the slice passed to fn is reused
+// after fn returns.
+func (t *tokenizer) scan(text string, fn func(tok []byte)) {
+	if t.lucene {
+		t.lz.scan(text, fn)
+		return
+	}
+	t.buf = scan(text, t.buf, fn)
 }

@@ -32,6 +32,65 @@ type Options struct {
 	Stemming bool
 	// KeepStopwords indexes and searches the English stopwords too.
 	KeepStopwords bool
+	// Analyzer chooses how text becomes terms: AnalyzerDefault ("") or
+	// AnalyzerLucene (see the package documentation).
+	Analyzer Analyzer
+	// Norms chooses how document lengths enter the score: NormsExact ("")
+	// or NormsLucene, Lucene's one-byte lossy lengths.
+	Norms Norms
+}
+
+// Analyzer names a text analysis.
+type Analyzer string
+
+// The analyzers.
+const (
+	// AnalyzerDefault cuts text at every character that is not a letter,
+	// digit or mark, and stems with Snowball English (Porter2).
+	AnalyzerDefault Analyzer = ""
+	// AnalyzerLucene is Lucene's EnglishAnalyzer, as Anserini and Pyserini
+	// index: UAX#29 word boundaries (StandardTokenizer), English
+	// possessives removed, lower-casing, and the original Porter stemmer
+	// (PorterStemFilter).
+	AnalyzerLucene Analyzer = "lucene"
+)
+
+// Norms names a treatment of document lengths.
+type Norms string
+
+// The length treatments.
+const (
+	// NormsExact uses each document's exact length.
+	NormsExact Norms = ""
+	// NormsLucene scores as Lucene's BM25Similarity: each length is
+	// stored in one byte (SmallFloat.intToByte4, exact up to 39, then
+	// rounded down to 4 significant bits), N and avgdl count only the
+	// documents with at least one term, and the (k1+1) factor is dropped.
+	NormsLucene Norms = "lucene"
+)
+
+// ParseAnalyzer returns the analyzer named s: "" or "default" for
+// AnalyzerDefault, "lucene" for AnalyzerLucene.
+func ParseAnalyzer(s string) (Analyzer, error) {
+	switch s {
+	case "", "default":
+		return AnalyzerDefault, nil
+	case "lucene":
+		return AnalyzerLucene, nil
+	}
+	return "", fmt.Errorf("analyzer %q is not one of default, lucene", s)
+}
+
+// ParseNorms returns the length treatment named s: "" or "exact" for
+// NormsExact, "lucene" for NormsLucene.
+func ParseNorms(s string) (Norms, error) {
+	switch s {
+	case "", "exact":
+		return NormsExact, nil
+	case "lucene":
+		return NormsLucene, nil
+	}
+	return "", fmt.Errorf("norms %q is not one of exact, lucene", s)
 }
 
 // DefaultOptions returns k1 0.9, b 0.4, English stopwords dropped and
@@ -54,6 +113,13 @@ func (o Options) resolved() (Options, error) {
 	if math.IsNaN(o.B) || o.B < 0 || o.B > 1 {
 		return o, fmt.Errorf("bm25: B = %v; b must be in [0, 1] (0 selects the default %v)", o.B, DefaultB)
 	}
+	var err error
+	if o.Analyzer, err = ParseAnalyzer(string(o.Analyzer)); err != nil {
+		return o, fmt.Errorf("bm25: Analyzer: %w; use AnalyzerDefault or AnalyzerLucene", err)
+	}
+	if o.Norms, err = ParseNorms(string(o.Norms)); err != nil {
+		return o, fmt.Errorf("bm25: Norms: %w; use NormsExact or NormsLucene", err)
+	}
 	return o, nil
 }
 
@@ -68,6 +134,7 @@ type Index struct {
 	docs    []uint32
 	impacts []float32 // BM25 contribution of each posting, qtf = 1
 	avgdl   float64
+	total   int64     // number of indexed terms (sum of the document lengths)
 	pool    sync.Pool // *scratch
 }
 
@@ -81,7 +148,7 @@ type scratch struct {
 	touched []uint32
 	heap    []item
 	terms   []qterm
-	buf     []byte
+	tok     tokenizer
 }
 
 // item is a scored document in the top-k heap: tie key the rank of its id,
@@ -173,8 +240,18 @@ func buildSharded(docs []lasagna.Document, opts Options, workers int) (*Index, e
 	for t := range nt {
 		ix.offsets[t+1] += ix.offsets[t]
 	}
+	ix.total = int64(total)
 	n := float64(len(docs))
-	if len(docs) > 0 {
+	if opts.Norms == NormsLucene {
+		// Lucene's docCount: the documents that have the field.
+		n = 0
+		for _, dl := range dls {
+			if dl > 0 {
+				n++
+			}
+		}
+	}
+	if n > 0 {
 		ix.avgdl = float64(total) / n
 	}
 	idf := make([]float64, nt)
@@ -186,17 +263,29 @@ func buildSharded(docs []lasagna.Document, opts Options, workers int) (*Index, e
 	ix.impacts = make([]float32, npost)
 	next := slices.Clone(ix.offsets[:nt])
 	k1, b := opts.K1, opts.B
+	var cache *[256]float32
+	if opts.Norms == NormsLucene {
+		cache = luceneNormCache(k1, b, ix.avgdl)
+	}
 	for _, sh := range shards {
 		for i := range sh.hi - sh.lo {
 			doc := sh.lo + i
 			norm := k1 * (1 - b + b*float64(dls[doc])/ix.avgdl)
+			var inv float32
+			if cache != nil {
+				inv = cache[intToByte4(dls[doc])]
+			}
 			for p := sh.docStart[i]; p < sh.docStart[i+1]; p++ {
 				t := sh.pTerms[p]
 				tf := float64(sh.pTFs[p])
 				q := next[t]
 				next[t]++
 				ix.docs[q] = uint32(doc)
-				ix.impacts[q] = float32(idf[t] * tf * (k1 + 1) / (tf + norm))
+				if cache != nil {
+					ix.impacts[q] = luceneScore(float32(idf[t]), float32(tf), inv)
+				} else {
+					ix.impacts[q] = float32(idf[t] * tf * (k1 + 1) / (tf + norm))
+				}
 			}
 		}
 	}
@@ -247,7 +336,7 @@ func analyse(docs []lasagna.Document, lo, hi int, opts Options, dls []uint32) *s
 		cache   = make(map[string]uint32) // lower-cased token → local id, or stop
 		lastDoc []uint32                  // local id → last document seen + 1
 		slot    []int                     // local id → its index in pTerms for that document
-		buf     []byte
+		tok     = tokenizer{lucene: opts.Analyzer == AnalyzerLucene}
 		d       int
 	)
 	add := func(tok []byte) {
@@ -283,8 +372,8 @@ func analyse(docs []lasagna.Document, lo, hi int, opts Options, dls []uint32) *s
 	for i := lo; i < hi; i++ {
 		d = i
 		sh.docStart[i-lo] = len(sh.pTerms)
-		buf = scan(docs[i].Title, buf, add) // Title + " " + Text: a token
-		buf = scan(docs[i].Text, buf, add)  // never spans the two
+		tok.scan(docs[i].Title, add) // Title + " " + Text: a token
+		tok.scan(docs[i].Text, add)  // never spans the two
 		sh.total += uint64(dls[i])
 	}
 	sh.docStart[hi-lo] = len(sh.pTerms)
@@ -303,8 +392,26 @@ func (ix *Index) Terms() int { return len(ix.terms) }
 // Postings returns the number of (term, document) pairs in the index.
 func (ix *Index) Postings() int { return len(ix.docs) }
 
-// AvgDocLen returns avgdl, the mean number of indexed terms per document.
+// AvgDocLen returns avgdl, the mean number of indexed terms per document
+// (per document with at least one term, with NormsLucene).
 func (ix *Index) AvgDocLen() float64 { return ix.avgdl }
+
+// TotalTerms returns the number of indexed terms (term occurrences): the sum
+// of the document lengths.
+func (ix *Index) TotalTerms() int64 { return ix.total }
+
+// Stats returns the corpus statistics of the index.
+func (ix *Index) Stats() Stats {
+	return Stats{Documents: int64(len(ix.ids)), UniqueTerms: int64(len(ix.terms)), TotalTerms: ix.total}
+}
+
+// Stats are the corpus statistics of an index, as Lucene reports them to
+// compare indexes: documents, distinct terms and term occurrences.
+type Stats struct {
+	Documents   int64
+	UniqueTerms int64
+	TotalTerms  int64
+}
 
 // DocFreq returns df(term), the number of documents holding term, where term
 // is an index term (as Tokens returns it: lower-cased, stemmed if the index
@@ -343,7 +450,8 @@ func (ix *Index) Search(query string, k int) []lasagna.Hit {
 	// Query terms, each once with its count, in byte-wise order so that the
 	// float32 sums do not depend on the corpus order.
 	s.terms = s.terms[:0]
-	s.buf = scan(query, s.buf, func(tok []byte) {
+	s.tok.lucene = ix.opts.Analyzer == AnalyzerLucene
+	s.tok.scan(query, func(tok []byte) {
 		term, ok := ix.opts.term(string(tok))
 		if !ok {
 			return
