@@ -7,22 +7,27 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Canonical returns the RFC 8785 (JCS) canonical form of the JSON text
 // data: object members sorted by their UTF-16 code units, no insignificant
 // whitespace, numbers in ECMAScript form. Integers above 2^53 lose precision,
-// as RFC 8785 prescribes. Of duplicate member names the last is kept.
+// as RFC 8785 prescribes. Duplicate member names and invalid UTF-8 are
+// errors (RFC 8785 leaves them undefined).
+//
+// It is jsontext.Value.Canonicalize of github.com/go-json-experiment/json,
+// which rewrites the text in place without building a tree of Go values:
+// for a bundle of a million ranked hits that is the difference between a
+// few hundred milliseconds and seconds, and between the bytes of the text
+// and gigabytes of maps. The tests hold it to gowebpki/jcs.
 func Canonical(data []byte) ([]byte, error) {
-	v, err := decodeTree(data)
-	if err != nil {
+	v := jsontext.Value(bytes.Clone(data))
+	if err := v.Canonicalize(); err != nil {
 		return nil, fmt.Errorf("canonical json: %w", err)
 	}
-	out, err := appendCanonical(nil, v)
-	if err != nil {
-		return nil, fmt.Errorf("canonical json: %w", err)
-	}
-	return out, nil
+	return v, nil
 }
 
 // hashJSON returns the hex sha256 of the canonical form of data.
@@ -35,13 +40,13 @@ func hashJSON(data []byte) (string, error) {
 }
 
 // hashTree returns the hex sha256 of the canonical form of the decoded
-// value v.
+// value v (numbers as json.Number keep their text).
 func hashTree(v any) (string, error) {
-	c, err := appendCanonical(nil, v)
+	data, err := marshal(v)
 	if err != nil {
 		return "", fmt.Errorf("canonical json: %w", err)
 	}
-	return sha256Hex(c), nil
+	return hashJSON(data)
 }
 
 func sha256Hex(b []byte) string {

@@ -18,6 +18,14 @@ import (
 // corpus and queries on any machine, and the first passages do not depend on
 // n or nq. nq > 0 needs n > 0.
 func Zipf(n, nq int) ([]lasagna.Document, []string) {
+	docs, queries, _ := ZipfJudged(n, nq)
+	return docs, queries
+}
+
+// ZipfJudged is Zipf (the same corpus and queries) that also returns, for
+// each query, the id of the passage its words were taken from: a qrels
+// judgement for a generated BEIR folder.
+func ZipfJudged(n, nq int) ([]lasagna.Document, []string, []string) {
 	r := rand.New(rand.NewPCG(2026, 5))
 	vocab := strings.Fields("the of and to a in is that for it as was with be by on not he this are or his from at which but have an they you were her she there been one all we their has would when if so no will can more other into")
 	syll := strings.Fields("ka ri to me sa lo vi nu pe da ron tel mis gar en ing ed er tion al ly ous con pre")
@@ -46,13 +54,16 @@ func Zipf(n, nq int) ([]lasagna.Document, []string) {
 		docs[i] = lasagna.Document{ID: fmt.Sprintf("p%06d", i), Text: strings.Join(words, " ")}
 	}
 	queries := make([]string, nq)
+	sources := make([]string, nq)
 	for i := range queries {
-		ws := strings.Fields(docs[r.IntN(n)].Text)
+		src := r.IntN(n)
+		sources[i] = docs[src].ID
+		ws := strings.Fields(docs[src].Text)
 		q := make([]string, 2+r.IntN(5))
 		for j := range q {
 			q[j] = ws[r.IntN(len(ws))]
 		}
 		queries[i] = strings.Join(q, " ")
 	}
-	return docs, queries
+	return docs, queries, sources
 }
