@@ -46,7 +46,6 @@ type interval struct {
 	mean, lo, hi float64
 	series       int // palette index
 	n            int
-	notAvailable bool
 }
 
 // svgOf renders p at w×h and returns the SVG element without the XML
@@ -68,20 +67,11 @@ func svgOf(p *plot.Plot, w, h vg.Length) (string, error) {
 // meanPlot draws each arm's mean as a dot with its confidence interval as
 // a whisker, one row per arm. Arms without the metric are not drawn (the
 // page lists them as not available).
-func meanPlot(metric string, rows []interval) (string, error) {
-	var drawn []interval
-	for _, r := range rows {
-		if !r.notAvailable {
-			drawn = append(drawn, r)
-		}
-	}
+func meanPlot(metric string, drawn []interval) (string, error) {
 	if len(drawn) == 0 {
 		return "", nil
 	}
-	p := plot.New()
-	p.Title.Text = metric + ": mean and 95% confidence interval per arm"
-	p.X.Label.Text = metric
-	p.Y.Label.Text = "arm"
+	p := newPlot(metric+": mean and 95% confidence interval per arm", metric, "arm")
 	names := make([]string, len(drawn))
 	for i, r := range drawn {
 		names[i] = r.label
@@ -105,6 +95,16 @@ func meanPlot(metric string, rows []interval) (string, error) {
 	p.Y.Min, p.Y.Max = -0.5, float64(len(drawn))-0.5
 	padX(p)
 	return svgOf(p, 6*vg.Inch, vg.Length(1.0+0.45*float64(len(drawn)))*vg.Inch)
+}
+
+// newPlot returns a plot with its title and axis labels: every plot of the
+// report has all three.
+func newPlot(title, x, y string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = x
+	p.Y.Label.Text = y
+	return p
 }
 
 // padX widens the x range a little so dots at the edges stay visible.
@@ -143,10 +143,7 @@ func distPlot(metric string, ds []distribution) (string, error) {
 	if len(drawn) == 0 {
 		return "", nil
 	}
-	p := plot.New()
-	p.Title.Text = metric + ": per-query distribution per arm"
-	p.X.Label.Text = metric
-	p.Y.Label.Text = "arm"
+	p := newPlot(metric+": per-query distribution per arm", metric, "arm")
 	names := make([]string, len(drawn))
 	for i, d := range drawn {
 		names[i] = d.label
@@ -169,10 +166,7 @@ func diffPlot(title, metric string, diffs []float64, series int) (string, error)
 	if len(diffs) == 0 {
 		return "", nil
 	}
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = "per-query difference in " + metric
-	p.Y.Label.Text = "queries"
+	p := newPlot(title, "per-query difference in "+metric, "queries")
 	bins := max(5, min(30, int(math.Sqrt(float64(len(diffs))))))
 	lo, hi := diffs[0], diffs[0]
 	for _, d := range diffs {
