@@ -154,6 +154,9 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 			return &exitError{code: exitUsage, err: err}
 		}
 	} else {
+		if engine.IsRegistryPath(p) && (f.name != "" || f.split != "") {
+			return usageError("benchmark run %s: --name and --split apply to files; a registered benchmark has its own", target)
+		}
 		name := f.profile
 		if name == "" {
 			name = "speed"
@@ -226,9 +229,11 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 			return err
 		}
 	}
-	benches, err := engine.LoadBenchmarks(fsys, sweep)
+	resolve, closeRegistry := registryResolver(ctx)
+	benches, err := engine.LoadBenchmarksWith(fsys, sweep, resolve)
+	closeRegistry()
 	if err != nil {
-		return problems(err)
+		return loadErr(err)
 	}
 	journalDir, err := cacheDir("journal")
 	if err != nil {
