@@ -392,10 +392,17 @@ Exit status: 0 done, 1 no such benchmark, 2 usage error.`,
 			}
 			ctx := c.Context()
 			return withRegistry(ctx, func(r *registry.Registry) error {
-				if _, err := r.Get(ctx, args[0]); err != nil {
+				inf, err := r.Get(ctx, args[0])
+				if err != nil {
 					return err
 				}
-				return writeOut(stdout, out, func(w io.Writer) error { return r.Download(ctx, args[0], w) })
+				if err := writeOut(stdout, out, func(w io.Writer) error { return r.Download(ctx, args[0], w) }); err != nil {
+					return err
+				}
+				if out != "" && out != "-" {
+					fmt.Fprintf(stdout, "wrote %d entries of %s to %s\n", inf.Questions, inf.Revision, out)
+				}
+				return nil
 			})
 		},
 	}
@@ -439,6 +446,9 @@ usage error.`,
 				})
 				if err != nil {
 					return fmt.Errorf("export %s: %w", inf.Revision, err)
+				}
+				if out != "" && out != "-" {
+					fmt.Fprintf(stdout, "wrote %d of %d entries of %s to %s\n", inf.Questions-len(skipped), inf.Questions, inf.Revision, out)
 				}
 				if len(skipped) > 0 {
 					fmt.Fprintf(stderr, "lasagna: export %s: left out %d unanswerable (no answer): %s\n", inf.Revision, len(skipped), strings.Join(skipped, ", "))
