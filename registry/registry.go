@@ -60,8 +60,6 @@ func (e *StatusError) Error() string {
 	switch {
 	case e.Empty:
 		return fmt.Sprintf("benchmark %s is a draft with no entries, so it cannot %s; fill it with `lasagna benchmark create %s --from FILE`", e.Name, e.Op, e.Name)
-	case e.Status == StatusActive:
-		return fmt.Sprintf("benchmark %s is active, so it cannot %s; %s", e.Name, e.Op, "use --force")
 	default:
 		return fmt.Sprintf("benchmark %s is %s, so it cannot %s (only active benchmarks can); activate it with `lasagna benchmark activate %s`", e.Name, article(e.Status), e.Op, e.Name)
 	}

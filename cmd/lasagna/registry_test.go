@@ -7,9 +7,17 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lasagna-go/lasagna/internal/pgtest"
 )
 
 const faqPath = "../../examples/data/faq.jsonl"
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	pgtest.Stop()
+	os.Exit(code)
+}
 
 // useRegistry points LASAGNA_REGISTRY at a new SQLite file.
 func useRegistry(t *testing.T) string {
@@ -18,6 +26,20 @@ func useRegistry(t *testing.T) string {
 	t.Setenv("LASAGNA_REGISTRY", dsn)
 	t.Setenv("LASAGNA_CACHE_DIR", t.TempDir())
 	return dsn
+}
+
+// onBackends runs fn with LASAGNA_REGISTRY set to a new SQLite file, then
+// to a new PostgreSQL database (skipped where no server binary exists).
+func onBackends(t *testing.T, fn func(t *testing.T)) {
+	t.Run("sqlite", func(t *testing.T) {
+		useRegistry(t)
+		fn(t)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		t.Setenv("LASAGNA_REGISTRY", pgtest.Database(t))
+		t.Setenv("LASAGNA_CACHE_DIR", t.TempDir())
+		fn(t)
+	})
 }
 
 func mustCLI(t *testing.T, want int, args ...string) (string, string) {
@@ -29,8 +51,9 @@ func mustCLI(t *testing.T, want int, args ...string) (string, string) {
 	return out, errOut
 }
 
-func TestRegistryCLIFlow(t *testing.T) {
-	useRegistry(t)
+func TestRegistryCLIFlow(t *testing.T) { onBackends(t, testRegistryCLIFlow) }
+
+func testRegistryCLIFlow(t *testing.T) {
 	out, _ := mustCLI(t, 0, "benchmark", "list")
 	if !strings.Contains(out, "no benchmarks") {
 		t.Errorf("empty list: %s", out)
@@ -173,8 +196,9 @@ func TestRegistryCLIErrors(t *testing.T) {
 	}
 }
 
-func TestRegistryRunIsTheFileRun(t *testing.T) {
-	useRegistry(t)
+func TestRegistryRunIsTheFileRun(t *testing.T) { onBackends(t, testRegistryRunIsTheFileRun) }
+
+func testRegistryRunIsTheFileRun(t *testing.T) {
 	mustCLI(t, 0, "benchmark", "create", "faq", "--from", faqPath)
 	dir := t.TempDir()
 	fromFile, fromReg := filepath.Join(dir, "file.json"), filepath.Join(dir, "reg.json")
@@ -210,7 +234,10 @@ func TestRegistryRunIsTheFileRun(t *testing.T) {
 }
 
 func TestRegistryRunRefusesDraftAndArchived(t *testing.T) {
-	useRegistry(t)
+	onBackends(t, testRegistryRunRefusesDraftAndArchived)
+}
+
+func testRegistryRunRefusesDraftAndArchived(t *testing.T) {
 	mustCLI(t, 0, "benchmark", "create", "wip", "--draft")
 	_, errOut := mustCLI(t, 2, "benchmark", "run", "registry:wip")
 	if !strings.Contains(errOut, "wip is a draft with no entries") || !strings.Contains(errOut, "lasagna benchmark create wip --from") {
