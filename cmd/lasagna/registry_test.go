@@ -13,12 +13,6 @@ import (
 
 const faqPath = "../../examples/data/faq.jsonl"
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	pgtest.Stop()
-	os.Exit(code)
-}
-
 // useRegistry points LASAGNA_REGISTRY at a new SQLite file.
 func useRegistry(t *testing.T) string {
 	t.Helper()
@@ -28,18 +22,20 @@ func useRegistry(t *testing.T) string {
 	return dsn
 }
 
-// onBackends runs fn with LASAGNA_REGISTRY set to a new SQLite file, then
-// to a new PostgreSQL database (skipped where no server binary exists).
-func onBackends(t *testing.T, fn func(t *testing.T)) {
-	t.Run("sqlite", func(t *testing.T) {
-		useRegistry(t)
-		fn(t)
-	})
-	t.Run("postgres", func(t *testing.T) {
-		t.Setenv("LASAGNA_REGISTRY", pgtest.Database(t))
-		t.Setenv("LASAGNA_CACHE_DIR", t.TempDir())
-		fn(t)
-	})
+// TestRegistryCLIPostgres runs the CLI flows on a PostgreSQL registry: a
+// throwaway cluster of this test's own (skipped where no server binary
+// exists).
+func TestRegistryCLIPostgres(t *testing.T) {
+	c := pgtest.New(t)
+	for name, flow := range map[string]func(*testing.T){
+		"flow": testRegistryCLIFlow, "run": testRegistryRunIsTheFileRun, "refusals": testRegistryRunRefusesDraftAndArchived,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv("LASAGNA_REGISTRY", c.Database(t))
+			t.Setenv("LASAGNA_CACHE_DIR", t.TempDir())
+			flow(t)
+		})
+	}
 }
 
 func mustCLI(t *testing.T, want int, args ...string) (string, string) {
@@ -51,7 +47,10 @@ func mustCLI(t *testing.T, want int, args ...string) (string, string) {
 	return out, errOut
 }
 
-func TestRegistryCLIFlow(t *testing.T) { onBackends(t, testRegistryCLIFlow) }
+func TestRegistryCLIFlow(t *testing.T) {
+	useRegistry(t)
+	testRegistryCLIFlow(t)
+}
 
 func testRegistryCLIFlow(t *testing.T) {
 	out, _ := mustCLI(t, 0, "benchmark", "list")
@@ -196,7 +195,10 @@ func TestRegistryCLIErrors(t *testing.T) {
 	}
 }
 
-func TestRegistryRunIsTheFileRun(t *testing.T) { onBackends(t, testRegistryRunIsTheFileRun) }
+func TestRegistryRunIsTheFileRun(t *testing.T) {
+	useRegistry(t)
+	testRegistryRunIsTheFileRun(t)
+}
 
 func testRegistryRunIsTheFileRun(t *testing.T) {
 	mustCLI(t, 0, "benchmark", "create", "faq", "--from", faqPath)
@@ -234,7 +236,8 @@ func testRegistryRunIsTheFileRun(t *testing.T) {
 }
 
 func TestRegistryRunRefusesDraftAndArchived(t *testing.T) {
-	onBackends(t, testRegistryRunRefusesDraftAndArchived)
+	useRegistry(t)
+	testRegistryRunRefusesDraftAndArchived(t)
 }
 
 func testRegistryRunRefusesDraftAndArchived(t *testing.T) {

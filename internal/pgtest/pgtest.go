@@ -34,6 +34,38 @@ type TB interface {
 	Fatalf(format string, args ...any)
 }
 
+// CleanupTB is a TB with Cleanup, for New.
+type CleanupTB interface {
+	TB
+	Cleanup(func())
+}
+
+// Cluster is a running throwaway cluster of one's own (see New).
+type Cluster struct{ c *cluster }
+
+// New starts a cluster of the test's own and stops it (by PID) when the
+// test ends; it skips tb where no server binary exists. Use it where the
+// package has no TestMain to call Stop from.
+func New(tb CleanupTB) *Cluster {
+	tb.Helper()
+	c := &cluster{}
+	c.once.Do(c.start)
+	tb.Cleanup(c.stop)
+	if c.skip != "" {
+		tb.Skip(c.skip)
+		return nil
+	}
+	if c.err != nil {
+		tb.Fatalf("start PostgreSQL: %v", c.err)
+		return nil
+	}
+	return &Cluster{c: c}
+}
+
+// Database returns the postgres:// URL of a new, empty database of the
+// cluster.
+func (cl *Cluster) Database(tb TB) string { return cl.c.database(tb) }
+
 type cluster struct {
 	once    sync.Once
 	dir     string
@@ -129,8 +161,12 @@ func (c *cluster) url(db string) string {
 // binary exists.
 func Database(tb TB) string {
 	tb.Helper()
-	c := &shared
-	c.once.Do(c.start)
+	shared.once.Do(shared.start)
+	return shared.database(tb)
+}
+
+func (c *cluster) database(tb TB) string {
+	tb.Helper()
 	if c.skip != "" {
 		tb.Skip(c.skip)
 		return ""
@@ -151,8 +187,9 @@ func Database(tb TB) string {
 // Stop stops the shared cluster's server by its PID (SIGQUIT, the
 // immediate shutdown) and removes its folder. Call it from TestMain after
 // m.Run.
-func Stop() {
-	c := &shared
+func Stop() { shared.stop() }
+
+func (c *cluster) stop() {
 	if c.dir == "" {
 		return
 	}
