@@ -569,6 +569,23 @@ func registryResolver(ctx context.Context) (resolve engine.Resolver, close func(
 	}
 }
 
+// checkRegistryPaths refuses malformed registry:NAME[@hash] paths before
+// anything runs (exit 2).
+func checkRegistryPaths(s *engine.Sweep) error {
+	for _, e := range s.Benchmarks {
+		if engine.IsRegistryPath(e.Path) {
+			if _, _, err := registry.ParseRef(e.Path); err != nil {
+				at := ""
+				if e.Pos.File != "" {
+					at = e.Pos.String() + ": "
+				}
+				return usageError("%s%v", at, err)
+			}
+		}
+	}
+	return nil
+}
+
 // loadErr maps a benchmark loading error: a refusal by status is a usage
 // error (2), anything else a problem (1).
 func loadErr(err error) error {

@@ -187,6 +187,8 @@ func TestRegistryCLIErrors(t *testing.T) {
 		{"benchmark", "archive", "faq@ea3e86b12545"},
 		{"benchmark", "delete"},
 		{"benchmark", "run", "registry:faq", "--name", "other"},
+		{"benchmark", "run", "registry:"},
+		{"benchmark", "run", "registry:faq@xyz"},
 	} {
 		mustCLI(t, 2, args...)
 	}

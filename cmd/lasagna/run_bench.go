@@ -54,9 +54,9 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Run a benchmark (a JSONL/CSV file or BEIR folder with --profile) or a sweep file",
 		Long: `Run evaluates arms on benchmarks and writes a results bundle.
 
-PATH is a dataset (a .jsonl or .csv file, or a BEIR folder) run with a
-profile's arms (--profile, default speed), or a sweep file (.yaml/.yml)
-listing benchmarks and arms. Profiles: ` + profileList() + `
+PATH is a dataset (a .jsonl or .csv file, a BEIR folder, or a registered
+benchmark as registry:NAME[@hash]) run with a profile's arms (--profile,
+default speed), or a sweep file (.yaml/.yml) listing benchmarks and arms. Profiles: ` + profileList() + `
 
 The dense and hybrid profiles (and sweep arms with retriever dense or
 hybrid) call an OpenAI-compatible embeddings endpoint: set OPENAI_API_KEY,
@@ -200,6 +200,9 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 		for i := range sweep.Arms {
 			sweep.Arms[i].TopK = 0
 		}
+	}
+	if err := checkRegistryPaths(sweep); err != nil {
+		return err
 	}
 	shard, err := parseShard(f.shard)
 	if err != nil {
