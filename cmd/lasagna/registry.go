@@ -186,6 +186,9 @@ Exit status: 0 done, 1 no such benchmark, 2 usage error.`,
 					if entries == nil {
 						entries = []registry.Entry{}
 					}
+					if revs == nil {
+						revs = []registry.Info{}
+					}
 					return writeJSON(stdout, map[string]any{"benchmark": inf, "revisions": revs, "entries": entries, "entries_total": total, "offset": offset})
 				}
 				printInfo(stdout, inf)

@@ -155,6 +155,13 @@ func testRegistryCLIFlow(t *testing.T) {
 	if !strings.Contains(out, "empty draft") {
 		t.Errorf("create --draft: %s", out)
 	}
+	out, _ = mustCLI(t, 0, "benchmark", "show", "wip", "--json")
+	if !strings.Contains(out, `"revisions": []`) || !strings.Contains(out, `"entries": []`) || !strings.Contains(out, `"status": "draft"`) {
+		t.Errorf("show --json of a draft:\n%s", out)
+	}
+	if out, _ = mustCLI(t, 0, "benchmark", "show", "wip"); !strings.Contains(out, "none (an empty draft)") {
+		t.Errorf("show of a draft:\n%s", out)
+	}
 	out, _ = mustCLI(t, 0, "benchmark", "list", "--status", "draft")
 	if f := strings.Fields(strings.Split(out, "\n")[1]); len(f) < 4 || f[0] != "wip" || f[1] != "draft" || f[2] != "0" || f[3] != "-" {
 		t.Errorf("draft list:\n%s", out)
