@@ -53,3 +53,15 @@ func TestLoadFeedsEvaltest(t *testing.T) {
 		t.Errorf("no arm subtest for faq@ea3e86b12545: %v", names)
 	}
 }
+
+// A registry: path given to evaltest directly says where registered
+// benchmarks come from in a Go test (evaltest links no registry).
+func TestEvaltestPointsHere(t *testing.T) {
+	ev, err := evaltest.Evaluate(context.Background(), "X", evaltest.Config{Benchmarks: []string{"registry:faq"}, Arms: []evaltest.Arm{evaltest.BM25()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ev.Failed() || !strings.Contains(ev.Tests[0].Failure(), "registry/evalregistry into evaltest.Config.Data") {
+		t.Errorf("evaltest with a registry: path: failed=%v %q", ev.Failed(), ev.Tests[0].Failure())
+	}
+}
