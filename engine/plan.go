@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"slices"
 
+	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/datasets"
 )
 
@@ -14,12 +15,33 @@ import (
 // entry's seed. Every entry is loaded before the first error is returned,
 // so all data problems are reported at once.
 func LoadBenchmarks(fsys fs.FS, s *Sweep) ([]*BenchmarkRun, error) {
+	return LoadBenchmarksWith(fsys, s, nil)
+}
+
+// Resolver returns the benchmark a registry:NAME[@hash] path names, or an
+// error (such as a refusal to evaluate a draft).
+type Resolver func(ref string) (*lasagna.Benchmark, error)
+
+// LoadBenchmarksWith is LoadBenchmarks with registry:NAME[@hash] paths
+// read through resolve; without one (nil) such a path is an error.
+func LoadBenchmarksWith(fsys fs.FS, s *Sweep, resolve Resolver) ([]*BenchmarkRun, error) {
 	var (
 		out  []*BenchmarkRun
 		errs []error
 	)
 	for _, e := range s.Benchmarks {
-		b, err := datasets.Load(fsys, e.Path, datasets.Options{Name: e.Name, Split: e.Split, Corpus: e.Corpus})
+		var (
+			b   *lasagna.Benchmark
+			err error
+		)
+		switch {
+		case IsRegistryPath(e.Path) && resolve == nil:
+			err = errors.New("no benchmark registry here: the lasagna CLI reads registry: paths; in a Go test, load them with registry/evalregistry into evaltest.Config.Data")
+		case IsRegistryPath(e.Path):
+			b, err = resolve(e.Path)
+		default:
+			b, err = datasets.Load(fsys, e.Path, datasets.Options{Name: e.Name, Split: e.Split, Corpus: e.Corpus})
+		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%sbenchmark %s: %w", posPrefix(e.Pos), e.Path, err))
 			continue

@@ -41,11 +41,21 @@ type Sweep struct {
 	Gate Gate `yaml:"gate"`
 }
 
+// RegistryScheme prefixes a benchmark path that names a benchmark of the
+// benchmark registry: registry:NAME (its current revision) or
+// registry:NAME@hash. The engine reads such a path only through a
+// Resolver (LoadBenchmarksWith); it never opens the registry itself.
+const RegistryScheme = "registry:"
+
+// IsRegistryPath reports whether p is a registry:NAME[@hash] path.
+func IsRegistryPath(p string) bool { return strings.HasPrefix(p, RegistryScheme) }
+
 // BenchmarkEntry is one benchmark of a sweep (seed 000 syntax).
 type BenchmarkEntry struct {
 	// Path names a JSONL or CSV file or a BEIR folder: absolute, or
 	// relative to the sweep file's folder (it may climb with "..") or to
-	// the fs.FS root when there is no sweep file.
+	// the fs.FS root when there is no sweep file; or a registered
+	// benchmark as registry:NAME[@hash].
 	Path string `yaml:"path"`
 	// Name is the display name; with Path it replaces local/<stem> in the
 	// registered name. A Name without Path names a registered benchmark.
@@ -224,7 +234,9 @@ func ParseSweep(data []byte, file string) (*Sweep, error) {
 	for i := range s.Benchmarks {
 		e := &s.Benchmarks[i]
 		e.Pos = lasagna.Pos{File: file, Line: benchNodes[i].Line}
-		e.Path = sweepPath(dir, e.Path)
+		if !IsRegistryPath(e.Path) {
+			e.Path = sweepPath(dir, e.Path)
+		}
 		e.Corpus = sweepPath(dir, e.Corpus)
 	}
 	for i := range s.Arms {
@@ -293,7 +305,10 @@ func (s *Sweep) Check() error {
 			errs = append(errs, fmt.Errorf("%sa benchmark entry needs a path (a file or BEIR folder) or a name", at(e.Pos)))
 		}
 		if e.Path == "" && e.Name != "" {
-			errs = append(errs, fmt.Errorf("%sbenchmark %q has no path:, and this release has no registry of named benchmarks; give the file or folder as path", at(e.Pos), e.Name))
+			errs = append(errs, fmt.Errorf("%sbenchmark %q has no path:; give the file or folder as path, or a registered benchmark as path: registry:%s", at(e.Pos), e.Name, e.Name))
+		}
+		if IsRegistryPath(e.Path) && (e.Name != "" || e.Split != "" || e.Corpus != "") {
+			errs = append(errs, fmt.Errorf("%sbenchmark %s: name:, split: and corpus: apply to files; a registered benchmark has its own (drop them)", at(e.Pos), e.Path))
 		}
 		if e.NSamples < 0 {
 			errs = append(errs, fmt.Errorf("%sn_samples is %d; it must be positive (or absent for all queries)", at(e.Pos), e.NSamples))

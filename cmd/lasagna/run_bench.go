@@ -54,9 +54,9 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Run a benchmark (a JSONL/CSV file or BEIR folder with --profile) or a sweep file",
 		Long: `Run evaluates arms on benchmarks and writes a results bundle.
 
-PATH is a dataset (a .jsonl or .csv file, or a BEIR folder) run with a
-profile's arms (--profile, default speed), or a sweep file (.yaml/.yml)
-listing benchmarks and arms. Profiles: ` + profileList() + `
+PATH is a dataset (a .jsonl or .csv file, a BEIR folder, or a registered
+benchmark as registry:NAME[@hash]) run with a profile's arms (--profile,
+default speed), or a sweep file (.yaml/.yml) listing benchmarks and arms. Profiles: ` + profileList() + `
 
 The dense and hybrid profiles (and sweep arms with retriever dense or
 hybrid) call an OpenAI-compatible embeddings endpoint: set OPENAI_API_KEY,
@@ -154,6 +154,9 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 			return &exitError{code: exitUsage, err: err}
 		}
 	} else {
+		if engine.IsRegistryPath(p) && (f.name != "" || f.split != "") {
+			return usageError("benchmark run %s: --name and --split apply to files; a registered benchmark has its own", target)
+		}
 		name := f.profile
 		if name == "" {
 			name = "speed"
@@ -198,6 +201,9 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 			sweep.Arms[i].TopK = 0
 		}
 	}
+	if err := checkRegistryPaths(sweep); err != nil {
+		return err
+	}
 	shard, err := parseShard(f.shard)
 	if err != nil {
 		return usageError("--shard: %v", err)
@@ -226,9 +232,11 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 			return err
 		}
 	}
-	benches, err := engine.LoadBenchmarks(fsys, sweep)
+	resolve, closeRegistry := registryResolver(ctx)
+	benches, err := engine.LoadBenchmarksWith(fsys, sweep, resolve)
+	closeRegistry()
 	if err != nil {
-		return problems(err)
+		return loadErr(err)
 	}
 	journalDir, err := cacheDir("journal")
 	if err != nil {

@@ -1,0 +1,38 @@
+// Package registry stores benchmarks as managed objects (seed 004, SPEC
+// §13): named benchmarks with revisions, a source, a creation time, a
+// question count and a lifecycle draft → active → archived (→ active).
+//
+// # Location
+//
+// Open takes a DSN: a SQLite file path (embedded, pure Go, the default) or
+// a postgres:// URL (a team's shared registry). DefaultDSN reads
+// LASAGNA_REGISTRY and falls back to registry.db under the user data
+// folder ($XDG_DATA_HOME/lasagna, else ~/.local/share/lasagna). Both
+// backends sit behind one database/sql implementation with versioned
+// migrations (table lasagna_schema); every write takes the registry's
+// write lock (SQLite BEGIN IMMEDIATE, a PostgreSQL transaction-level
+// advisory lock), so two processes importing or changing one registry at
+// once lose nothing.
+//
+// # Storage and identity
+//
+// A revision stores the bytes of the files it was imported from (the data
+// file, a corpus file beside it, or a BEIR folder's corpus.jsonl,
+// queries.jsonl and qrels/<split>.tsv) and is rebuilt from them with the
+// datasets loaders, so a benchmark from the registry is exactly the
+// benchmark the file gives: registering examples/data/faq.jsonl as faq
+// keeps faq@ea3e86b12545, and a run of registry:faq has the bundle
+// identity and comparability key of the file run with name: faq. The
+// entries are also stored one per row (id, question and a JSON document)
+// for listing, showing, paging and downloading without a rebuild.
+//
+// # Lifecycle
+//
+// Create imports files as a new active benchmark, or as a new revision of
+// an existing one (an active benchmark's entries never change: different
+// content is a new revision name@newhash, and older revisions stay
+// addressable as name@hash). CreateDraft makes an empty draft; Import with
+// Draft fills a draft without activating it. Only active benchmarks
+// evaluate: Resolve refuses drafts and archived ones with a StatusError
+// naming the command that activates them.
+package registry

@@ -1,0 +1,476 @@
+package registry
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Status is a benchmark's place in its lifecycle.
+type Status string
+
+const (
+	// StatusDraft is a benchmark created but not ready: it may have no
+	// entries yet (synthesis is filling it). It does not evaluate.
+	StatusDraft Status = "draft"
+	// StatusActive is a benchmark ready for evaluation; its entries never
+	// change (a change is a new revision).
+	StatusActive Status = "active"
+	// StatusArchived is a benchmark no longer in use. It does not
+	// evaluate; Activate brings it back.
+	StatusArchived Status = "archived"
+)
+
+// ParseStatus checks s is one of draft, active, archived.
+func ParseStatus(s string) (Status, error) {
+	switch st := Status(s); st {
+	case StatusDraft, StatusActive, StatusArchived:
+		return st, nil
+	}
+	return "", fmt.Errorf("unknown status %q; want draft, active or archived", s)
+}
+
+// Scheme prefixes a benchmark path that names a registered benchmark:
+// registry:NAME (its current revision) or registry:NAME@hash.
+const Scheme = "registry:"
+
+// Errors a caller can test for with errors.Is.
+var (
+	ErrNotFound = errors.New("not in the registry")
+	ErrExists   = errors.New("already in the registry")
+)
+
+// StatusError refuses an operation a benchmark's status does not allow,
+// such as evaluating a draft or an archived benchmark.
+type StatusError struct {
+	Name   string
+	Status Status
+	// Op is what was refused ("evaluate", "add a revision to", …).
+	Op string
+	// Empty is set for a draft that holds no entries yet.
+	Empty bool
+}
+
+func (e *StatusError) Error() string {
+	switch {
+	case e.Empty:
+		return fmt.Sprintf("benchmark %s is a draft with no entries, so it cannot %s; fill it with `lasagna benchmark create %s --from FILE`", e.Name, e.Op, e.Name)
+	default:
+		return fmt.Sprintf("benchmark %s is %s, so it cannot %s (only active benchmarks can); activate it with `lasagna benchmark activate %s`", e.Name, article(e.Status), e.Op, e.Name)
+	}
+}
+
+func article(s Status) string {
+	if s == StatusDraft {
+		return "a draft"
+	}
+	return string(s)
+}
+
+// Source says where a revision came from.
+type Source struct {
+	// Kind is "file" (a JSONL, CSV or Vecta CSV file, or a BEIR folder).
+	Kind string `json:"kind"`
+	// Path is the file or folder as given at import time.
+	Path string `json:"path,omitempty"`
+	// SHA256 is the dataset revision: the sha256 of the file's bytes, or
+	// for a BEIR folder or a file with a corpus the digest datasets
+	// documents (it is the full form of the name's 12 hex).
+	SHA256 string `json:"sha256,omitempty"`
+	Format string `json:"format,omitempty"`
+	Split  string `json:"split,omitempty"`
+	Corpus string `json:"corpus,omitempty"`
+}
+
+// Info describes a benchmark (at one revision). Its JSON form is what
+// `lasagna benchmark list --json` prints.
+type Info struct {
+	Name      string    `json:"name"`
+	Status    Status    `json:"status"`
+	Questions int       `json:"questions"`
+	Documents int       `json:"documents"`
+	Source    *Source   `json:"source"`
+	Created   time.Time `json:"created"`
+	// Revision is name@<12 hex>, the benchmark identity bundles carry;
+	// "" for a draft with no entries.
+	Revision string `json:"revision"`
+	// Digest is the full sha256 the revision abbreviates.
+	Digest string `json:"digest,omitempty"`
+	// RevisionCreated is when this revision was imported.
+	RevisionCreated time.Time `json:"revision_created,omitzero"`
+	// Current reports whether this is the revision registry:NAME names.
+	Current bool `json:"current"`
+	// Revisions is the number of revisions the benchmark has.
+	Revisions int `json:"revisions"`
+
+	revID int64
+}
+
+// Registry is an open registry. It is safe for concurrent use.
+type Registry struct {
+	db *sql.DB
+	d  dialect
+}
+
+// Open opens (creating and migrating when needed) the registry at dsn: a
+// SQLite file path, or a postgres:// URL. See DefaultDSN.
+func Open(ctx context.Context, dsn string) (*Registry, error) {
+	db, d, err := openDB(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	r := &Registry{db: db, d: d}
+	if err := r.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("registry %s: %w", redact(dsn), err)
+	}
+	return r, nil
+}
+
+// Backend returns "sqlite" or "postgres".
+func (r *Registry) Backend() string { return r.d.name }
+
+// Close closes the registry.
+func (r *Registry) Close() error { return r.db.Close() }
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]*$`)
+
+// CheckName reports whether name can name a registered benchmark: letters,
+// digits, '.', '_', '-' and '/', starting with a letter or digit, at most
+// 200 bytes, and not starting with local/ (the prefix of unregistered
+// files).
+func CheckName(name string) error {
+	switch {
+	case name == "":
+		return errors.New("empty benchmark name")
+	case len(name) > 200:
+		return fmt.Errorf("benchmark name %.20q… is longer than 200 bytes", name)
+	case !nameRE.MatchString(name):
+		return fmt.Errorf("benchmark name %q: use letters, digits, '.', '_', '-' and '/', starting with a letter or digit (no '@', ':' or spaces)", name)
+	case strings.HasPrefix(name, "local/"):
+		return fmt.Errorf("benchmark name %q: local/ is the prefix of unregistered files; choose another name", name)
+	}
+	return nil
+}
+
+// ParseRef splits NAME or NAME@hash (an optional registry: prefix is
+// dropped). hash is a prefix of a revision's sha256 (at least 4 hex).
+func ParseRef(ref string) (name, hash string, err error) {
+	ref = strings.TrimPrefix(ref, Scheme)
+	name, hash, found := strings.Cut(ref, "@")
+	if err := CheckName(name); err != nil {
+		return "", "", err
+	}
+	if found {
+		if len(hash) < 4 || len(hash) > 64 || strings.Trim(strings.ToLower(hash), "0123456789abcdef") != "" {
+			return "", "", fmt.Errorf("benchmark %q: %q after @ is not a revision hash (4 to 64 hex digits, as in %s@ea3e86b12545)", ref, hash, name)
+		}
+		hash = strings.ToLower(hash)
+	}
+	return name, hash, nil
+}
+
+func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
+
+func parseTime(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, s)
+	return t
+}
+
+type benchRow struct {
+	id      int64
+	name    string
+	status  Status
+	created string
+	current sql.NullInt64
+}
+
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+func (r *Registry) benchByName(ctx context.Context, q querier, name string) (benchRow, error) {
+	var b benchRow
+	err := q.QueryRowContext(ctx, r.d.q(`SELECT id, name, status, created, current_revision FROM benchmarks WHERE name = ?`), name).
+		Scan(&b.id, &b.name, &b.status, &b.created, &b.current)
+	if isNoRows(err) {
+		return b, fmt.Errorf("benchmark %s: %w (see `lasagna benchmark list`)", name, ErrNotFound)
+	}
+	return b, err
+}
+
+const revCols = `r.id, r.digest, r.format, r.split, r.source, r.questions, r.documents, r.created`
+
+func (r *Registry) scanInfo(b benchRow, scan func(...any) error) (Info, error) {
+	var (
+		inf     Info
+		source  string
+		created string
+	)
+	if err := scan(&inf.revID, &inf.Digest, new(string), new(string), &source, &inf.Questions, &inf.Documents, &created); err != nil {
+		return inf, err
+	}
+	inf.Name, inf.Status, inf.Created = b.name, b.status, parseTime(b.created)
+	inf.RevisionCreated = parseTime(created)
+	inf.Revision = b.name + "@" + short(inf.Digest)
+	inf.Current = b.current.Valid && b.current.Int64 == inf.revID
+	var src Source
+	if err := json.Unmarshal([]byte(source), &src); err == nil {
+		inf.Source = &src
+	}
+	return inf, nil
+}
+
+func short(digest string) string {
+	if len(digest) > 12 {
+		return digest[:12]
+	}
+	return digest
+}
+
+// info returns the Info of benchmark b at the revision hash ("" = the
+// current one).
+func (r *Registry) info(ctx context.Context, q querier, b benchRow, hash string) (Info, error) {
+	var n int
+	if err := q.QueryRowContext(ctx, r.d.q(`SELECT COUNT(*) FROM revisions WHERE benchmark_id = ?`), b.id).Scan(&n); err != nil {
+		return Info{}, err
+	}
+	if hash == "" {
+		if !b.current.Valid {
+			return Info{Name: b.name, Status: b.status, Created: parseTime(b.created), Revisions: n}, nil
+		}
+		row := q.QueryRowContext(ctx, r.d.q(`SELECT `+revCols+` FROM revisions r WHERE r.id = ?`), b.current.Int64)
+		inf, err := r.scanInfo(b, row.Scan)
+		inf.Revisions = n
+		return inf, err
+	}
+	rows, err := q.QueryContext(ctx, r.d.q(`SELECT `+revCols+` FROM revisions r WHERE r.benchmark_id = ? AND r.digest LIKE ? ORDER BY r.id`), b.id, hash+"%")
+	if err != nil {
+		return Info{}, err
+	}
+	defer rows.Close()
+	var found []Info
+	for rows.Next() {
+		inf, err := r.scanInfo(b, rows.Scan)
+		if err != nil {
+			return Info{}, err
+		}
+		inf.Revisions = n
+		found = append(found, inf)
+	}
+	if err := rows.Err(); err != nil {
+		return Info{}, err
+	}
+	switch len(found) {
+	case 0:
+		return Info{}, fmt.Errorf("benchmark %s has no revision %s@%s: %w (see `lasagna benchmark show %s`)", b.name, b.name, hash, ErrNotFound, b.name)
+	case 1:
+		return found[0], nil
+	}
+	return Info{}, fmt.Errorf("benchmark %s@%s is ambiguous: %d revisions start with %s; give more hex digits", b.name, hash, len(found), hash)
+}
+
+// Get returns the benchmark ref names: NAME (its current revision) or
+// NAME@hash (that revision), whatever its status.
+func (r *Registry) Get(ctx context.Context, ref string) (Info, error) {
+	name, hash, err := ParseRef(ref)
+	if err != nil {
+		return Info{}, err
+	}
+	b, err := r.benchByName(ctx, r.db, name)
+	if err != nil {
+		return Info{}, err
+	}
+	return r.info(ctx, r.db, b, hash)
+}
+
+// ListOptions filter List.
+type ListOptions struct {
+	// Status, when set, keeps the benchmarks with this status.
+	Status Status
+}
+
+// List returns every benchmark at its current revision, by name.
+func (r *Registry) List(ctx context.Context, opts ListOptions) ([]Info, error) {
+	query := `SELECT id, name, status, created, current_revision FROM benchmarks`
+	var args []any
+	if opts.Status != "" {
+		query += ` WHERE status = ?`
+		args = append(args, string(opts.Status))
+	}
+	rows, err := r.db.QueryContext(ctx, r.d.q(query+` ORDER BY name`), args...)
+	if err != nil {
+		return nil, err
+	}
+	var bs []benchRow
+	for rows.Next() {
+		var b benchRow
+		if err := rows.Scan(&b.id, &b.name, &b.status, &b.created, &b.current); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		bs = append(bs, b)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]Info, 0, len(bs))
+	for _, b := range bs {
+		inf, err := r.info(ctx, r.db, b, "")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, inf)
+	}
+	return out, nil
+}
+
+// Revisions returns every revision of the benchmark name, oldest first.
+func (r *Registry) Revisions(ctx context.Context, name string) ([]Info, error) {
+	if err := CheckName(name); err != nil {
+		return nil, err
+	}
+	b, err := r.benchByName(ctx, r.db, name)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := r.db.QueryContext(ctx, r.d.q(`SELECT `+revCols+` FROM revisions r WHERE r.benchmark_id = ? ORDER BY r.id`), b.id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Info
+	for rows.Next() {
+		inf, err := r.scanInfo(b, rows.Scan)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, inf)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for i := range out {
+		out[i].Revisions = len(out)
+	}
+	return out, nil
+}
+
+// CreateDraft registers name as an empty draft (for example while
+// synthesis fills it). A name already registered is ErrExists.
+func (r *Registry) CreateDraft(ctx context.Context, name string) (Info, error) {
+	if err := CheckName(name); err != nil {
+		return Info{}, err
+	}
+	var inf Info
+	err := r.write(ctx, func(tx *sql.Tx) error {
+		if _, err := r.benchByName(ctx, tx, name); err == nil {
+			return fmt.Errorf("benchmark %s: %w", name, ErrExists)
+		} else if !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		t := now()
+		if _, err := tx.ExecContext(ctx, r.d.q(`INSERT INTO benchmarks (name, status, created, updated) VALUES (?, ?, ?, ?)`), name, string(StatusDraft), t, t); err != nil {
+			return err
+		}
+		inf = Info{Name: name, Status: StatusDraft, Created: parseTime(t)}
+		return nil
+	})
+	return inf, err
+}
+
+// Activate makes the benchmark ref names active (a draft needs entries).
+// With NAME@hash it also makes that revision the current one, so
+// registry:NAME names it again.
+func (r *Registry) Activate(ctx context.Context, ref string) (Info, error) {
+	name, hash, err := ParseRef(ref)
+	if err != nil {
+		return Info{}, err
+	}
+	var inf Info
+	err = r.write(ctx, func(tx *sql.Tx) error {
+		b, err := r.benchByName(ctx, tx, name)
+		if err != nil {
+			return err
+		}
+		cur := b.current
+		if hash != "" {
+			ri, err := r.info(ctx, tx, b, hash)
+			if err != nil {
+				return err
+			}
+			cur = sql.NullInt64{Int64: ri.revID, Valid: true}
+		}
+		if !cur.Valid {
+			return &StatusError{Name: name, Status: b.status, Op: "be activated", Empty: true}
+		}
+		if _, err := tx.ExecContext(ctx, r.d.q(`UPDATE benchmarks SET status = ?, current_revision = ?, updated = ? WHERE id = ?`), string(StatusActive), cur.Int64, now(), b.id); err != nil {
+			return err
+		}
+		b.status, b.current = StatusActive, cur
+		inf, err = r.info(ctx, tx, b, "")
+		return err
+	})
+	return inf, err
+}
+
+// Archive retires an active benchmark: it stays listed and addressable
+// but no longer evaluates until activated again. A draft cannot be
+// archived (delete it instead).
+func (r *Registry) Archive(ctx context.Context, name string) (Info, error) {
+	if err := CheckName(name); err != nil {
+		return Info{}, err
+	}
+	var inf Info
+	err := r.write(ctx, func(tx *sql.Tx) error {
+		b, err := r.benchByName(ctx, tx, name)
+		if err != nil {
+			return err
+		}
+		if b.status == StatusDraft {
+			return fmt.Errorf("benchmark %s is a draft; only an active benchmark is archived (activate it, or delete the draft with `lasagna benchmark delete %s`)", name, name)
+		}
+		if _, err := tx.ExecContext(ctx, r.d.q(`UPDATE benchmarks SET status = ?, updated = ? WHERE id = ?`), string(StatusArchived), now(), b.id); err != nil {
+			return err
+		}
+		b.status = StatusArchived
+		inf, err = r.info(ctx, tx, b, "")
+		return err
+	})
+	return inf, err
+}
+
+// Delete removes a benchmark with all its revisions and entries. An
+// active benchmark is removed only with force.
+func (r *Registry) Delete(ctx context.Context, name string, force bool) error {
+	if err := CheckName(name); err != nil {
+		return err
+	}
+	return r.write(ctx, func(tx *sql.Tx) error {
+		b, err := r.benchByName(ctx, tx, name)
+		if err != nil {
+			return err
+		}
+		if b.status == StatusActive && !force {
+			return fmt.Errorf("benchmark %s is active; delete it with --force (or archive it: `lasagna benchmark archive %s`)", name, name)
+		}
+		for _, stmt := range []string{
+			`DELETE FROM entries WHERE revision_id IN (SELECT id FROM revisions WHERE benchmark_id = ?)`,
+			`DELETE FROM revision_files WHERE revision_id IN (SELECT id FROM revisions WHERE benchmark_id = ?)`,
+			`DELETE FROM revisions WHERE benchmark_id = ?`,
+			`DELETE FROM benchmarks WHERE id = ?`,
+		} {
+			if _, err := tx.ExecContext(ctx, r.d.q(stmt), b.id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
