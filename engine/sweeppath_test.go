@@ -13,7 +13,7 @@ func TestSweepPathResolution(t *testing.T) {
 		"  - {path: faq.jsonl}\n" +
 		"arms:\n  - {name: bm25, retriever: bm25}\n")
 	for file, want := range map[string][][2]string{
-		"evals/sweep.yaml": {{"/data/faq.jsonl", "/data/corpus.jsonl"}, {"data/faq.jsonl", "../c.jsonl"}, {"evals/faq.jsonl", ""}},
+		"evals/sweep.yaml":  {{"/data/faq.jsonl", "/data/corpus.jsonl"}, {"data/faq.jsonl", "../c.jsonl"}, {"evals/faq.jsonl", ""}},
 		"/srv/evals/s.yaml": {{"/data/faq.jsonl", "/data/corpus.jsonl"}, {"/srv/data/faq.jsonl", "/c.jsonl"}, {"/srv/evals/faq.jsonl", ""}},
 		"../up/s.yaml":      {{"/data/faq.jsonl", "/data/corpus.jsonl"}, {"../data/faq.jsonl", "../../c.jsonl"}, {"../up/faq.jsonl", ""}},
 	} {
