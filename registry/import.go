@@ -64,6 +64,11 @@ type ImportOptions struct {
 	// draft; an existing draft is filled but not activated). Without it
 	// a new benchmark is active and a filled draft becomes active.
 	Draft bool
+	// Source, when set, is recorded as the revision's source instead of
+	// the files (its SHA256 is set to the revision's digest): an importer
+	// that converts a dataset into files the loaders read (registry/hf)
+	// names the dataset it converted.
+	Source *Source
 }
 
 // Create imports files as the benchmark name: a new active benchmark, or
@@ -85,6 +90,11 @@ func (r *Registry) Import(ctx context.Context, name string, files Files, opts Im
 	st, err := prepare(name, files)
 	if err != nil {
 		return Info{}, err
+	}
+	if opts.Source != nil {
+		src := *opts.Source
+		src.SHA256 = st.digest
+		st.source = src
 	}
 	var inf Info
 	err = r.write(ctx, func(tx *sql.Tx) error {

@@ -74,7 +74,9 @@ func article(s Status) string {
 
 // Source says where a revision came from.
 type Source struct {
-	// Kind is "file" (a JSONL, CSV or Vecta CSV file, or a BEIR folder).
+	// Kind is "file" (a JSONL, CSV or Vecta CSV file, or a BEIR folder)
+	// or "huggingface" (a Hugging Face download on disk, converted by
+	// package registry/hf).
 	Kind string `json:"kind"`
 	// Path is the file or folder as given at import time.
 	Path string `json:"path,omitempty"`
@@ -85,6 +87,13 @@ type Source struct {
 	Format string `json:"format,omitempty"`
 	Split  string `json:"split,omitempty"`
 	Corpus string `json:"corpus,omitempty"`
+	// Dataset, Revision (the snapshot's commit, when the folder is a
+	// Hugging Face cache), Config and Limit describe a "huggingface"
+	// source; Split is the dataset's split.
+	Dataset  string `json:"dataset,omitempty"`
+	Revision string `json:"revision,omitempty"`
+	Config   string `json:"config,omitempty"`
+	Limit    int    `json:"limit,omitempty"`
 }
 
 // Info describes a benchmark (at one revision). Its JSON form is what
