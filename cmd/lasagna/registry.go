@@ -31,6 +31,7 @@ func newRegistryCmds(stdout, stderr io.Writer) []*cobra.Command {
 	return []*cobra.Command{
 		newListCmd(stdout), newShowCmd(stdout), newCreateCmd(stdout), newDownloadCmd(stdout),
 		newExportCmd(stdout, stderr), newActivateCmd(stdout), newArchiveCmd(stdout), newDeleteCmd(stdout),
+		newImportHFCmd(stdout),
 	}
 }
 
@@ -129,6 +130,9 @@ const timeLayout = "2006-01-02 15:04 UTC"
 func sourceText(s *registry.Source) string {
 	if s == nil {
 		return "-"
+	}
+	if s.Kind == "huggingface" {
+		return hfSourceText(s)
 	}
 	txt := s.Path + " (" + s.Format
 	if s.Split != "" {

@@ -1,6 +1,7 @@
 package hf_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -408,4 +409,30 @@ func TestImportGPQABadData(t *testing.T) {
 			})
 		}
 	})
+}
+
+// TestCommittedMSMARCOFixture keeps testdata/ms_marco (the folder the
+// README's import-hf example reads) equal to msFixture written by
+// parquet-go; LASAGNA_UPDATE_TESTDATA=1 rewrites it.
+func TestCommittedMSMARCOFixture(t *testing.T) {
+	const committed = "testdata/ms_marco/v1.1/validation-00000-of-00001.parquet"
+	fresh := filepath.Join(t.TempDir(), "f.parquet")
+	writeParquet(t, fresh, msFixture(), 2)
+	want, err := os.ReadFile(fresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if os.Getenv("LASAGNA_UPDATE_TESTDATA") == "1" {
+		os.MkdirAll(filepath.Dir(committed), 0o755)
+		if err := os.WriteFile(committed, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(committed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from msFixture written with parquet-go; rerun with LASAGNA_UPDATE_TESTDATA=1", committed)
+	}
 }
