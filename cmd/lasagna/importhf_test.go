@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -34,7 +35,7 @@ func TestImportHFCLI(t *testing.T) {
 		t.Errorf("list --json: %s", out)
 	}
 	// an MS MARCO import evaluates (retrieval over its corpus)
-	out, _ = mustCLI(t, 0, "benchmark", "run", "registry:ms_marco-v1.1-validation")
+	out, _ = mustCLI(t, 0, "benchmark", "run", "registry:ms_marco-v1.1-validation", "-o", filepath.Join(t.TempDir(), "b.json"))
 	if !strings.Contains(out, "ms_marco-v1.1-validation@") || !strings.Contains(out, "bm25") {
 		t.Errorf("run registry:ms_marco-v1.1-validation: %s", out)
 	}
