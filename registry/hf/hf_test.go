@@ -284,6 +284,8 @@ func TestImportMSMARCOBadData(t *testing.T) {
 	short[1].Passages.URL = short[1].Passages.URL[:1]
 	empty := msFixture()
 	empty[0].Passages.PassageText[1] = new(string)
+	nullElem := msFixture()
+	nullElem[2].Answers = append(nullElem[2].Answers, nil)
 	noQuery := msFixture()
 	noQuery[1].Query = "  "
 	type thin struct {
@@ -298,6 +300,7 @@ func TestImportMSMARCOBadData(t *testing.T) {
 		{"duplicate id", func(t *testing.T, p string) { writeParquet(t, p, dup, 2) }, "row 3: query_id: duplicate query_id 101 (also row 1 of the split)"},
 		{"passage lists differ", func(t *testing.T, p string) { writeParquet(t, p, short, 2) }, "row 2: passages: is_selected has 3 values, passage_text 3 and url 1"},
 		{"empty passage", func(t *testing.T, p string) { writeParquet(t, p, empty, 2) }, "row 1: passages.passage_text: passage_text[1] is empty"},
+		{"null answer", func(t *testing.T, p string) { writeParquet(t, p, nullElem, 2) }, "row 3: answers: answers has a null element"},
 		{"empty query", func(t *testing.T, p string) { writeParquet(t, p, noQuery, 2) }, "row 2: query: empty or missing query"},
 		{"missing columns", func(t *testing.T, p string) { writeParquet(t, p, []thin{{"q", 1}}, 2) }, "missing column(s) answers, passages"},
 		{"not parquet", func(t *testing.T, p string) { os.WriteFile(p, []byte("id,question\n"), 0o644) }, "not a readable parquet file"},

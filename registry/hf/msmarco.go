@@ -10,6 +10,7 @@ import (
 	"io"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -154,7 +155,9 @@ type msConverter struct {
 	limit       int
 }
 
-// file converts the rows of one parquet file, a row group at a time.
+// file converts the rows of one parquet file, a row group at a time,
+// reading the values of each row column by column (no reflection: the
+// columns are found by name, whatever the file calls its list elements).
 func (c *msConverter) file(ctx context.Context, name string) (err error) {
 	f, err := openRegular(name)
 	if err != nil {
@@ -174,107 +177,236 @@ func (c *msConverter) file(ctx context.Context, name string) (err error) {
 	if err != nil {
 		return fmt.Errorf("%s: not a readable parquet file: %w", name, err)
 	}
-	if err := checkColumns(name, pf.Schema()); err != nil {
+	cols, err := msColumnsOf(name, pf.Schema())
+	if err != nil {
 		return err
 	}
+	buf := make([]parquet.Row, 128)
+	var vals msValues
 	row := 0
 	for _, rg := range pf.RowGroups() {
-		r := parquet.NewRowGroupReader(rg)
+		rows := rg.Rows()
 		for {
-			if c.limit > 0 && c.rows >= c.limit {
-				return r.Close()
+			if err := ctx.Err(); err != nil {
+				rows.Close()
+				return err
 			}
-			if row%1024 == 0 {
-				if err := ctx.Err(); err != nil {
+			n, rerr := rows.ReadRows(buf)
+			for _, r := range buf[:n] {
+				if c.limit > 0 && c.rows >= c.limit {
+					return rows.Close()
+				}
+				row++
+				if err := vals.split(cols, r); err != nil {
+					rows.Close()
+					return rowError(name, row, err.col, "%s", err.msg)
+				}
+				if err := c.row(name, row, &vals); err != nil {
+					rows.Close()
 					return err
 				}
 			}
-			m := map[string]any{}
-			err := r.Read(&m)
-			if errors.Is(err, io.EOF) {
+			if errors.Is(rerr, io.EOF) {
 				break
 			}
-			row++
-			if err != nil {
-				return fmt.Errorf("%s: row %d: %w", name, row, err)
-			}
-			if err := c.row(name, row, m); err != nil {
-				return err
+			if rerr != nil {
+				rows.Close()
+				return fmt.Errorf("%s: after row %d: %w", name, row, rerr)
 			}
 		}
-		if err := r.Close(); err != nil {
+		if err := rows.Close(); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// checkColumns requires the columns the conversion reads.
-func checkColumns(name string, s *parquet.Schema) error {
-	have := map[string]parquet.Field{}
-	for _, f := range s.Fields() {
-		have[f.Name()] = f
+// leaf is one column the conversion reads.
+type leaf struct {
+	name   string // the column's name in messages
+	index  int    // its column index; -1 when the file has no such column
+	maxDef int
+	// nullElem is the definition level of a null list element (-1 when
+	// elements cannot be null).
+	nullElem int
+}
+
+// The columns, in msColumns order.
+const (
+	colQuery = iota
+	colQueryID
+	colQueryType
+	colAnswers
+	colWellFormed
+	colSelected
+	colText
+	colURL
+	nCols
+)
+
+var msColumnNames = [nCols][]string{
+	{"query"}, {"query_id"}, {"query_type"}, {"answers"}, {"wellFormedAnswers"},
+	{"passages", "is_selected"}, {"passages", "passage_text"}, {"passages", "url"},
+}
+
+type msColumns struct {
+	leaves [nCols]leaf
+	byCol  []int // column index → position in leaves, or -1
+}
+
+// msColumnsOf finds the columns in the file's schema; query, query_id,
+// answers and the three passages columns are required.
+func msColumnsOf(name string, s *parquet.Schema) (*msColumns, error) {
+	cols := &msColumns{byCol: make([]int, len(s.Columns()))}
+	for i := range cols.byCol {
+		cols.byCol[i] = -1
 	}
 	var missing []string
-	for _, col := range []string{"query", "query_id", "answers", "passages"} {
-		if _, ok := have[col]; !ok {
-			missing = append(missing, col)
-		}
-	}
-	if p, ok := have["passages"]; ok {
-		sub := map[string]bool{}
-		for _, f := range p.Fields() {
-			sub[f.Name()] = true
-		}
-		for _, col := range []string{"is_selected", "passage_text", "url"} {
-			if !sub[col] {
-				missing = append(missing, "passages."+col)
+	for i, want := range msColumnNames {
+		l := leaf{name: strings.Join(want, "."), index: -1, nullElem: -1}
+		for _, path := range s.Columns() {
+			if len(path) < len(want) || !slices.Equal(path[:len(want)], want) {
+				continue
 			}
+			lc, _ := s.Lookup(path...)
+			l.index, l.maxDef = lc.ColumnIndex, lc.MaxDefinitionLevel
+			if lc.MaxRepetitionLevel > 0 && lc.Node.Optional() {
+				l.nullElem = l.maxDef - 1
+			}
+			cols.byCol[lc.ColumnIndex] = i
+			break
 		}
+		if l.index < 0 && i != colQueryType && i != colWellFormed {
+			missing = append(missing, l.name)
+		}
+		cols.leaves[i] = l
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("%s: missing column(s) %s; an %s parquet file has query, query_id, query_type, answers, wellFormedAnswers and passages {is_selected, passage_text, url}", name, strings.Join(missing, ", "), MSMARCO)
+		return nil, fmt.Errorf("%s: missing column(s) %s; an %s parquet file has query, query_id, query_type, answers, wellFormedAnswers and passages {is_selected, passage_text, url}", name, strings.Join(missing, ", "), MSMARCO)
+	}
+	return cols, nil
+}
+
+// msValues holds one row's values, column by column (buffers reused).
+type msValues struct {
+	query     string
+	queryNull bool
+	queryID   int64
+	idNull    bool
+	queryType string
+	lists     [nCols][]string // answers, wellFormedAnswers, passage_text, url
+	selected  []int64
+	present   [nCols]bool
+}
+
+type colError struct{ col, msg string }
+
+// split sorts a row's values into v.
+func (v *msValues) split(cols *msColumns, r parquet.Row) *colError {
+	v.queryNull, v.idNull, v.query, v.queryType = true, true, "", ""
+	for i := range v.lists {
+		v.lists[i] = v.lists[i][:0]
+	}
+	v.selected = v.selected[:0]
+	for _, val := range r {
+		ci := val.Column()
+		if ci >= len(cols.byCol) || cols.byCol[ci] < 0 {
+			continue
+		}
+		i := cols.byCol[ci]
+		l := &cols.leaves[i]
+		def := val.DefinitionLevel()
+		switch i {
+		case colQuery, colQueryType:
+			if def < l.maxDef {
+				continue
+			}
+			if val.Kind() != parquet.ByteArray {
+				return &colError{l.name, fmt.Sprintf("%s is %v, want a string", l.name, val.Kind())}
+			}
+			s := string(val.ByteArray())
+			if i == colQuery {
+				v.query, v.queryNull = s, false
+			} else {
+				v.queryType = s
+			}
+		case colQueryID:
+			if def < l.maxDef {
+				continue
+			}
+			switch val.Kind() {
+			case parquet.Int32:
+				v.queryID = int64(val.Int32())
+			case parquet.Int64:
+				v.queryID = val.Int64()
+			default:
+				return &colError{l.name, fmt.Sprintf("query_id is %v, want an integer", val.Kind())}
+			}
+			v.idNull = false
+		default: // a list column
+			if def < l.maxDef {
+				if def == l.nullElem {
+					return &colError{l.name, fmt.Sprintf("%s has a null element; every element needs a value", l.name)}
+				}
+				continue // an empty or null list
+			}
+			if i == colSelected {
+				switch val.Kind() {
+				case parquet.Int32:
+					v.selected = append(v.selected, int64(val.Int32()))
+				case parquet.Int64:
+					v.selected = append(v.selected, val.Int64())
+				case parquet.Boolean:
+					b := int64(0)
+					if val.Boolean() {
+						b = 1
+					}
+					v.selected = append(v.selected, b)
+				default:
+					return &colError{l.name, fmt.Sprintf("%s is a list of %v, want integers", l.name, val.Kind())}
+				}
+				continue
+			}
+			if val.Kind() != parquet.ByteArray {
+				return &colError{l.name, fmt.Sprintf("%s is a list of %v, want strings", l.name, val.Kind())}
+			}
+			s := string(val.ByteArray())
+			if !utf8.ValidString(s) {
+				return &colError{l.name, fmt.Sprintf("%s[%d] is not valid UTF-8", l.name, len(v.lists[i]))}
+			}
+			v.lists[i] = append(v.lists[i], s)
+		}
 	}
 	return nil
 }
 
-func (c *msConverter) row(file string, n int, m map[string]any) error {
+func (c *msConverter) row(file string, n int, v *msValues) error {
 	bad := func(col, format string, args ...any) error { return rowError(file, n, col, format, args...) }
-	q, ok := m["query"].(string)
-	if !ok || strings.TrimSpace(q) == "" {
+	q := v.query
+	if v.queryNull || strings.TrimSpace(q) == "" {
 		return bad("query", "empty or missing query; every row needs one")
 	}
 	if !utf8.ValidString(q) {
 		return bad("query", "not valid UTF-8")
 	}
-	qid, err := integer(m["query_id"])
-	if err != nil {
-		return bad("query_id", "%v", err)
+	if v.idNull {
+		return bad("query_id", "missing query_id; every row needs one")
 	}
+	qid := v.queryID
 	if first, dup := c.ids[qid]; dup {
 		return bad("query_id", "duplicate query_id %d (also row %d of the split); query ids must be unique within a split", qid, first)
 	}
 	c.ids[qid] = c.rows + 1
 	id := strconv.FormatInt(qid, 10)
-	answers, err := strings_(m["answers"], "answers")
-	if err != nil {
-		return bad("answers", "%v", err)
-	}
-	wf, err := strings_(m["wellFormedAnswers"], "wellFormedAnswers")
-	if err != nil {
-		return bad("wellFormedAnswers", "%v", err)
-	}
 	out := msRow{ID: id, Question: q, Metadata: map[string]any{"query_id": json.Number(id)}}
-	if qt, ok := m["query_type"].(string); ok && qt != "" {
-		out.Metadata["query_type"] = qt
+	if v.queryType != "" {
+		out.Metadata["query_type"] = v.queryType
 	}
 	var all []string
-	seen := map[string]bool{}
-	for _, a := range append(answers, wf...) {
-		if a == noAnswer || strings.TrimSpace(a) == "" || seen[a] {
+	for _, a := range slices.Concat(v.lists[colAnswers], v.lists[colWellFormed]) {
+		if a == noAnswer || strings.TrimSpace(a) == "" || slices.Contains(all, a) {
 			continue
 		}
-		seen[a] = true
 		all = append(all, a)
 	}
 	switch len(all) {
@@ -285,23 +417,10 @@ func (c *msConverter) row(file string, n int, m map[string]any) error {
 	default:
 		out.Answers = all
 	}
-	ps, _ := m["passages"].(map[string]any)
-	sel, err := ints(ps["is_selected"], "passages.is_selected")
-	if err != nil {
-		return bad("passages.is_selected", "%v", err)
-	}
-	texts, err := strings_(ps["passage_text"], "passages.passage_text")
-	if err != nil {
-		return bad("passages.passage_text", "%v", err)
-	}
-	urls, err := strings_(ps["url"], "passages.url")
-	if err != nil {
-		return bad("passages.url", "%v", err)
-	}
+	sel, texts, urls := v.selected, v.lists[colText], v.lists[colURL]
 	if len(sel) != len(texts) || len(urls) != len(texts) {
 		return bad("passages", "is_selected has %d values, passage_text %d and url %d; they must have one per passage", len(sel), len(texts), len(urls))
 	}
-	inRow := map[string]bool{}
 	for i, text := range texts {
 		if strings.TrimSpace(text) == "" {
 			return bad("passages.passage_text", "passage_text[%d] is empty", i)
@@ -310,8 +429,7 @@ func (c *msConverter) row(file string, n int, m map[string]any) error {
 		if err != nil {
 			return bad("passages.passage_text", "passage_text[%d]: %v", i, err)
 		}
-		if sel[i] == 1 && len(all) > 0 && !inRow[docID] {
-			inRow[docID] = true
+		if sel[i] == 1 && len(all) > 0 && !slices.Contains(out.ExpectedDocs, docID) {
 			out.ExpectedDocs = append(out.ExpectedDocs, docID)
 		}
 	}
@@ -339,83 +457,4 @@ func (c *msConverter) doc(text, url string) (string, error) {
 	c.docs[name] = rest
 	c.ndocs++
 	return id, c.corpus.Encode(corpusDoc{ID: id, Text: text, URL: url})
-}
-
-// integer reads an integer column value (query_id).
-func integer(v any) (int64, error) {
-	switch x := v.(type) {
-	case int32:
-		return int64(x), nil
-	case int64:
-		return x, nil
-	case int:
-		return int64(x), nil
-	case uint32:
-		return int64(x), nil
-	case nil:
-		return 0, errors.New("missing query_id; every row needs one")
-	}
-	return 0, fmt.Errorf("query_id is %T, want an integer", v)
-}
-
-// strings_ reads a list-of-strings column value (nil = empty).
-func strings_(v any, col string) ([]string, error) {
-	if v == nil {
-		return nil, nil
-	}
-	list, ok := v.([]any)
-	if !ok {
-		return nil, fmt.Errorf("%s is %T, want a list of strings", col, v)
-	}
-	out := make([]string, len(list))
-	for i, x := range list {
-		switch s := x.(type) {
-		case string:
-			if !utf8.ValidString(s) {
-				return nil, fmt.Errorf("%s[%d] is not valid UTF-8", col, i)
-			}
-			out[i] = s
-		case []byte:
-			if !utf8.Valid(s) {
-				return nil, fmt.Errorf("%s[%d] is not valid UTF-8", col, i)
-			}
-			out[i] = string(s)
-		case nil:
-			return nil, fmt.Errorf("%s[%d] is null", col, i)
-		default:
-			return nil, fmt.Errorf("%s[%d] is %T, want a string", col, i, x)
-		}
-	}
-	return out, nil
-}
-
-// ints reads a list-of-integers column value (is_selected).
-func ints(v any, col string) ([]int64, error) {
-	if v == nil {
-		return nil, nil
-	}
-	list, ok := v.([]any)
-	if !ok {
-		return nil, fmt.Errorf("%s is %T, want a list of integers", col, v)
-	}
-	out := make([]int64, len(list))
-	for i, x := range list {
-		switch n := x.(type) {
-		case int32:
-			out[i] = int64(n)
-		case int64:
-			out[i] = n
-		case int:
-			out[i] = int64(n)
-		case bool:
-			if n {
-				out[i] = 1
-			}
-		case nil:
-			return nil, fmt.Errorf("%s[%d] is null", col, i)
-		default:
-			return nil, fmt.Errorf("%s[%d] is %T, want an integer", col, i, x)
-		}
-	}
-	return out, nil
 }
