@@ -85,7 +85,9 @@ type Converted struct {
 }
 
 // DefaultName is the registry name an import gets without Options.Name:
-// ms_marco-<config>-<split> or the GPQA config (gpqa_diamond).
+// ms_marco-<config>-<split> or the GPQA config (gpqa_diamond); "" when
+// the options do not name a dataset (or, without a config, the folder
+// holds no single MS MARCO config).
 func DefaultName(o Options) string {
 	o, err := o.normalize()
 	if err != nil {
@@ -94,6 +96,15 @@ func DefaultName(o Options) string {
 	if o.Dataset == GPQA {
 		return o.Config
 	}
+	if o.Config == "" { // the only config on disk
+		root, _, err := locate(o.Dir, o.Dataset)
+		if err != nil {
+			return ""
+		}
+		if o.Config, err = onlyConfig(root); err != nil {
+			return ""
+		}
+	}
 	return "ms_marco-" + o.Config + "-" + o.Split
 }
 
@@ -101,11 +112,10 @@ func DefaultName(o Options) string {
 // package documentation). A failed import leaves r unchanged.
 func Import(ctx context.Context, r *registry.Registry, opts Options) (registry.Info, Converted, error) {
 	name := opts.Name
-	if name == "" {
-		name = DefaultName(opts)
-	}
-	if err := registry.CheckName(name); err != nil && opts.Name != "" {
-		return registry.Info{}, Converted{}, err
+	if name != "" {
+		if err := registry.CheckName(name); err != nil {
+			return registry.Info{}, Converted{}, err
+		}
 	}
 	tmp, err := os.MkdirTemp("", "lasagna-hf-")
 	if err != nil {
@@ -115,6 +125,11 @@ func Import(ctx context.Context, r *registry.Registry, opts Options) (registry.I
 	conv, err := Convert(ctx, opts, tmp)
 	if err != nil {
 		return registry.Info{}, Converted{}, err
+	}
+	if name == "" {
+		o := opts
+		o.Config = conv.Source.Config
+		name = DefaultName(o)
 	}
 	files := registry.Files{FS: os.DirFS(tmp), Path: conv.Main, Format: registry.FormatJSONL, Corpus: conv.Corpus}
 	src := conv.Source

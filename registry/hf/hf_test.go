@@ -439,3 +439,72 @@ func TestCommittedMSMARCOFixture(t *testing.T) {
 		t.Errorf("%s differs from msFixture written with parquet-go; rerun with LASAGNA_UPDATE_TESTDATA=1", committed)
 	}
 }
+
+// Files written by older pyarrow name list elements "item" (and some
+// writers leave out the LIST annotation): columns are found by their
+// top-level names, whatever the element is called.
+type itemList struct {
+	List []struct {
+		Item *string `parquet:"item,optional"`
+	} `parquet:"list"`
+}
+
+type itemInts struct {
+	List []struct {
+		Item *int32 `parquet:"item,optional"`
+	} `parquet:"list"`
+}
+
+type legacyRow struct {
+	Query    string    `parquet:"query"`
+	QueryID  int64     `parquet:"query_id"`
+	Answers  *itemList `parquet:"answers,optional"`
+	Passages struct {
+		IsSelected  itemInts `parquet:"is_selected"`
+		PassageText itemList `parquet:"passage_text"`
+		URL         itemList `parquet:"url"`
+	} `parquet:"passages"`
+}
+
+func items(s ...string) itemList {
+	var l itemList
+	for i := range s {
+		l.List = append(l.List, struct {
+			Item *string `parquet:"item,optional"`
+		}{&s[i]})
+	}
+	return l
+}
+
+func TestImportMSMARCOItemLists(t *testing.T) {
+	row := legacyRow{Query: "what does soda do in glass", QueryID: 7}
+	a := items("It lowers the melting point.")
+	row.Answers = &a
+	row.Passages.PassageText, row.Passages.URL = items(pGlass, pSoda), items("u1", "u2")
+	for _, sel := range []int32{0, 1} {
+		row.Passages.IsSelected.List = append(row.Passages.IsSelected.List, struct {
+			Item *int32 `parquet:"item,optional"`
+		}{&sel})
+	}
+	dir := t.TempDir()
+	writeParquet(t, filepath.Join(dir, "v2.1", "validation.parquet"), []legacyRow{row}, 10)
+	r, err := registry.Open(bg(), filepath.Join(t.TempDir(), "r.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	inf, _, err := hf.Import(bg(), r, hf.Options{Dataset: hf.MSMARCO, Dir: dir, Draft: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inf.Name != "ms_marco-v2.1-validation" || inf.Status != registry.StatusDraft || inf.Questions != 1 || inf.Documents != 2 {
+		t.Errorf("info = %s %s %d %d", inf.Name, inf.Status, inf.Questions, inf.Documents)
+	}
+	es, _, err := r.Entries(bg(), inf.Name, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := es[0]; e.ID != "7" || e.Answer != "It lowers the melting point." || len(e.ExpectedDocs) != 1 {
+		t.Errorf("entry = %+v", e)
+	}
+}

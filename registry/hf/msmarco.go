@@ -296,7 +296,6 @@ type msValues struct {
 	queryType string
 	lists     [nCols][]string // answers, wellFormedAnswers, passage_text, url
 	selected  []int64
-	present   [nCols]bool
 }
 
 type colError struct{ col, msg string }
