@@ -8,17 +8,20 @@
 //
 // Convert streams the dataset into the canonical files the datasets
 // loaders read (a JSONL file, plus a BEIR-layout corpus.jsonl for MS
-// MARCO) in a folder: rows are read one at a time (parquet row groups
-// page by page, CSV records one by one) and written through a buffer, so
-// the conversion holds one row at a time plus a 16-byte key per distinct
-// passage (for deduplication) and 16 bytes per query id (for duplicate
-// ids). Import converts into a temporary folder and stores the files as a
-// revision with registry.Import (the same validation, one transaction),
-// recording the dataset, revision, config and split as its source.
+// MARCO) in a folder: parquet rows are read a batch at a time from each
+// row group (values taken column by column, without reflection), CSV
+// records one by one, and written through a buffer, so no row is kept;
+// what grows is a 16-byte key per distinct passage (deduplication) and a
+// map entry per query id (duplicates are errors). Import converts into a
+// temporary folder and stores the files as a revision with
+// registry.Import (the same validation, one transaction), recording the
+// dataset, revision, config, split and limit as its source. registry.Import
+// itself loads the files whole (see BENCHMARKS.md).
 //
 // MS MARCO: each row is an entry with id = query_id, question = query,
-// answers = answers then wellFormedAnswers (each once); a row whose only
-// answer is "No Answer Present." is unanswerable. Every passage of the
+// answers = answers then wellFormedAnswers (each once); a row with no
+// answer but "No Answer Present." is unanswerable (and has no
+// expected_docs). Every passage of the
 // imported rows goes into the corpus once, in order of first appearance,
 // as {"_id": "p" + 16 hex of sha256(passage_text), "text", "url"} (the
 // first url seen); the selected passages (is_selected = 1) are the entry's
