@@ -116,6 +116,7 @@ Exit status, for every command (its --help says what 1 means for it):
 	// An unknown command is a usage error (2), as an unknown sub-verb is.
 	root.Args = noArgsUsage
 	root.RunE = func(c *cobra.Command, args []string) error { return c.Help() }
+	root.AddCommand(newServeCmd(stdout, stderr)) // the dashboard (package dashboard)
 	return root
 }
 

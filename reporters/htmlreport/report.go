@@ -50,6 +50,14 @@ type Options struct {
 	Metrics []string
 	// Title heads the page; "" means "lasagna report".
 	Title string
+	// Links are shown above the title (lasagna serve's way back to its
+	// pages); nil for a report file.
+	Links []Link
+}
+
+// Link is a link shown above a report's title.
+type Link struct {
+	Text, URL string
 }
 
 // Reporter writes the HTML report of each bundle it is given, as a
@@ -103,6 +111,7 @@ func Write(w io.Writer, ins []Input, o Options) error {
 // view is what the template renders.
 type view struct {
 	Title       string
+	Links       []Link
 	Bundles     []bundleView
 	Findings    []finding
 	Metrics     []metricView
@@ -173,7 +182,7 @@ const pageSize = 200
 const rankedShown = 10
 
 func build(ins []Input, o Options) (*view, error) {
-	v := &view{Title: o.Title, PageSize: pageSize}
+	v := &view{Title: o.Title, Links: o.Links, PageSize: pageSize}
 	if v.Title == "" {
 		v.Title = "lasagna report"
 	}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"os"
+
+	"github.com/lasagna-go/lasagna/dashboard"
+	"github.com/spf13/cobra"
+)
+
+// newServeCmd is `lasagna serve [--addr 127.0.0.1:8080] [--bundles DIR]`.
+func newServeCmd(stdout, stderr io.Writer) *cobra.Command {
+	addr, bundles := "127.0.0.1:8080", "lasagna-out"
+	cmd := &cobra.Command{
+		Use:   "serve [--addr 127.0.0.1:8080] [--bundles DIR]",
+		Short: "Serve the dashboard: the bundles of a folder, their reports, comparisons",
+		Long: `serve runs the dashboard, a web server over a folder of results bundles:
+the list of bundles (run id, benchmarks, arms, queries, integrity counts),
+each bundle's report (the page lasagna results report writes) and a page
+comparing a bundle with a baseline bundle. Pages are rendered on the server;
+they load nothing from any other host.
+
+It listens on loopback (127.0.0.1:8080) by default. Any other address needs
+LASAGNA_SERVE_TOKEN, a secret of at least 16 characters: every request then
+authenticates with the header "Authorization: Bearer TOKEN" or with the
+cookie that opening /login?token=TOKEN sets. Changes (POST only) carry a
+CSRF token. Put a TLS proxy in front of a server reachable from the network.
+
+SIGINT or SIGTERM stops the server after the requests in flight finish.
+
+Exit status: 0 stopped by SIGINT or SIGTERM; 1 the server failed (the
+address is in use); 2 usage error: a bad flag, a non-loopback --addr without
+LASAGNA_SERVE_TOKEN, a token too short, no bundles folder.`,
+		Args: noArgsUsage,
+		RunE: func(c *cobra.Command, args []string) error {
+			ctx := c.Context()
+			token := os.Getenv(dashboard.TokenEnv)
+			if err := dashboard.CheckAddr(addr, token); err != nil {
+				return usageError("serve: %v", err)
+			}
+			srv, err := dashboard.New(dashboard.Options{Bundles: bundles, Token: token, Version: version})
+			if err != nil {
+				return usageError("serve: %v", err)
+			}
+			defer srv.Close()
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return problems(fmt.Errorf("serve: %w", err))
+			}
+			fmt.Fprintf(stdout, "lasagna serve: http://%s/ (bundles: %s)\n", ln.Addr(), bundles)
+			if token != "" {
+				fmt.Fprintf(stdout, "sign in: open http://%s/login?token=… with the value of %s\n", ln.Addr(), dashboard.TokenEnv)
+			}
+			err = dashboard.Serve(ctx, ln, srv, dashboard.DefaultTimeouts, stderr, func() {
+				fmt.Fprintf(stdout, "lasagna serve: %s: shutting down (finishing the requests in flight)\n", interruption(ctx))
+			})
+			if err != nil {
+				return problems(fmt.Errorf("serve: %w", err))
+			}
+			fmt.Fprintln(stdout, "lasagna serve: stopped")
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&addr, "addr", addr, "listen on `HOST:PORT` (not loopback: needs LASAGNA_SERVE_TOKEN)")
+	cmd.Flags().StringVar(&bundles, "bundles", bundles, "serve the results bundles (*.json) under `DIR`")
+	return cmd
+}

@@ -1,0 +1,214 @@
+package dashboard
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lasagna-go/lasagna/reporters/htmlreport"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var embedded embed.FS
+
+// staticFS holds the assets served under /static/.
+var staticFS, _ = fs.Sub(embedded, "static")
+
+var pages = template.Must(template.New("").Funcs(template.FuncMap{
+	"bundleURL": func(p string) string { return "/bundles/" + escapePath(p) },
+	"rawURL":    func(p string) string { return "/raw/" + escapePath(p) },
+	"short": func(s string) string {
+		if len(s) > 12 {
+			return s[:12]
+		}
+		return s
+	},
+	"when":  func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+	"size":  humanSize,
+	"join":  func(ss []string) string { return strings.Join(ss, ", ") },
+}).ParseFS(templateFS, "templates/*.html"))
+
+// escapePath escapes each segment of slash path p for a URL path.
+func escapePath(p string) string {
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return strings.Join(segs, "/")
+}
+
+func humanSize(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f kB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// layout is what every dashboard page template receives.
+type layout struct {
+	Title   string
+	Folder  string
+	Version string
+	CSRF    string
+	Body    any
+}
+
+// render writes the page template name with body, buffered so that a
+// template error becomes a 500 rather than half a page.
+func (s *Server) render(w http.ResponseWriter, r *http.Request, code int, name, title string, body any) {
+	var buf bytes.Buffer
+	l := layout{Title: title, Folder: s.opts.Bundles, Version: s.opts.Version, CSRF: s.csrfToken(r), Body: body}
+	if err := pages.ExecuteTemplate(&buf, name, l); err != nil {
+		http.Error(w, "dashboard: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(code)
+	w.Write(buf.Bytes())
+}
+
+// errorPage answers with code and a page saying msg.
+func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, code int, msg string, details ...string) {
+	s.render(w, r, code, "error.html", http.StatusText(code), struct {
+		Code    int
+		Status  string
+		Message string
+		Details []string
+	}{code, http.StatusText(code), msg, details})
+}
+
+func (s *Server) bundlesPage(w http.ResponseWriter, r *http.Request) {
+	entries := s.folder.scan()
+	var usable []*entry
+	for _, e := range entries {
+		if e.Refused == "" && len(e.Untrusted) == 0 {
+			usable = append(usable, e)
+		}
+	}
+	s.render(w, r, http.StatusOK, "bundles.html", "Bundles", struct {
+		Entries []*entry
+		Usable  []*entry
+	}{entries, usable})
+}
+
+// entryOf returns the served bundle named by the path value or query
+// parameter, or answers with an error page and returns nil.
+func (s *Server) entryOf(w http.ResponseWriter, r *http.Request, p, what string) *entry {
+	if p == "" {
+		s.errorPage(w, r, http.StatusBadRequest, "Give "+what+": the path of a bundle in the folder, as the list links it.")
+		return nil
+	}
+	e := s.folder.lookup(p)
+	if e == nil {
+		s.errorPage(w, r, http.StatusNotFound, "No bundle "+p+" in the bundles folder.")
+		return nil
+	}
+	if e.Refused != "" {
+		s.errorPage(w, r, http.StatusNotFound, "Not served: "+e.Path+": "+e.Refused+".")
+		return nil
+	}
+	if len(e.Untrusted) > 0 {
+		s.errorPage(w, r, http.StatusUnprocessableEntity, e.Path+" fails validation, so it is not reported (see lasagna results validate "+e.Path+"):", e.Untrusted...)
+		return nil
+	}
+	return e
+}
+
+func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
+	e := s.entryOf(w, r, r.PathValue("file"), "a bundle")
+	if e == nil {
+		return
+	}
+	b, err := s.folder.bundle(e)
+	if err != nil {
+		s.errorPage(w, r, http.StatusNotFound, err.Error())
+		return
+	}
+	s.report(w, r, []htmlreport.Input{{Bundle: b}}, htmlreport.Options{
+		Title: e.Path,
+		Links: []htmlreport.Link{{Text: "← bundles", URL: "/"}, {Text: "bundle JSON", URL: "/raw/" + escapePath(e.Path)}},
+	})
+}
+
+func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	a := s.entryOf(w, r, q.Get("bundle"), "?bundle=")
+	if a == nil {
+		return
+	}
+	base := s.entryOf(w, r, q.Get("baseline"), "?baseline=")
+	if base == nil {
+		return
+	}
+	ba, err := s.folder.bundle(a)
+	if err != nil {
+		s.errorPage(w, r, http.StatusNotFound, err.Error())
+		return
+	}
+	bb, err := s.folder.bundle(base)
+	if err != nil {
+		s.errorPage(w, r, http.StatusNotFound, err.Error())
+		return
+	}
+	s.report(w, r, []htmlreport.Input{{Bundle: ba}}, htmlreport.Options{
+		Title:    a.Path + " against baseline " + base.Path,
+		Baseline: bb,
+		Links: []htmlreport.Link{{Text: "← bundles", URL: "/"}, {Text: a.Path, URL: "/bundles/" + escapePath(a.Path)},
+			{Text: "baseline " + base.Path, URL: "/bundles/" + escapePath(base.Path)}},
+	})
+}
+
+// report answers with an htmlreport page: its Content-Security-Policy
+// allows its inline scripts by hash and nothing from another host.
+func (s *Server) report(w http.ResponseWriter, r *http.Request, ins []htmlreport.Input, o htmlreport.Options) {
+	var buf bytes.Buffer
+	if err := htmlreport.Write(&buf, ins, o); err != nil {
+		s.errorPage(w, r, http.StatusInternalServerError, "The report could not be drawn: "+err.Error())
+		return
+	}
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src "+scriptHashes(buf.Bytes())+"; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Write(buf.Bytes())
+}
+
+func (s *Server) rawBundle(w http.ResponseWriter, r *http.Request) {
+	e := s.folder.lookup(r.PathValue("file"))
+	if e == nil || e.Refused != "" {
+		s.errorPage(w, r, http.StatusNotFound, "No bundle "+r.PathValue("file")+" in the bundles folder.")
+		return
+	}
+	raw, _, err := s.folder.readFile(e.Path)
+	if err != nil {
+		s.errorPage(w, r, http.StatusNotFound, stripRoot(err))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Disposition", "attachment; filename="+strconv.Quote(pathBase(e.Path)))
+	w.Write(raw)
+}
+
+func pathBase(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// rescan forgets what was read and sends the browser back to the list.
+func (s *Server) rescan(w http.ResponseWriter, r *http.Request) {
+	s.folder.forget()
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
