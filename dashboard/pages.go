@@ -33,9 +33,9 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 		}
 		return s
 	},
-	"when":  func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
-	"size":  humanSize,
-	"join":  func(ss []string) string { return strings.Join(ss, ", ") },
+	"when": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+	"size": humanSize,
+	"join": func(ss []string) string { return strings.Join(ss, ", ") },
 }).ParseFS(templateFS, "templates/*.html"))
 
 // escapePath escapes each segment of slash path p for a URL path.

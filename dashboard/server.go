@@ -190,14 +190,15 @@ func (s *Server) csrf(h http.Handler) http.Handler {
 	})
 }
 
-// authenticate asks every request but /login for the token when one is
-// configured.
+// authenticate asks every request but /login and the embedded assets for
+// the token when one is configured.
 func (s *Server) authenticate(h http.Handler) http.Handler {
 	if s.opts.Token == "" {
 		return h
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/login" || s.authenticated(r) {
+		// The style sheet is public (the 401 page uses it); it holds no data.
+		if r.URL.Path == "/login" || strings.HasPrefix(r.URL.Path, "/static/") || s.authenticated(r) {
 			h.ServeHTTP(w, r)
 			return
 		}
