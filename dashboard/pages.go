@@ -196,6 +196,7 @@ func (s *Server) rawBundle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(raw)))
 	w.Header().Set("Content-Disposition", "attachment; filename="+strconv.Quote(pathBase(e.Path)))
 	w.Write(raw)
 }

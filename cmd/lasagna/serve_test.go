@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestServeRefusals: serve refuses, with exit 2 and the reason, a
+// non-loopback address without LASAGNA_SERVE_TOKEN, a token too short, a
+// missing bundles folder and a stray argument; it listens on nothing.
+func TestServeRefusals(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, token string
+		args        []string
+		want        string
+	}{
+		{"every interface", "", []string{"--addr", ":0", "--bundles", dir}, "lasagna: serve: --addr :0 listens on every interface, not loopback: set LASAGNA_SERVE_TOKEN to a secret of at least 16 characters"},
+		{"public address", "", []string{"--addr", "0.0.0.0:0", "--bundles", dir}, "listens on address 0.0.0.0, not loopback: set LASAGNA_SERVE_TOKEN"},
+		{"short token", "abc", []string{"--addr", "0.0.0.0:0", "--bundles", dir}, "LASAGNA_SERVE_TOKEN is 3 characters long; use at least 16"},
+		{"short token on loopback", "abc", []string{"--addr", "127.0.0.1:0", "--bundles", dir}, "LASAGNA_SERVE_TOKEN is 3 characters long"},
+		{"no folder", "", []string{"--addr", "127.0.0.1:0", "--bundles", filepath.Join(dir, "none")}, "lasagna: serve: bundles folder: stat "},
+		{"bad addr", "", []string{"--addr", "8080"}, `--addr "8080": address 8080: missing port in address`},
+		{"argument", "", []string{"extra"}, `unknown command "extra" for "lasagna serve"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("LASAGNA_SERVE_TOKEN", tc.token)
+			out, errOut, code := runCLI(t, append([]string{"serve"}, tc.args...)...)
+			if code != 2 || out != "" || !strings.Contains(errOut, tc.want) {
+				t.Errorf("exit %d\nstdout: %s\nstderr: %s\nwant exit 2 and %q", code, out, errOut, tc.want)
+			}
+		})
+	}
+}
+
+// TestHelpListsServe: lasagna --help lists serve.
+func TestHelpListsServe(t *testing.T) {
+	out, _, code := runCLI(t, "--help")
+	if code != 0 || !strings.Contains(out, "\n  serve       Serve the dashboard") {
+		t.Errorf("lasagna --help (exit %d) does not list serve:\n%s", code, out)
+	}
+}
+
+// TestServeSignals runs a real `lasagna serve` and stops it with SIGINT
+// and with SIGTERM while a response of 16 MB is in flight (the client
+// has read only its start, so the server is blocked writing it): the
+// server says it is shutting down, the response is still delivered whole,
+// the process exits 0 saying it stopped, and the port is closed.
+func TestServeSignals(t *testing.T) {
+	dir := t.TempDir()
+	// A bundle file with a large unknown field: it reads as a bundle
+	// (readers drop unknown fields), so /raw/ serves it byte for byte.
+	big := `{"schema_version": "1.0", "run_id": "` + strings.Repeat("0", 64) + `", "padding": "` + strings.Repeat("x", 16<<20) + `"}`
+	if err := os.WriteFile(filepath.Join(dir, "big.json"), []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		name string
+	}{{syscall.SIGINT, "SIGINT"}, {syscall.SIGTERM, "SIGTERM"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := cliChild(t, []string{"LASAGNA_SERVE_TOKEN="}, "serve", "--addr", "127.0.0.1:0", "--bundles", dir)
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			lines := make(chan string, 10)
+			var all strings.Builder
+			var mu sync.Mutex
+			go func() {
+				sc := bufio.NewScanner(stdout)
+				for sc.Scan() {
+					mu.Lock()
+					all.WriteString(sc.Text() + "\n")
+					mu.Unlock()
+					lines <- sc.Text()
+				}
+				close(lines)
+			}()
+			next := func() string {
+				select {
+				case l, ok := <-lines:
+					if !ok {
+						t.Fatalf("the child closed stdout; stderr:\n%s", stderr.String())
+					}
+					return l
+				case <-time.After(60 * time.Second): // a deadline for a hang, not a timing
+					t.Fatalf("no line from the child in 60s; stderr:\n%s", stderr.String())
+				}
+				return ""
+			}
+			first := next()
+			addr, ok := strings.CutPrefix(first, "lasagna serve: http://")
+			addr, _, _ = strings.Cut(addr, "/")
+			if !ok || !strings.HasSuffix(first, "/ (bundles: "+dir+")") {
+				t.Fatalf("first line %q", first)
+			}
+
+			conn, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			fmt.Fprintf(conn, "GET /raw/big.json HTTP/1.1\r\nHost: %s\r\n\r\n", addr)
+			br := bufio.NewReaderSize(conn, 4096)
+			res, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.StatusCode != 200 || res.ContentLength != int64(len(big)) {
+				t.Fatalf("GET /raw/big.json: %s, length %d", res.Status, res.ContentLength)
+			}
+			head := make([]byte, 64<<10)
+			if _, err := io.ReadFull(res.Body, head); err != nil {
+				t.Fatal(err)
+			}
+
+			if err := cmd.Process.Signal(tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			if l, want := next(), "lasagna serve: interrupted by "+tc.name+": shutting down (finishing the requests in flight)"; l != want {
+				t.Fatalf("after %s: %q, want %q", tc.name, l, want)
+			}
+			rest, err := io.ReadAll(res.Body)
+			if err != nil || len(head)+len(rest) != len(big) || !strings.HasSuffix(string(rest), `x"}`) {
+				t.Errorf("the response in flight: %d of %d bytes, %v", len(head)+len(rest), len(big), err)
+			}
+			if l := next(); l != "lasagna serve: stopped" {
+				t.Errorf("last line %q", l)
+			}
+			err = cmd.Wait()
+			var ee *exec.ExitError
+			if errors.As(err, &ee) || err != nil {
+				t.Errorf("exit %v, want 0; stderr:\n%s", err, stderr.String())
+			}
+			if stderr.Len() > 0 {
+				t.Errorf("stderr: %s", stderr.String())
+			}
+			if c, err := net.Dial("tcp", addr); err == nil {
+				c.Close()
+				t.Error("the port still accepts connections")
+			}
+		})
+	}
+}
