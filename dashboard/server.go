@@ -138,6 +138,8 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /compare", s.comparePage)
 	s.mux.HandleFunc("GET /login", s.login)
 	s.mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(staticFS)))
+	// Browsers ask for an icon; there is none, and that is not an error.
+	s.mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	s.post("POST /rescan", s.rescan)
 	// No catch-all route: the mux answers 404 to an unknown path and 405
 	// to a known path with another method (GET /rescan).
@@ -198,7 +200,7 @@ func (s *Server) authenticate(h http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// The style sheet is public (the 401 page uses it); it holds no data.
-		if r.URL.Path == "/login" || strings.HasPrefix(r.URL.Path, "/static/") || s.authenticated(r) {
+		if r.URL.Path == "/login" || r.URL.Path == "/favicon.ico" || strings.HasPrefix(r.URL.Path, "/static/") || s.authenticated(r) {
 			h.ServeHTTP(w, r)
 			return
 		}
