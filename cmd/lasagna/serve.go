@@ -49,9 +49,15 @@ LASAGNA_SERVE_TOKEN, a token too short, no bundles folder.`,
 			if err != nil {
 				return problems(fmt.Errorf("serve: %w", err))
 			}
-			fmt.Fprintf(stdout, "lasagna serve: http://%s/ (bundles: %s)\n", ln.Addr(), bundles)
+			// The address as given, with the port chosen (for :0).
+			where := ln.Addr().String()
+			if host, _, _ := net.SplitHostPort(addr); host != "" {
+				_, port, _ := net.SplitHostPort(where)
+				where = net.JoinHostPort(host, port)
+			}
+			fmt.Fprintf(stdout, "lasagna serve: http://%s/ (bundles: %s)\n", where, bundles)
 			if token != "" {
-				fmt.Fprintf(stdout, "sign in: open http://%s/login?token=… with the value of %s\n", ln.Addr(), dashboard.TokenEnv)
+				fmt.Fprintf(stdout, "sign in: open http://%s/login?token=… with the value of %s\n", where, dashboard.TokenEnv)
 			}
 			err = dashboard.Serve(ctx, ln, srv, dashboard.DefaultTimeouts, stderr, func() {
 				fmt.Fprintf(stdout, "lasagna serve: %s: shutting down (finishing the requests in flight)\n", interruption(ctx))

@@ -3,6 +3,8 @@ package htmlreport
 import (
 	"strings"
 	"testing"
+
+	"github.com/lasagna-go/lasagna/results"
 )
 
 // TestReportLinks: Options.Links show above the title as links, their
@@ -17,5 +19,23 @@ func TestReportLinks(t *testing.T) {
 	}
 	if page := render(t, []Input{{Bundle: b}}, Options{}); strings.Contains(page, "<nav>") {
 		t.Error("a report without links has a nav")
+	}
+}
+
+// TestReportRefusedBaseline: when the baseline's arms cannot be compared
+// (their comparability keys differ), the page says why, and not that no
+// baseline was given.
+func TestReportRefusedBaseline(t *testing.T) {
+	b, _ := faqRun(t, "")
+	base, _ := faqRun(t, "")
+	for i := range base.Configs {
+		base.Configs[i].HeldFixed.NSamples++ // another sample: not comparable
+	}
+	if err := results.Finalize(base); err != nil {
+		t.Fatal(err)
+	}
+	page := render(t, []Input{{Bundle: b}}, Options{Baseline: base})
+	if !strings.Contains(page, `<p class="err">not compared: `) || strings.Contains(page, "no baseline was given") {
+		t.Errorf("a refused baseline:\n%s", page[strings.Index(page, `<h2 id="comparisons">`):strings.Index(page, `<h2 id="per-query">`)])
 	}
 }
