@@ -5,9 +5,26 @@ import "context"
 // Hit is one retrieved document: its corpus id and the score the retriever
 // gave it. A ranked list is a []Hit in rank order (index 0 is rank 1); the
 // order is authoritative, since scores may tie.
+//
+// ChunkID, PageNum and SourcePath are optional: where the retrieved text
+// sits in the user's own store. When a benchmark's entries have chunk_ids,
+// page_nums or source_paths (a Vecta CSV, or those metadata keys in JSONL),
+// they give the chunk-, page- and document-level precision, recall and F1
+// (chunk_f1, page_recall, document_precision, …). A level is scored only
+// when the entry has its ground truth and some hit of the list carries
+// the field. On a Vecta CSV, whose chunk_ids judge the ids hits name, ID
+// stands for a missing ChunkID, and the ranked metrics (ndcg@k, …) judge
+// ID: give it the chunk id.
 type Hit struct {
 	ID    string  `json:"id"`
 	Score float64 `json:"score"`
+	// ChunkID is the id of the retrieved chunk ("" = not reported).
+	ChunkID string `json:"chunk_id,omitempty"`
+	// PageNum is the page the chunk is on (nil = not reported).
+	PageNum *int `json:"page_num,omitempty"`
+	// SourcePath names the document the chunk is from ("" = not reported),
+	// as the benchmark's source_paths name documents.
+	SourcePath string `json:"source_path,omitempty"`
 }
 
 // Output is what a pipeline returns for one query. Hits is the ranked list

@@ -176,6 +176,9 @@ func parseRow(l *jlex, line []byte, pos lasagna.Pos, c *collector) (Row, bool) {
 				}
 				unanswerable = b
 			}
+			for _, msg := range typeCitations(m) {
+				bad(key, "%s", msg)
+			}
 			if len(m) > 0 {
 				row.Metadata = m
 			}

@@ -34,7 +34,8 @@ const DefaultSplit = "test"
 
 // Load reads the benchmark at path in fsys, choosing the format from the
 // path: a directory is a BEIR folder, a name ending in .jsonl a JSONL file,
-// .csv a CSV file. Invalid data gives Problems (each with file:line); an
+// .csv a CSV file, or a Vecta benchmark CSV when its header names
+// chunk_ids, page_nums or source_paths (see IsVectaCSV). Invalid data gives Problems (each with file:line); an
 // unreadable path or an unknown extension an ordinary error. Only regular
 // files and folders are read (see Open).
 func Load(fsys fs.FS, p string, opts Options) (*lasagna.Benchmark, error) {
@@ -49,6 +50,11 @@ func Load(fsys fs.FS, p string, opts Options) (*lasagna.Benchmark, error) {
 	case ".jsonl":
 		return LoadJSONL(fsys, p, opts)
 	case ".csv":
+		if vecta, err := IsVectaCSV(fsys, p); err != nil {
+			return nil, err
+		} else if vecta {
+			return LoadVectaCSV(fsys, p, opts)
+		}
 		return LoadCSV(fsys, p, opts)
 	default:
 		return nil, fmt.Errorf("%s: unknown dataset format %q; want a .jsonl or .csv file or a BEIR folder (corpus.jsonl, queries.jsonl, qrels/)", p, path.Ext(p))

@@ -18,7 +18,6 @@ func TestCSVProblems(t *testing.T) {
 	}{
 		{"unknown column", "question,contxts\nq,a\n", []string{`d.csv:1: unknown column "contxts" (did you mean "contexts"?)`}},
 		{"unknown column far", "question,notes\nq,a\n", []string{`d.csv:1: unknown column "notes" (known columns: id, question, answer, contexts)`}},
-		{"vecta file", "question,answer,chunk_ids\nq,a,c\n", []string{`d.csv:1: unknown column "chunk_ids" (known columns: id, question, answer, contexts); this looks like a Vecta benchmark CSV: read it with LoadVectaCSV (validate-data --format vecta)`}},
 		{"no question column", "id,answer\n1,a\n", []string{`d.csv:1: the header has no "question" column (required)`}},
 		{"duplicate column", "question,question\nq,r\n", []string{`d.csv:1: column "question" appears twice`}},
 		{"empty question", "id,question\n1,\n2,q\n", []string{`d.csv:2: the question cell is empty`}},
@@ -297,5 +296,43 @@ func TestPredictions(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want %q", tc.data, err, tc.want)
 		}
+	}
+}
+
+// Load reads a .csv whose header names a Vecta column as a Vecta benchmark
+// CSV; LoadCSV still refuses it, with the hint.
+func TestLoadDetectsVectaCSV(t *testing.T) {
+	fsys := mapFS(map[string]string{"d.csv": "question,answer,chunk_ids\nq,a,c\n"})
+	b, err := Load(fsys, "d.csv", Options{})
+	if err != nil || b.Format != lasagna.FormatVecta || len(b.Queries) != 1 {
+		t.Fatalf("Load = %+v, %v; want a Vecta benchmark", b, err)
+	}
+	_, err = LoadCSV(fsys, "d.csv", Options{})
+	if err == nil || !strings.Contains(err.Error(), `d.csv:1: unknown column "chunk_ids" (known columns: id, question, answer, contexts); this looks like a Vecta benchmark CSV: read it with LoadVectaCSV (validate-data --format vecta)`) {
+		t.Errorf("LoadCSV: %v", err)
+	}
+}
+
+// A JSONL row's Vecta citations in metadata are checked (file:line) and
+// typed as a Vecta CSV's are.
+func TestJSONLCitations(t *testing.T) {
+	for _, tc := range []struct{ data, want string }{
+		{`{"question": "q", "metadata": {"page_nums": ["3"]}}`, `d.jsonl:1: metadata.page_nums[0] must be a whole number, got a string`},
+		{`{"question": "q", "metadata": {"page_nums": [1.5]}}`, `d.jsonl:1: metadata.page_nums[0] must be a whole number, got a number`},
+		{`{"question": "q", "metadata": {"chunk_ids": "c1"}}`, `d.jsonl:1: metadata.chunk_ids must be a list, got a string`},
+		{`{"question": "q", "metadata": {"source_paths": ["a.pdf", ""]}}`, `d.jsonl:1: metadata.source_paths[1] must be a non-empty string, got a string`},
+	} {
+		got := problemsOf(t, "d.jsonl", tc.data+"\n")
+		if len(got) != 1 || !strings.Contains(got[0], tc.want) {
+			t.Errorf("%s: problems %q, want %q", tc.data, got, tc.want)
+		}
+	}
+	b, err := Load(mapFS(map[string]string{"d.jsonl": `{"question": "q", "metadata": {"chunk_ids": ["c1"], "page_nums": [3, 4.0], "source_paths": ["a.pdf"], "note": [1]}}` + "\n"}), "d.jsonl", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := b.Queries[0].Metadata
+	if !reflect.DeepEqual(md["chunk_ids"], []string{"c1"}) || !reflect.DeepEqual(md["page_nums"], []int{3, 4}) || !reflect.DeepEqual(md["source_paths"], []string{"a.pdf"}) || !reflect.DeepEqual(md["note"], []any{1.0}) {
+		t.Errorf("metadata %#v", md)
 	}
 }

@@ -208,3 +208,79 @@ func LoadVectaCSV(fsys fs.FS, path string, opts Options) (*lasagna.Benchmark, er
 	}
 	return b, nil
 }
+
+// IsVectaCSV reports whether the header of the CSV file p in fsys names a
+// Vecta list column (chunk_ids, page_nums or source_paths), which no
+// seed-000 CSV has: Load reads such a file as a Vecta benchmark CSV. A
+// header that cannot be read is false, left to the loader to report with
+// its position.
+func IsVectaCSV(fsys fs.FS, p string) (bool, error) {
+	f, err := Open(fsys, p)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	cr := csv.NewReader(f)
+	cr.FieldsPerRecord = -1
+	header, err := cr.Read()
+	if err != nil {
+		return false, nil
+	}
+	for _, h := range header {
+		switch strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")) {
+		case "chunk_ids", "page_nums", "source_paths":
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// typeCitations checks the Vecta citation keys of a JSONL row's metadata
+// (chunk_ids and source_paths: lists of non-empty strings; page_nums: a
+// list of whole numbers) and stores them typed ([]string, []int), as
+// LoadVectaCSV does, so runs, the registry and exports read them alike.
+// It returns a message per malformed key.
+func typeCitations(m map[string]any) []string {
+	var msgs []string
+	for _, key := range []string{"chunk_ids", "page_nums", "source_paths"} {
+		v, has := m[key]
+		if !has {
+			continue
+		}
+		list, isList := v.([]any)
+		if !isList {
+			msgs = append(msgs, fmt.Sprintf("metadata.%s must be a list, got %s", key, jsonKind(v)))
+			continue
+		}
+		if key == "page_nums" {
+			pages := make([]int, 0, len(list))
+			for i, e := range list {
+				f, isNum := e.(float64)
+				if !isNum || f != float64(int(f)) {
+					msgs = append(msgs, fmt.Sprintf("metadata.page_nums[%d] must be a whole number, got %s", i, jsonKind(e)))
+					pages = nil
+					break
+				}
+				pages = append(pages, int(f))
+			}
+			if pages != nil {
+				m[key] = pages
+			}
+			continue
+		}
+		items := make([]string, 0, len(list))
+		for i, e := range list {
+			str, isStr := e.(string)
+			if !isStr || str == "" {
+				msgs = append(msgs, fmt.Sprintf("metadata.%s[%d] must be a non-empty string, got %s", key, i, jsonKind(e)))
+				items = nil
+				break
+			}
+			items = append(items, str)
+		}
+		if items != nil {
+			m[key] = items
+		}
+	}
+	return msgs
+}

@@ -203,6 +203,11 @@ func checkPlan(benches []*BenchmarkRun, arms []Arm) error {
 			errs = append(errs, fmt.Errorf("benchmark %s: %w", br.Benchmark.Name, err))
 		}
 		for _, a := range arms {
+			if a.OwnIndex && a.Retrieves() && br.Benchmark.Format == lasagna.FormatVecta {
+				// A Vecta CSV has no corpus: its chunk_ids judge the ids
+				// of the arm's own index.
+				continue
+			}
 			if err := datasets.RequireTracks(br.Benchmark, a.Tracks()...); err != nil {
 				errs = append(errs, fmt.Errorf("arm %s: %w", a.Name, err))
 			}
@@ -424,6 +429,13 @@ type scorer struct {
 	cutoffs []int
 }
 
+// noCorpus reports a Vecta CSV without a corpus, whose ranked lists are
+// ids of the arm's own index judged by the entries' chunk_ids: no id is
+// outside a corpus it does not have.
+func (s *scorer) noCorpus() bool {
+	return len(s.b.Corpus) == 0 && s.b.Format == lasagna.FormatVecta
+}
+
 // score fills r.Scores, Duplicate, Unknown and Outside; seen is scratch
 // space. An id missing from the corpus sets Unknown, or counts in Outside
 // on an arm that searches its own index (it is then judged non-relevant,
@@ -448,7 +460,7 @@ func (s *scorer) score(r *QueryResult, sc *scratch) {
 			r.Duplicate = h.ID
 		}
 		seen[h.ID] = struct{}{}
-		if _, ok := s.ids[h.ID]; !ok {
+		if _, ok := s.ids[h.ID]; !ok && !s.noCorpus() {
 			switch {
 			case s.arm.OwnIndex:
 				r.Outside++
@@ -471,6 +483,9 @@ func (s *scorer) score(r *QueryResult, sc *scratch) {
 	}
 	if scores == nil {
 		scores = map[string]float64{}
+	}
+	if s.arm.Retrieves() && r.Duplicate == "" {
+		scoreVecta(s.b, r.Query, r.Output.Hits, scores)
 	}
 	if r.Output.Answered && (len(r.Query.Answers) > 0 || r.Query.Unanswerable) {
 		a := metrics.ScoreAnswer(r.Output.Answer, r.Query.Answers, metrics.AnswerOptions{

@@ -289,6 +289,9 @@ func CheckMetrics(a *Arm, cutoffs []int, cutoffsName, what string, names []strin
 		if slices.Contains(known, m) {
 			continue
 		}
+		if a.Retrieves() && slices.Contains(metrics.VectaMetricNames(), m) {
+			continue // scored where the benchmark and the hits allow (see lasagna.Hit)
+		}
 		fam, cut, hasCut := strings.Cut(m, "@")
 		k, kerr := strconv.Atoi(cut)
 		switch {
@@ -305,7 +308,8 @@ func CheckMetrics(a *Arm, cutoffs []int, cutoffsName, what string, names []strin
 
 // allMetricNames lists every metric name without a cutoff.
 func allMetricNames() []string {
-	return append([]string{MetricLatency, "ndcg", "mrr", "map", "r_precision", "exact_match", "token_f1"}, JudgeMetrics()...)
+	ms := append([]string{MetricLatency, "ndcg", "mrr", "map", "r_precision", "exact_match", "token_f1"}, metrics.VectaMetricNames()...)
+	return append(ms, JudgeMetrics()...)
 }
 
 // CheckThresholds checks each threshold's form and metric (CheckMetrics).

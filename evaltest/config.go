@@ -66,7 +66,9 @@ type Config struct {
 	Cutoffs []int
 	// AttrMetrics are the metrics each query subtest records with t.Attr
 	// (as lasagna.<metric>); nil means ndcg@10, recall@10, mrr,
-	// exact_match and token_f1 (those scored) and latency_ms (the wall
+	// exact_match, token_f1 and the Vecta set metrics chunk_, page_ and
+	// document_ precision, recall and f1 (those scored: see lasagna.Hit)
+	// and latency_ms (the wall
 	// time of the query's pipeline call in milliseconds, also of a failed
 	// call; the mean over repeats), plus every metric named by a
 	// threshold or the gate.

@@ -22,6 +22,7 @@ import (
 	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/datasets"
 	"github.com/lasagna-go/lasagna/engine"
+	"github.com/lasagna-go/lasagna/metrics"
 	"github.com/lasagna-go/lasagna/reporters"
 	"github.com/lasagna-go/lasagna/results"
 )
@@ -338,6 +339,7 @@ func planArms(cfg Config, sweepArms []engine.Arm) ([]armPlan, error) {
 		p.attrs = cfg.AttrMetrics
 		if p.attrs == nil {
 			p.attrs = []string{"ndcg@10", "recall@10", "mrr", "exact_match", "token_f1", engine.MetricLatency}
+			p.attrs = append(p.attrs, metrics.VectaMetricNames()...)
 			for _, th := range p.thresholds {
 				p.attrs = append(p.attrs, th.Metric)
 			}

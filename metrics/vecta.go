@@ -1,5 +1,29 @@
 package metrics
 
+// VectaMetricNames returns the names of the Vecta set metrics as runs and
+// bundles report them: chunk_, page_ and document_ precision, recall and
+// f1, in that order.
+func VectaMetricNames() []string {
+	return []string{
+		"chunk_precision", "chunk_recall", "chunk_f1",
+		"page_precision", "page_recall", "page_f1",
+		"document_precision", "document_recall", "document_f1",
+	}
+}
+
+// AddTo stores the available levels of s in m under the names of
+// VectaMetricNames; a level that is not available (OK false) adds nothing,
+// so it is absent, never 0.
+func (s VectaScore) AddTo(m map[string]float64) {
+	for i, l := range []SetScore{s.Chunk, s.Page, s.Document} {
+		if !l.OK {
+			continue
+		}
+		names := VectaMetricNames()[3*i : 3*i+3]
+		m[names[0]], m[names[1]], m[names[2]] = l.Precision, l.Recall, l.F1
+	}
+}
+
 // VectaRefs is one side of a Vecta set comparison: the chunk ids, page
 // numbers and source documents of a benchmark entry's ground truth (its
 // chunk_ids, page_nums, source_paths), or the union of those of the chunks a

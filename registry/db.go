@@ -174,6 +174,11 @@ var migrations = [][]string{
 		)`,
 		`CREATE INDEX entries_by_id ON entries (revision_id, entry_id)`,
 	},
+	// 2: a draft's pending source and its last error (synthesize --into).
+	2: {
+		`ALTER TABLE benchmarks ADD COLUMN draft_source TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE benchmarks ADD COLUMN draft_error TEXT NOT NULL DEFAULT ''`,
+	},
 }
 
 // migrate brings the schema to the newest version, under the write lock.

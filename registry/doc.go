@@ -32,7 +32,10 @@
 // an existing one (an active benchmark's entries never change: different
 // content is a new revision name@newhash, and older revisions stay
 // addressable as name@hash). CreateDraft makes an empty draft; Import with
-// Draft fills a draft without activating it. Only active benchmarks
+// Draft fills a draft without activating it. StartDraft makes a draft that
+// lists with the source about to fill it (`synthesize --into`), FailDraft
+// records why a fill failed (the benchmark stays a draft, Info.Error), and
+// ImportRows fills it from rows, recording ImportOptions.Source. Only active benchmarks
 // evaluate: Resolve refuses drafts and archived ones with a StatusError
 // naming the command that activates them.
 package registry

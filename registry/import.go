@@ -127,10 +127,11 @@ func (r *Registry) Import(ctx context.Context, name string, files Files, opts Im
 		if status == StatusDraft && !opts.Draft {
 			status = StatusActive
 		}
-		if _, err := tx.ExecContext(ctx, r.d.q(`UPDATE benchmarks SET status = ?, current_revision = ?, updated = ? WHERE id = ?`), string(status), revID, now(), b.id); err != nil {
+		if _, err := tx.ExecContext(ctx, r.d.q(`UPDATE benchmarks SET status = ?, current_revision = ?, draft_source = '', draft_error = '', updated = ? WHERE id = ?`), string(status), revID, now(), b.id); err != nil {
 			return err
 		}
 		b.status, b.current = status, sql.NullInt64{Int64: revID, Valid: true}
+		b.draftSource, b.draftError = "", ""
 		inf, err = r.info(ctx, tx, b, "")
 		return err
 	})

@@ -80,6 +80,9 @@ type Source struct {
 	Kind string `json:"kind"`
 	// Path is the file or folder as given at import time.
 	Path string `json:"path,omitempty"`
+	// Synthesis holds the parameters of a benchmark written by
+	// `lasagna benchmark synthesize --into` (Kind "synthesis"; no Path).
+	Synthesis *Synthesis `json:"synthesis,omitempty"`
 	// SHA256 is the dataset revision: the sha256 of the file's bytes, or
 	// for a BEIR folder or a file with a corpus the digest datasets
 	// documents (it is the full form of the name's 12 hex).
@@ -116,6 +119,8 @@ type Info struct {
 	Current bool `json:"current"`
 	// Revisions is the number of revisions the benchmark has.
 	Revisions int `json:"revisions"`
+	// Error is why the draft's last fill failed (see FailDraft).
+	Error string `json:"error,omitempty"`
 
 	revID int64
 }
@@ -197,6 +202,8 @@ type benchRow struct {
 	status  Status
 	created string
 	current sql.NullInt64
+	// draftSource and draftError: see StartDraft and FailDraft.
+	draftSource, draftError string
 }
 
 type querier interface {
@@ -206,13 +213,15 @@ type querier interface {
 
 func (r *Registry) benchByName(ctx context.Context, q querier, name string) (benchRow, error) {
 	var b benchRow
-	err := q.QueryRowContext(ctx, r.d.q(`SELECT id, name, status, created, current_revision FROM benchmarks WHERE name = ?`), name).
-		Scan(&b.id, &b.name, &b.status, &b.created, &b.current)
+	err := q.QueryRowContext(ctx, r.d.q(`SELECT `+benchCols+` FROM benchmarks WHERE name = ?`), name).
+		Scan(&b.id, &b.name, &b.status, &b.created, &b.current, &b.draftSource, &b.draftError)
 	if isNoRows(err) {
 		return b, fmt.Errorf("benchmark %s: %w (see `lasagna benchmark list`)", name, ErrNotFound)
 	}
 	return b, err
 }
+
+const benchCols = `id, name, status, created, current_revision, draft_source, draft_error`
 
 const revCols = `r.id, r.digest, r.format, r.split, r.source, r.questions, r.documents, r.created`
 
@@ -252,11 +261,11 @@ func (r *Registry) info(ctx context.Context, q querier, b benchRow, hash string)
 	}
 	if hash == "" {
 		if !b.current.Valid {
-			return Info{Name: b.name, Status: b.status, Created: parseTime(b.created), Revisions: n}, nil
+			return Info{Name: b.name, Status: b.status, Created: parseTime(b.created), Revisions: n, Source: draftSource(b), Error: b.draftError}, nil
 		}
 		row := q.QueryRowContext(ctx, r.d.q(`SELECT `+revCols+` FROM revisions r WHERE r.id = ?`), b.current.Int64)
 		inf, err := r.scanInfo(b, row.Scan)
-		inf.Revisions = n
+		inf.Revisions, inf.Error = n, b.draftError
 		return inf, err
 	}
 	rows, err := q.QueryContext(ctx, r.d.q(`SELECT `+revCols+` FROM revisions r WHERE r.benchmark_id = ? AND r.digest LIKE ? ORDER BY r.id`), b.id, hash+"%")
@@ -307,7 +316,7 @@ type ListOptions struct {
 
 // List returns every benchmark at its current revision, by name.
 func (r *Registry) List(ctx context.Context, opts ListOptions) ([]Info, error) {
-	query := `SELECT id, name, status, created, current_revision FROM benchmarks`
+	query := `SELECT ` + benchCols + ` FROM benchmarks`
 	var args []any
 	if opts.Status != "" {
 		query += ` WHERE status = ?`
@@ -320,7 +329,7 @@ func (r *Registry) List(ctx context.Context, opts ListOptions) ([]Info, error) {
 	var bs []benchRow
 	for rows.Next() {
 		var b benchRow
-		if err := rows.Scan(&b.id, &b.name, &b.status, &b.created, &b.current); err != nil {
+		if err := rows.Scan(&b.id, &b.name, &b.status, &b.created, &b.current, &b.draftSource, &b.draftError); err != nil {
 			rows.Close()
 			return nil, err
 		}

@@ -116,7 +116,15 @@ Exit status: 0 done, 1 the registry cannot be read, 2 usage error.`,
 					}
 					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", inf.Name, inf.Status, inf.Questions, rev, inf.Created.Format(timeLayout), sourceText(inf.Source))
 				}
-				return tw.Flush()
+				if err := tw.Flush(); err != nil {
+					return err
+				}
+				for _, inf := range list {
+					if inf.Error != "" {
+						fmt.Fprintf(stdout, "%s: the last fill failed: %s\n", inf.Name, inf.Error)
+					}
+				}
+				return nil
 			})
 		},
 	}
@@ -128,6 +136,10 @@ Exit status: 0 done, 1 the registry cannot be read, 2 usage error.`,
 const timeLayout = "2006-01-02 15:04 UTC"
 
 func sourceText(s *registry.Source) string {
+	if s != nil && s.Synthesis != nil {
+		y := s.Synthesis
+		return fmt.Sprintf("synthesis (model %s, n %d, seed %d, mix %s, %d documents)", y.Model, y.N, y.Seed, y.Mix, len(y.Documents))
+	}
 	if s == nil {
 		return "-"
 	}
@@ -244,6 +256,12 @@ func printInfo(w io.Writer, inf registry.Info) {
 		fmt.Fprintf(w, "source:      %s, sha256 %s\n", sourceText(inf.Source), inf.Digest)
 	} else {
 		fmt.Fprintln(w, "revision:    none (an empty draft)")
+		if inf.Source != nil {
+			fmt.Fprintf(w, "source:      %s\n", sourceText(inf.Source))
+		}
+	}
+	if inf.Error != "" {
+		fmt.Fprintf(w, "error:       %s\n", inf.Error)
 	}
 	fmt.Fprintf(w, "created:     %s\n", inf.Created.Format(time.RFC3339))
 }

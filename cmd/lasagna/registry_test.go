@@ -29,6 +29,7 @@ func TestRegistryCLIPostgres(t *testing.T) {
 	c := pgtest.New(t)
 	for name, flow := range map[string]func(*testing.T){
 		"flow": testRegistryCLIFlow, "run": testRegistryRunIsTheFileRun, "refusals": testRegistryRunRefusesDraftAndArchived,
+		"synthesize-into": testSynthesizeInto,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Setenv("LASAGNA_REGISTRY", c.Database(t))

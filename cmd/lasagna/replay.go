@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -319,23 +318,7 @@ func scoreLoadBenchmark(p, format string) (*lasagna.Benchmark, error) {
 
 // scoreIsVectaCSV reports whether the CSV header names a Vecta-only column.
 func scoreIsVectaCSV(fsys fs.FS, name string) (bool, error) {
-	f, err := datasets.Open(fsys, name)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	header, err := r.Read()
-	if err != nil {
-		return false, nil // let the CSV loader report it with its position
-	}
-	for _, h := range header {
-		switch strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")) {
-		case "chunk_ids", "page_nums", "source_paths":
-			return true, nil
-		}
-	}
-	return false, nil
+	return datasets.IsVectaCSV(fsys, name)
 }
 
 // loadPredictions reads a predictions JSONL file, keyed by query id.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"github.com/lasagna-go/lasagna/datasets"
 	"github.com/lasagna-go/lasagna/extract"
 	"github.com/lasagna-go/lasagna/llm"
+	"github.com/lasagna-go/lasagna/registry"
 	"github.com/lasagna-go/lasagna/synth"
 	"github.com/spf13/cobra"
 )
@@ -32,6 +34,7 @@ func newSynthesizeCmd(stdout io.Writer) *cobra.Command {
 	var (
 		n           int
 		out, mixArg string
+		into        string
 		model       string
 		seed        int64
 		dryRun      bool
@@ -57,6 +60,15 @@ LASAGNA_LLM_TIMEOUT and LASAGNA_LLM_RETRIES bound each call. The same folder, se
 and model give the same plan and the same prompts; answers are cached under
 $LASAGNA_CACHE_DIR/llm.
 
+--into NAME registers the questions in the benchmark registry
+(LASAGNA_REGISTRY) as the benchmark NAME: a draft is created at once (listed
+by ` + "`benchmark list`" + ` while synthesis runs) with the synthesis parameters as
+its source (model, --n, --mix, --seed, and each document's path inside DIR
+with its sha256; no path of this machine), filled with the rows that pass
+verification and activated. When synthesis fails the benchmark stays a
+draft, listed with the error; run the command again to fill it. --out is
+optional with --into.
+
 Synthetic sets are for development, not for claims: report results on
 human-written questions.
 Exit status: 0 written (or planned), 1 problems (documents, plan, LLM), 2 usage.`,
@@ -69,18 +81,24 @@ Exit status: 0 written (or planned), 1 problems (documents, plan, LLM), 2 usage.
 			if err != nil {
 				return usageError("synthesize: --mix: %v", err)
 			}
-			if !dryRun && out == "" {
-				return usageError("synthesize: --out FILE is required (or --dry-run to see the plan)")
+			if !dryRun && out == "" && into == "" {
+				return usageError("synthesize: --out FILE or --into NAME is required (or --dry-run to see the plan)")
+			}
+			if into != "" {
+				if err := registry.CheckName(into); err != nil {
+					return usageError("synthesize: --into: %v", err)
+				}
 			}
 			if model == "" {
 				model = strings.TrimSpace(os.Getenv(llm.EnvModel))
 			}
-			return synthesize(c, stdout, args[0], synth.Options{N: n, Mix: mix, Seed: seed, Model: model, Concurrency: concurrency}, out, dryRun)
+			return synthesize(c, stdout, args[0], synth.Options{N: n, Mix: mix, Seed: seed, Model: model, Concurrency: concurrency}, out, into, dryRun)
 		},
 	}
 	f := cmd.Flags()
 	f.IntVar(&n, "n", 0, "number of questions to plan (`N`; rows failing verification are dropped)")
 	f.StringVarP(&out, "out", "o", "", "JSONL `FILE` to write")
+	f.StringVar(&into, "into", "", "register the questions as the benchmark `NAME` (a draft until verified rows fill it)")
 	f.StringVar(&mixArg, "mix", synth.DefaultMix().String(), "share of each question type (`MIX`), summing to 1")
 	f.Int64Var(&seed, "seed", 0, "`SEED` of the passage choice, recorded in each row")
 	f.BoolVar(&dryRun, "dry-run", false, "print the plan and a token estimate; call no LLM, write nothing")
@@ -89,7 +107,7 @@ Exit status: 0 written (or planned), 1 problems (documents, plan, LLM), 2 usage.
 	return cmd
 }
 
-func synthesize(c *cobra.Command, w io.Writer, dir string, opts synth.Options, out string, dryRun bool) error {
+func synthesize(c *cobra.Command, w io.Writer, dir string, opts synth.Options, out, into string, dryRun bool) error {
 	st, err := os.Stat(dir)
 	if err != nil || !st.IsDir() {
 		return usageError("synthesize: %s is not a folder", dir)
@@ -97,8 +115,10 @@ func synthesize(c *cobra.Command, w io.Writer, dir string, opts synth.Options, o
 	// Without --dry-run, check the LLM configuration before any work.
 	var client *llm.Client
 	if !dryRun {
-		if st, err := os.Stat(filepath.Dir(out)); err != nil || !st.IsDir() {
-			return usageError("synthesize: --out %s: folder %s does not exist", out, filepath.Dir(out))
+		if out != "" {
+			if st, err := os.Stat(filepath.Dir(out)); err != nil || !st.IsDir() {
+				return usageError("synthesize: --out %s: folder %s does not exist", out, filepath.Dir(out))
+			}
 		}
 		cfg, err := llm.ConfigFromEnv(os.Getenv)
 		if err != nil {
@@ -131,22 +151,109 @@ func synthesize(c *cobra.Command, w io.Writer, dir string, opts synth.Options, o
 		return nil
 	}
 
+	var draft *synthDraft
+	if into != "" {
+		if draft, err = startSynthDraft(c.Context(), w, dir, into, listing, plan, opts); err != nil {
+			return err
+		}
+		defer draft.close()
+	}
 	res, err := synth.Synthesize(c.Context(), client, listing.Documents, opts)
 	printDrops(w, res)
 	printSynthUsage(w, client)
+	if err == nil && len(res.Rows) == 0 {
+		err = errors.New("synthesize: no question passed verification; nothing written")
+	}
 	if err != nil {
-		return problems(err)
+		return draft.fail(c.Context(), w, err)
 	}
-	if len(res.Rows) == 0 {
-		return problems(fmt.Errorf("synthesize: no question passed verification; nothing written to %s", out))
+	if out != "" {
+		if err := writeRows(out, res.Rows); err != nil {
+			return draft.fail(c.Context(), w, fmt.Errorf("synthesize: %w", err))
+		}
+		fmt.Fprintf(w, "wrote %d rows to %s (%d planned)\n", len(res.Rows), out, len(plan.Questions))
 	}
-	if err := writeRows(out, res.Rows); err != nil {
-		return problems(fmt.Errorf("synthesize: %w", err))
+	if draft != nil {
+		if err := draft.fill(c.Context(), w, res); err != nil {
+			return err
+		}
 	}
-	fmt.Fprintf(w, "wrote %d rows to %s (%d planned)\n", len(res.Rows), out, len(plan.Questions))
 	fmt.Fprintln(w, synthWarning)
 	return nil
 }
+
+// synthDraft is the registry draft synthesize --into fills.
+type synthDraft struct {
+	r    *registry.Registry
+	name string
+	src  registry.Source
+}
+
+// startSynthDraft opens the registry and creates (or reuses) the draft
+// name, with the synthesis parameters as its source, before any LLM call.
+func startSynthDraft(ctx context.Context, w io.Writer, dir, name string, l extract.Listing, plan synth.Plan, opts synth.Options) (*synthDraft, error) {
+	ids := make([]string, len(l.Documents))
+	for i, d := range l.Documents {
+		ids[i] = d.ID
+	}
+	docs, err := registry.DocumentDigests(os.DirFS(dir), ids)
+	if err != nil {
+		return nil, problems(fmt.Errorf("synthesize: %w", err))
+	}
+	src := registry.Source{Kind: registry.SourceKindSynthesis, Synthesis: &registry.Synthesis{
+		Model: plan.Model, N: opts.N, Mix: plan.Mix.String(), Seed: plan.Seed, Documents: docs,
+	}}
+	dsn, err := registry.DefaultDSN()
+	if err != nil {
+		return nil, problems(err)
+	}
+	r, err := registry.Open(ctx, dsn)
+	if err != nil {
+		return nil, problems(err)
+	}
+	if _, err := r.StartDraft(ctx, name, src); err != nil {
+		r.Close()
+		if errors.Is(err, registry.ErrExists) {
+			return nil, usageError("synthesize: --into: %v", err)
+		}
+		return nil, problems(err)
+	}
+	fmt.Fprintf(w, "draft %s: listed as a draft while synthesis runs; it becomes active when the verified questions fill it\n", name)
+	return &synthDraft{r: r, name: name, src: src}, nil
+}
+
+// fail records err on the draft (which stays a draft) and returns it.
+// A nil draft only returns err.
+func (d *synthDraft) fail(ctx context.Context, w io.Writer, err error) error {
+	if d != nil {
+		// Record the failure even when ctx was cancelled (an interrupt).
+		if ferr := d.r.FailDraft(context.WithoutCancel(ctx), d.name, err.Error()); ferr != nil {
+			err = errors.Join(err, fmt.Errorf("draft %s: recording the failure: %w", d.name, ferr))
+		} else {
+			fmt.Fprintf(w, "draft %s: stays a draft (the error is listed by `lasagna benchmark list`); run the command again to fill it\n", d.name)
+		}
+	}
+	return problems(err)
+}
+
+// fill imports the verified rows as the draft's revision and activates it.
+func (d *synthDraft) fill(ctx context.Context, w io.Writer, res synth.Result) error {
+	src := d.src
+	syn := *src.Synthesis
+	syn.Dropped = res.Dropped
+	if len(syn.Dropped) == 0 {
+		syn.Dropped = nil
+	}
+	src.Synthesis = &syn
+	inf, err := d.r.ImportRows(ctx, d.name, "synthesis.jsonl", res.Rows, registry.ImportOptions{Source: &src})
+	if err != nil {
+		return d.fail(ctx, w, fmt.Errorf("synthesize: registering %s: %w", d.name, err))
+	}
+	fmt.Fprintf(w, "registered %s (%s, %d questions); run it with `lasagna benchmark run registry:%s`\n", inf.Revision, inf.Status, inf.Questions, d.name)
+	return nil
+}
+
+func (d *synthDraft) close() { d.r.Close() }
 
 func printPlan(w io.Writer, dir string, l extract.Listing, p synth.Plan) {
 	model := p.Model

@@ -130,7 +130,7 @@ func TestSynthesizeErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{synthDocs, "--n", "5", "--model", "m"}, 2, "synthesize: --out FILE is required (or --dry-run to see the plan)"},
+		{[]string{synthDocs, "--n", "5", "--model", "m"}, 2, "synthesize: --out FILE or --into NAME is required (or --dry-run to see the plan)"},
 		{[]string{synthDocs, "--n", "0", "--dry-run"}, 2, "--n must be at least 1"},
 		{[]string{synthDocs, "--n", "5", "--dry-run", "--mix", "factoid=0.5"}, 2, "synthesize: --mix: mix shares sum to 0.5, not 1"},
 		{[]string{"nope", "--n", "5", "--dry-run"}, 2, "synthesize: nope is not a folder"},

@@ -35,7 +35,7 @@ Exit status: 0 valid, 1 the data has problems, 2 usage error.`,
 	}
 	cmd.Flags().StringVar(&opts.Name, "name", "", "register under `NAME`@<hash> instead of local/<stem>@<hash>")
 	cmd.Flags().StringVar(&opts.Split, "split", "", "BEIR qrels split to read (qrels/`SPLIT`.tsv; default test)")
-	cmd.Flags().StringVar(&format, "format", "auto", "`FORMAT`: auto (by extension; a folder is BEIR) or vecta (a Vecta benchmark CSV)")
+	cmd.Flags().StringVar(&format, "format", "auto", "`FORMAT`: auto (by extension; a folder is BEIR; a .csv whose header has chunk_ids, page_nums or source_paths is a Vecta CSV) or vecta (a Vecta benchmark CSV)")
 	return cmd
 }
 

@@ -107,8 +107,9 @@ func TestValidateDataVecta(t *testing.T) {
 	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Detected from the header.
 	out, _, code := runValidate(t, p)
-	if code != 1 || !strings.Contains(out, "this looks like a Vecta benchmark CSV") {
+	if code != 0 || !strings.Contains(out, "format:      vecta_csv") {
 		t.Errorf("auto format: exit %d\n%s", code, out)
 	}
 	out, _, code = runValidate(t, "--format", "vecta", p)

@@ -1,0 +1,52 @@
+package registry
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A registry written by a lasagna with schema version 1 opens: migration 2
+// adds a draft's pending source and error, and its benchmarks keep their
+// data (a draft lists with no source and no error).
+func TestMigrateFromVersion1(t *testing.T) {
+	ctx := context.Background()
+	dsn := filepath.Join(t.TempDir(), "registry.db")
+	db, d, err := openDB(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Registry{db: db, d: d}
+	stmts := append([]string{`CREATE TABLE lasagna_schema (version BIGINT PRIMARY KEY, applied TEXT NOT NULL)`}, migrations[1]...)
+	stmts = append(stmts,
+		`INSERT INTO lasagna_schema (version, applied) VALUES (1, '2026-01-01T00:00:00Z')`,
+		`INSERT INTO benchmarks (name, status, created, updated) VALUES ('old', 'draft', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')`)
+	for _, s := range stmts {
+		s = strings.NewReplacer("{{id}}", d.idType, "{{blob}}", d.blobType).Replace(s)
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	r.Close()
+
+	r, err = Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var v int
+	if err := r.db.QueryRowContext(ctx, `SELECT MAX(version) FROM lasagna_schema`).Scan(&v); err != nil || v != len(migrations)-1 {
+		t.Errorf("schema version %d (%v), want %d", v, err, len(migrations)-1)
+	}
+	inf, err := r.Get(ctx, "old")
+	if err != nil || inf.Status != StatusDraft || inf.Source != nil || inf.Error != "" {
+		t.Fatalf("Get(old) = %+v, %v", inf, err)
+	}
+	if err := r.FailDraft(ctx, "old", "boom"); err != nil {
+		t.Fatal(err)
+	}
+	if inf, _ := r.Get(ctx, "old"); inf.Error != "boom" {
+		t.Errorf("after FailDraft: %+v", inf)
+	}
+}
