@@ -107,10 +107,16 @@ func (j *journal) encode(v any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	line, err := json.Marshal(journalLine{Entry: entry, Sum: lineSum(j.sum, entry)})
-	if err != nil {
-		return nil, err
-	}
+	// The journalLine {"e":entry,"sum":"…"}, as encoding/json writes it,
+	// without its second pass over entry (a RawMessage is validated and
+	// compacted again, which costs as much as the marshalling at depth
+	// 1,000): entry is json.Marshal's compact output and sum is hex.
+	line := make([]byte, 0, len(entry)+len(`{"e":,"sum":""}`)+32+1)
+	line = append(line, `{"e":`...)
+	line = append(line, entry...)
+	line = append(line, `,"sum":"`...)
+	line = append(line, lineSum(j.sum, entry)...)
+	line = append(line, `"}`...)
 	if bytes.IndexByte(line, '\n') >= 0 {
 		return nil, errors.New("journal line has a raw newline")
 	}
