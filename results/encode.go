@@ -30,7 +30,7 @@ type encoder struct {
 	// run_id's value (after the quote).
 	runIDAt int64
 
-	row, tail, canonRow, ids, hits, cIDs, cHits []byte
+	row, canonRow, ids, hits, cIDs, cHits []byte
 }
 
 // encodeBundle encodes b (see encoder). The text is Write's layout:
@@ -127,98 +127,98 @@ func (e *encoder) bundle(b *Bundle) error {
 	if err != nil {
 		return err
 	}
-	runID, runIDValue, elems, err := skeletonSpans(sk)
-	if err != nil || runID.start < 0 || len(elems) != len(b.Results) {
+	runID, runIDValue, ends, err := skeletonSpans(sk)
+	if err != nil || runID.start < 0 || len(ends) != len(b.Results) {
 		return fmt.Errorf("bundle: cannot split the encoded bundle (%v)", err) // cannot happen
 	}
+	// The text is the skeleton with each result's rows spliced in before
+	// the result's closing brace. The canonical form is the skeleton
+	// without run_id, canonicalized, with each result's canonical rows
+	// spliced in the same way: per_sample_scores sorts after every other
+	// member of a result. Both are written in one walk over the rows.
+	var csk []byte
+	var cends []int64
+	if e.canon != nil {
+		noID := append(append([]byte{}, sk[:runID.start]...), sk[runID.end:]...)
+		if csk, err = Canonical(noID); err != nil {
+			return err
+		}
+		if _, _, cends, err = skeletonSpans(csk); err != nil || len(cends) != len(b.Results) {
+			return fmt.Errorf("bundle: cannot split the canonical bundle (%v)", err) // cannot happen
+		}
+	}
+	var prev, cprev int64
 	if e.text != nil {
-		// The text: the skeleton with each result's rows spliced in
-		// before the result's closing brace.
 		if err := e.text.write(sk[:runIDValue]); err != nil {
 			return err
 		}
 		e.runIDAt = e.text.offset() + 1 // after the quote
-		prev := runIDValue
-		for i, r := range b.Results {
-			if r.PerSampleScores == nil {
-				continue
-			}
-			end := elems[i] - 1
-			if err := e.text.write(sk[prev:end]); err != nil {
-				return err
-			}
-			if err := e.rows(r.PerSampleScores, true); err != nil {
-				return err
-			}
-			prev = end
-		}
-		if err := e.text.write(sk[prev:]); err != nil {
-			return err
-		}
+		prev = runIDValue
 	}
-	if e.canon == nil {
-		return nil
-	}
-	// The canonical form: the skeleton without run_id, canonicalized, and
-	// each result's canonical rows spliced in before its closing brace:
-	// per_sample_scores sorts after every other member of a result.
-	noID := append(append([]byte{}, sk[:runID.start]...), sk[runID.end:]...)
-	csk, err := Canonical(noID)
-	if err != nil {
-		return err
-	}
-	_, _, celems, err := skeletonSpans(csk)
-	if err != nil || len(celems) != len(b.Results) {
-		return fmt.Errorf("bundle: cannot split the canonical bundle (%v)", err) // cannot happen
-	}
-	var prev int64
 	for i, r := range b.Results {
 		if r.PerSampleScores == nil {
 			continue
 		}
-		end := celems[i] - 1
-		if _, err := e.canon.Write(csk[prev:end]); err != nil {
+		if e.text != nil {
+			if err := e.text.write(sk[prev : ends[i]-1]); err != nil {
+				return err
+			}
+			prev = ends[i] - 1
+		}
+		if e.canon != nil {
+			if _, err := e.canon.Write(csk[cprev : cends[i]-1]); err != nil {
+				return err
+			}
+			cprev = cends[i] - 1
+		}
+		if err := e.rows(r.PerSampleScores); err != nil {
 			return err
 		}
-		if err := e.rows(r.PerSampleScores, false); err != nil {
-			return err
-		}
-		prev = end
 	}
-	_, err = e.canon.Write(csk[prev:])
-	return err
+	if e.text != nil {
+		if err := e.text.write(sk[prev:]); err != nil {
+			return err
+		}
+	}
+	if e.canon != nil {
+		if _, err := e.canon.Write(csk[cprev:]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// rows writes `,"per_sample_scores":[…]` to the text (text true) or to the
-// canonical form.
-func (e *encoder) rows(rows []Sample, text bool) error {
-	const open = `,"per_sample_scores":[`
-	if text {
-		if err := e.text.write([]byte(open)); err != nil {
+// both writes p to the text and to the canonical form, where wanted.
+func (e *encoder) both(p string) error {
+	if e.text != nil {
+		if err := e.text.write([]byte(p)); err != nil {
 			return err
 		}
-	} else if _, err := io.WriteString(e.canon, open); err != nil {
+	}
+	if e.canon != nil {
+		if _, err := io.WriteString(e.canon, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rows writes `,"per_sample_scores":[…]`.
+func (e *encoder) rows(rows []Sample) error {
+	if err := e.both(`,"per_sample_scores":[`); err != nil {
 		return err
 	}
 	for i := range rows {
 		if i > 0 {
-			if text {
-				if err := e.text.write([]byte{','}); err != nil {
-					return err
-				}
-			} else if _, err := e.canon.Write([]byte{','}); err != nil {
+			if err := e.both(","); err != nil {
 				return err
 			}
 		}
-		if err := e.sample(&rows[i], text); err != nil {
+		if err := e.sample(&rows[i]); err != nil {
 			return fmt.Errorf("row %s: %w", rows[i].QueryID, err)
 		}
 	}
-	if text {
-		return e.text.write([]byte{']'})
-	}
-	_, err := e.canon.Write([]byte{']'})
-	return err
+	return e.both("]")
 }
 
 // sampleHead and sampleTail are the members of a Sample before and after
@@ -235,8 +235,8 @@ type sampleTail struct {
 	LatencyMS  *float64 `json:"latency_ms,omitzero"`
 }
 
-// sample writes one row to the text or to the canonical form.
-func (e *encoder) sample(s *Sample, text bool) error {
+// sample writes one row.
+func (e *encoder) sample(s *Sample) error {
 	head, err := marshal(sampleHead{s.QueryID, s.Scores})
 	if err != nil {
 		return err
@@ -245,33 +245,43 @@ func (e *encoder) sample(s *Sample, text bool) error {
 	if err != nil {
 		return err
 	}
-	if text {
+	if s.RetrievedIDs != nil {
+		if e.ids, e.cIDs, err = appendIDs(e.ids[:0], e.cIDs[:0], s.RetrievedIDs); err != nil {
+			return err
+		}
+	}
+	if s.Retrieved != nil {
+		if e.hits, e.cHits, err = appendHits(e.hits[:0], e.cHits[:0], s.Retrieved); err != nil {
+			return err
+		}
+	}
+	if e.text != nil {
 		// {head members, "_retrieved_ids": […], "_retrieved": […], tail members}
 		if err := e.text.write(head[:len(head)-1]); err != nil {
 			return err
 		}
 		if s.RetrievedIDs != nil {
-			if e.ids, err = appendIDs(e.ids[:0], s.RetrievedIDs, false); err != nil {
-				return err
-			}
 			if err := e.text.member(`"_retrieved_ids"`, e.ids); err != nil {
 				return err
 			}
 		}
 		if s.Retrieved != nil {
-			if e.hits, err = appendHits(e.hits[:0], s.Retrieved, false); err != nil {
-				return err
-			}
 			if err := e.text.member(`"_retrieved"`, e.hits); err != nil {
 				return err
 			}
 		}
-		if len(tail) > 2 {
-			tail[0] = ','
+		t := tail
+		if len(t) > 2 {
+			t = append([]byte{','}, t[1:]...)
 		} else {
-			tail = tail[1:]
+			t = t[1:]
 		}
-		return e.text.write(tail)
+		if err := e.text.write(t); err != nil {
+			return err
+		}
+	}
+	if e.canon == nil {
+		return nil
 	}
 	// Canonical: "_retrieved" and "_retrieved_ids" sort before every other
 	// member (all lower-case letters), so they open the object.
@@ -288,15 +298,9 @@ func (e *encoder) sample(s *Sample, text bool) error {
 	}
 	out := append(e.canonRow[:0], '{')
 	if s.Retrieved != nil {
-		if e.cHits, err = appendHits(e.cHits[:0], s.Retrieved, true); err != nil {
-			return err
-		}
 		out = append(append(append(out, `"_retrieved":`...), e.cHits...), ',')
 	}
 	if s.RetrievedIDs != nil {
-		if e.cIDs, err = appendIDs(e.cIDs[:0], s.RetrievedIDs, true); err != nil {
-			return err
-		}
 		out = append(append(append(out, `"_retrieved_ids":`...), e.cIDs...), ',')
 	}
 	out = append(out, v[1:]...)
@@ -305,77 +309,84 @@ func (e *encoder) sample(s *Sample, text bool) error {
 	return err
 }
 
-// appendIDs appends the JSON array of ids as encoding/json writes it or,
-// canonical, in RFC 8785's form (see appendString).
-func appendIDs(dst []byte, ids []string, canonical bool) ([]byte, error) {
-	dst = append(dst, '[')
+// appendIDs appends the JSON array of ids to text as encoding/json writes
+// it and to canon in RFC 8785's form (see appendString).
+func appendIDs(text, canon []byte, ids []string) ([]byte, []byte, error) {
+	text = append(text, '[')
+	canon = append(canon, '[')
 	for i, id := range ids {
 		if i > 0 {
-			dst = append(dst, ',')
+			text = append(text, ',')
+			canon = append(canon, ',')
 		}
 		var err error
-		if dst, err = appendString(dst, id, canonical); err != nil {
-			return nil, err
+		if text, canon, err = appendString(text, canon, id); err != nil {
+			return nil, nil, err
 		}
 	}
-	return append(dst, ']'), nil
+	return append(text, ']'), append(canon, ']'), nil
 }
 
-// appendHits appends the JSON array of hits, members in Retrieved's order
-// (id, score, rank) or, canonical, in sorted order (id, rank, score).
-func appendHits(dst []byte, hits []Retrieved, canonical bool) ([]byte, error) {
-	dst = append(dst, '[')
+// appendHits appends the JSON array of hits to text, members in
+// Retrieved's order (id, score, rank), and to canon in RFC 8785's form,
+// members sorted (id, rank, score).
+func appendHits(text, canon []byte, hits []Retrieved) ([]byte, []byte, error) {
+	text = append(text, '[')
+	canon = append(canon, '[')
+	var num [32]byte
 	for i, h := range hits {
 		if i > 0 {
-			dst = append(dst, ',')
+			text = append(text, ',')
+			canon = append(canon, ',')
 		}
 		var err error
-		dst = append(dst, `{"id":`...)
-		if dst, err = appendString(dst, h.ID, canonical); err != nil {
-			return nil, err
+		text = append(text, `{"id":`...)
+		canon = append(canon, `{"id":`...)
+		if text, canon, err = appendString(text, canon, h.ID); err != nil {
+			return nil, nil, err
 		}
-		if canonical {
-			dst = append(dst, `,"rank":`...)
-			dst = strconv.AppendInt(dst, int64(h.Rank), 10)
-			dst = append(dst, `,"score":`...)
-			if dst, err = appendNumber(dst, h.Score, true); err != nil {
-				return nil, err
-			}
+		n, err := appendNumber(num[:0], h.Score)
+		if err != nil {
+			return nil, nil, err
+		}
+		text = append(text, `,"score":`...)
+		text = append(text, n...)
+		text = append(text, `,"rank":`...)
+		text = strconv.AppendInt(text, int64(h.Rank), 10)
+		text = append(text, '}')
+		canon = append(canon, `,"rank":`...)
+		canon = strconv.AppendInt(canon, int64(h.Rank), 10)
+		canon = append(canon, `,"score":`...)
+		if h.Score == 0 {
+			canon = append(canon, '0') // -0 is 0
 		} else {
-			dst = append(dst, `,"score":`...)
-			if dst, err = appendNumber(dst, h.Score, false); err != nil {
-				return nil, err
-			}
-			dst = append(dst, `,"rank":`...)
-			dst = strconv.AppendInt(dst, int64(h.Rank), 10)
+			canon = append(canon, n...)
 		}
-		dst = append(dst, '}')
+		canon = append(canon, '}')
 	}
-	return append(dst, ']'), nil
+	return append(text, ']'), append(canon, ']'), nil
 }
 
-// appendString appends s as a JSON string as encoding/json writes it or,
-// canonical, in RFC 8785's form. A plain string (plainString) is the same
-// in both and is copied between quotes; the others go through
+// appendString appends s as a JSON string to text as encoding/json writes
+// it and to canon in RFC 8785's form. A plain string (plainString) is the
+// same in both and is copied between quotes; the others go through
 // encoding/json and jsontext, as the whole bundle would.
-func appendString(dst []byte, s string, canonical bool) ([]byte, error) {
+func appendString(text, canon []byte, s string) ([]byte, []byte, error) {
 	if plainString(s) {
-		dst = append(dst, '"')
-		dst = append(dst, s...)
-		return append(dst, '"'), nil
+		text = append(append(append(text, '"'), s...), '"')
+		canon = append(append(append(canon, '"'), s...), '"')
+		return text, canon, nil
 	}
 	data, err := marshal(s)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if canonical {
-		v := jsontext.Value(data)
-		if err := v.Canonicalize(); err != nil {
-			return nil, fmt.Errorf("canonical json: %w", err)
-		}
-		data = v
+	text = append(text, data...)
+	v := jsontext.Value(data)
+	if err := v.Canonicalize(); err != nil {
+		return nil, nil, fmt.Errorf("canonical json: %w", err)
 	}
-	return append(dst, data...), nil
+	return text, append(canon, v...), nil
 }
 
 // plainString reports whether s is printable ASCII without a quote or a
@@ -391,13 +402,10 @@ func plainString(s string) bool {
 
 // appendNumber appends f as encoding/json writes a float64, which is
 // ECMAScript's Number.prototype.toString, RFC 8785's number form, except
-// that canonical writes -0 as 0. NaN and infinities are errors.
-func appendNumber(dst []byte, f float64, canonical bool) ([]byte, error) {
+// that RFC 8785 writes -0 as 0. NaN and infinities are errors.
+func appendNumber(dst []byte, f float64) ([]byte, error) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return nil, &json.UnsupportedValueError{Str: strconv.FormatFloat(f, 'g', -1, 64)}
-	}
-	if canonical && f == 0 {
-		f = 0 // -0 is 0
 	}
 	abs := math.Abs(f)
 	format := byte('f')
