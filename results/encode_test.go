@@ -114,7 +114,7 @@ func TestStreamedEncodingIsWholeEncoding(t *testing.T) {
 		lat := 1e-7
 		b.Results[0].PerSampleScores = []Sample{
 			{QueryID: "q0"},
-			{QueryID: "q\u2029\"1\\", Scores: map[string]float64{"z": -0.0, "é": 1e21, "a": 5e-324, "\U0001F600": 1, "ｚ": 2}},
+			{QueryID: "q\u2029\"1\\", Scores: map[string]float64{"z": math.Copysign(0, -1), "é": 1e21, "a": 5e-324, "\U0001F600": 1, "ｚ": 2}},
 			{QueryID: "q2", RetrievedIDs: []string{}, Retrieved: []Retrieved{}},
 			{QueryID: "q3", RetrievedIDs: []string{"p\u2028", "<p>", "\x7f", "\xff"},
 				Retrieved: []Retrieved{{ID: "p\u2028", Score: math.Copysign(0, -1), Rank: 1}, {ID: "<p>", Score: 1e-7, Rank: 2}, {ID: "\x7f", Score: 123456789012345680000, Rank: 3}, {ID: "\xff", Score: float64(float32(12.964025)), Rank: 4}},
