@@ -103,18 +103,46 @@ func lineSum(key string, entry []byte) string {
 
 // encode returns the journal line of v, newline included.
 func (j *journal) encode(v any) ([]byte, error) {
-	entry, err := json.Marshal(v)
-	if err != nil {
+	lb := newLineBuf()
+	line, err := j.encodeInto(lb, v)
+	return bytes.Clone(line), err
+}
+
+// lineBuf is a reusable buffer for journal lines: at a depth of 1,000
+// hits a line is tens of kilobytes, and a run writes one per query.
+type lineBuf struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+func newLineBuf() *lineBuf {
+	lb := &lineBuf{}
+	lb.enc = json.NewEncoder(&lb.buf)
+	return lb
+}
+
+var lineBufs = sync.Pool{New: func() any { return newLineBuf() }}
+
+// encodeInto returns the journal line of v, newline included, in lb's
+// buffer (valid until lb is used again): the journalLine
+// {"e":entry,"sum":"…"} as encoding/json writes it, built in one pass
+// (a json.RawMessage would be validated and compacted a second time).
+func (j *journal) encodeInto(lb *lineBuf, v any) ([]byte, error) {
+	lb.buf.Reset()
+	lb.buf.WriteString(`{"e":`)
+	if err := lb.enc.Encode(v); err != nil { // json.Marshal's bytes and a newline
 		return nil, err
 	}
-	line, err := json.Marshal(journalLine{Entry: entry, Sum: lineSum(j.sum, entry)})
-	if err != nil {
-		return nil, err
-	}
-	if bytes.IndexByte(line, '\n') >= 0 {
+	lb.buf.Truncate(lb.buf.Len() - 1)
+	entry := lb.buf.Bytes()[len(`{"e":`):]
+	if bytes.IndexByte(entry, '\n') >= 0 {
 		return nil, errors.New("journal line has a raw newline")
 	}
-	return append(line, '\n'), nil
+	sum := lineSum(j.sum, entry)
+	lb.buf.WriteString(`,"sum":"`)
+	lb.buf.WriteString(sum)
+	lb.buf.WriteString("\"}\n")
+	return lb.buf.Bytes(), nil
 }
 
 // restartHint ends every message about a journal that cannot be resumed.
@@ -269,7 +297,9 @@ func (j *journal) Len() int {
 
 // Record appends a finished query.
 func (j *journal) Record(e journalEntry) error {
-	line, err := j.encode(e)
+	lb := lineBufs.Get().(*lineBuf)
+	defer lineBufs.Put(lb)
+	line, err := j.encodeInto(lb, e)
 	if err != nil {
 		return fmt.Errorf("journal entry for %q: %w", e.Query, err)
 	}

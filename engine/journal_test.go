@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -238,4 +239,33 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// TestJournalLineIsEncodingJSON holds the journal line built by hand to
+// what encoding/json writes for a journalLine, so journals stay readable
+// by every release that reads them.
+func TestJournalLineIsEncodingJSON(t *testing.T) {
+	j := &journal{sum: "0123456789abcdef0123456789abcdef.jsonl"}
+	for _, v := range []any{
+		journalEntry{Query: "q1", Hits: []lasagna.Hit{{ID: "p1", Score: 12.964025497436523}, {ID: "<&>\"\u2028", Score: -1e-7}}, LatencyNS: 12},
+		journalEntry{Query: "q2", Answer: "a\nb", Answered: true, Passages: []string{"x"}},
+		journalEntry{Facts: map[string]any{"corpus_documents": 3}},
+		journalHeader{Lasagna: journalVersion, Key: journalKey{Benchmark: "b", Arm: "bm25"}},
+	} {
+		got, err := j.encode(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		entry, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.Marshal(journalLine{Entry: entry, Sum: lineSum(j.sum, entry)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want = append(want, '\n'); string(got) != string(want) {
+			t.Errorf("journal line\n got %s\nwant %s", got, want)
+		}
+	}
 }

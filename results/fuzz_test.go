@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -24,6 +25,15 @@ func FuzzRead(f *testing.F) {
 		out, err := Marshal(b)
 		if err != nil {
 			t.Fatalf("a bundle Read accepted does not write: %v", err)
+		}
+		// The streamed text is encoding/json's up to whitespace, and its
+		// hash the whole bundle's.
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, out); err != nil || !bytes.Equal(compact.Bytes(), referenceText(t, b)) {
+			t.Fatalf("streamed text differs from encoding/json's: %v\n%s\n%s", err, compact.Bytes(), referenceText(t, b))
+		}
+		if id, err := hashBundle(b); err != nil || id != referenceRunID(t, b) {
+			t.Fatalf("streamed run_id %s (%v), want %s", id, err, referenceRunID(t, b))
 		}
 		// What the writer writes reads back to the same bytes.
 		b2, err := Unmarshal(out)

@@ -102,6 +102,16 @@ func runIDOfTree(v any) (string, error) {
 	return hashTree(without)
 }
 
+// hashBundle returns the run id of b: the hex sha256 of the canonical JSON
+// of b without its run_id, streamed row by row into the hash.
+func hashBundle(b *Bundle) (string, error) {
+	h := sha256.New()
+	if _, err := encodeBundle(b, nil, h); err != nil {
+		return "", fmt.Errorf("bundle: %w (a metric or score is NaN or infinite; record the query as an error instead)", err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
 // Finalize prepares b for writing: it sets an empty schema_version to
 // SchemaVersion and an empty metrics_version to MetricsVersion, turns nil
 // required lists and maps into empty ones (so they are written as [] and
@@ -109,6 +119,19 @@ func runIDOfTree(v any) (string, error) {
 // their canonical order and then sets the run_id. It fails
 // when a value cannot be written as JSON (NaN or an infinity).
 func Finalize(b *Bundle) error {
+	if err := prepare(b); err != nil {
+		return err
+	}
+	id, err := hashBundle(b)
+	if err != nil {
+		return err
+	}
+	b.RunID = id
+	return nil
+}
+
+// prepare does what Finalize does but set the run_id.
+func prepare(b *Bundle) error {
 	if b.SchemaVersion == "" {
 		b.SchemaVersion = SchemaVersion
 	}
@@ -148,24 +171,5 @@ func Finalize(b *Bundle) error {
 		}
 	}
 	sortIntegrity(b)
-	b.RunID = ""
-	data, err := marshal(b)
-	if err != nil {
-		return fmt.Errorf("bundle: %w (a metric or score is NaN or infinite; record the query as an error instead)", err)
-	}
-	// The compact encoding starts {"schema_version":…,"metrics_version":…,
-	// "run_id":"",…; a quote inside a string value is escaped, so the
-	// first occurrence of the member is the top-level one.
-	const member = `,"run_id":""`
-	i := bytes.Index(data, []byte(member))
-	if i < 0 {
-		return fmt.Errorf("bundle: encoded without run_id") // cannot happen: the field has no omitzero
-	}
-	data = append(data[:i:i], data[i+len(member):]...)
-	id, err := hashJSON(data)
-	if err != nil {
-		return err
-	}
-	b.RunID = id
 	return nil
 }

@@ -2,40 +2,44 @@ package results
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/lasagna-go/lasagna/internal/atomicfile"
 )
 
 // Write finalizes b (see Finalize) and writes it to w as indented JSON with
 // a trailing newline. The output is deterministic: object members in struct
-// order, map keys sorted, no HTML escaping. Write always writes
+// order, map keys sorted, no HTML escaping. Each row's _retrieved_ids and
+// _retrieved arrays are written on one line each; everything else is
+// indented by two spaces, one member or element a line. The layout does not
+// enter the run_id, which hashes the canonical form. Write always writes
 // SchemaVersion, so a bundle read from a later 1.y version is written as 1.0
 // without the fields this release does not know, under a new run_id.
+//
+// The bundle is encoded row by row and streamed: memory does not grow with
+// the size of the text.
 func Write(w io.Writer, b *Bundle) error {
 	b.SchemaVersion = SchemaVersion
 	if err := Finalize(b); err != nil {
 		return err
 	}
-	data, err := Marshal(b)
-	if err != nil {
-		return err
+	if _, err := encodeBundle(b, w, nil); err != nil {
+		return fmt.Errorf("bundle: %w", err)
 	}
-	_, err = w.Write(data)
-	return err
+	return nil
 }
 
-// Marshal returns the indented JSON Write writes, without finalizing b.
+// Marshal returns the JSON text Write writes, without finalizing b.
 func Marshal(b *Bundle) ([]byte, error) {
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(b); err != nil {
+	if _, err := encodeBundle(b, &buf, nil); err != nil {
 		return nil, fmt.Errorf("bundle: %w", err)
 	}
 	return buf.Bytes(), nil
@@ -45,12 +49,38 @@ func Marshal(b *Bundle) ([]byte, error) {
 // temporary file in the same folder, flushed to disk and renamed over name,
 // so a reader, or a run killed mid-write, finds the previous file or the new
 // one, never part of one. The folder must exist.
+//
+// It encodes the bundle once: the text is streamed to the file while its
+// canonical form is hashed, and the run_id is then written in its place.
 func WriteFile(name string, b *Bundle) error {
-	var buf bytes.Buffer
-	if err := Write(&buf, b); err != nil {
+	b.SchemaVersion = SchemaVersion
+	if err := prepare(b); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	return atomicfile.WriteFile(name, buf.Bytes(), 0o644)
+	// A placeholder of the run_id's length, overwritten once the hash is
+	// known.
+	b.RunID = strings.Repeat("0", sha256.Size*2)
+	var id string
+	err := atomicfile.Write(name, 0o644, func(w io.Writer) error {
+		h := sha256.New()
+		at, err := encodeBundle(b, w, h)
+		if err != nil {
+			return fmt.Errorf("bundle: %w (a metric or score is NaN or infinite; record the query as an error instead)", err)
+		}
+		id = hex.EncodeToString(h.Sum(nil))
+		wa, ok := w.(io.WriterAt)
+		if !ok {
+			return errors.New("bundle: the temporary file cannot be written at an offset") // cannot happen: it is an *os.File
+		}
+		_, err = wa.WriteAt([]byte(id), at)
+		return err
+	})
+	if err != nil {
+		b.RunID = ""
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	b.RunID = id
+	return nil
 }
 
 // Read parses a bundle. It checks only that the input is one JSON object
