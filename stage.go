@@ -18,6 +18,14 @@ import "context"
 type Hit struct {
 	ID    string  `json:"id"`
 	Score float64 `json:"score"`
+	// Cite, when set, says where the hit comes from, for the Vecta chunk-,
+	// page- and document-level metrics; nil = not reported. It is a pointer
+	// so that a Hit stays small: runs and run files hold millions of them.
+	Cite *Citation `json:"cite,omitempty"`
+}
+
+// Citation is where a retrieved hit comes from. Each field is optional.
+type Citation struct {
 	// ChunkID is the id of the retrieved chunk ("" = not reported).
 	ChunkID string `json:"chunk_id,omitempty"`
 	// PageNum is the page the chunk is on (nil = not reported).

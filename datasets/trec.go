@@ -153,7 +153,16 @@ func parseRun(name string, data []byte) (*Run, error) {
 	if probs != nil {
 		return nil, runProblems(probs)
 	}
-	return (*Run)(run), nil
+	out := &Run{Tag: run.Tag, Lines: run.Lines, Hits: make(map[string][]lasagna.Hit, len(run.Hits))}
+	all := make([]lasagna.Hit, 0, run.Lines) // one allocation for every list
+	for qid, l := range run.Hits {
+		start := len(all)
+		for _, h := range l {
+			all = append(all, lasagna.Hit{ID: h.ID, Score: h.Score})
+		}
+		out.Hits[qid] = all[start:len(all):len(all)]
+	}
+	return out, nil
 }
 
 // runProblems converts the parser's problems into Problems.

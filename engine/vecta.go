@@ -12,7 +12,7 @@ import (
 // and document_ precision, recall and f1; metrics.ScoreVecta) for the
 // ranked list hits. A level is scored when q's metadata has its ground
 // truth (chunk_ids, page_nums, source_paths) and the hits carry it: some
-// hit has a ChunkID, a PageNum or a SourcePath. On a Vecta CSV benchmark,
+// hit's Cite has a ChunkID, a PageNum or a SourcePath. On a Vecta CSV benchmark,
 // whose chunk_ids are the judged ids, a hit's ID stands for a missing
 // ChunkID, so its chunk level is scored for every list, even an empty
 // one. Any other level is absent (not available), never 0.
@@ -32,19 +32,23 @@ func scoreVecta(b *lasagna.Benchmark, q *lasagna.Query, hits []lasagna.Hit, dst 
 	var got metrics.VectaRefs
 	hasChunk, hasPage, hasDoc := idIsChunk, false, false
 	for _, h := range hits {
+		c := h.Cite
+		if c == nil {
+			c = &lasagna.Citation{}
+		}
 		switch {
-		case h.ChunkID != "":
-			got.ChunkIDs = append(got.ChunkIDs, h.ChunkID)
+		case c.ChunkID != "":
+			got.ChunkIDs = append(got.ChunkIDs, c.ChunkID)
 			hasChunk = true
 		case idIsChunk:
 			got.ChunkIDs = append(got.ChunkIDs, h.ID)
 		}
-		if h.PageNum != nil {
-			got.PageNums = append(got.PageNums, *h.PageNum)
+		if c.PageNum != nil {
+			got.PageNums = append(got.PageNums, *c.PageNum)
 			hasPage = true
 		}
-		if h.SourcePath != "" {
-			got.SourcePaths = append(got.SourcePaths, h.SourcePath)
+		if c.SourcePath != "" {
+			got.SourcePaths = append(got.SourcePaths, c.SourcePath)
 			hasDoc = true
 		}
 	}

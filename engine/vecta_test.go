@@ -40,9 +40,9 @@ func TestVectaMetricsInRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	meta := hitsArm("meta", map[string][]lasagna.Hit{
-		"q1": {{ID: "x1", Score: 2, ChunkID: "c1", PageNum: page(1), SourcePath: "a.pdf"}, {ID: "x9", Score: 1, ChunkID: "c9", PageNum: page(5), SourcePath: "z.pdf"}},
-		"q2": {{ID: "x3", Score: 1, ChunkID: "c3", SourcePath: "b.pdf"}},
-		"q3": {{ID: "x4", Score: 1, ChunkID: "c4", PageNum: page(4), SourcePath: "c.pdf"}},
+		"q1": {{ID: "x1", Score: 2, Cite: &lasagna.Citation{ChunkID: "c1", PageNum: page(1), SourcePath: "a.pdf"}}, {ID: "x9", Score: 1, Cite: &lasagna.Citation{ChunkID: "c9", PageNum: page(5), SourcePath: "z.pdf"}}},
+		"q2": {{ID: "x3", Score: 1, Cite: &lasagna.Citation{ChunkID: "c3", SourcePath: "b.pdf"}}},
+		"q3": {{ID: "x4", Score: 1, Cite: &lasagna.Citation{ChunkID: "c4", PageNum: page(4), SourcePath: "c.pdf"}}},
 	})
 	// Ids only: on a Vecta CSV the ids are chunk ids; pages and documents
 	// are not reported.
@@ -141,8 +141,8 @@ func TestVectaMetricsFromJSONLMetadata(t *testing.T) {
 		t.Fatal(err)
 	}
 	withPages := hitsArm("pages", map[string][]lasagna.Hit{
-		"q1": {{ID: "d1", Score: 2, PageNum: page(3), SourcePath: "guide.pdf"}, {ID: "d2", Score: 1, PageNum: page(9), SourcePath: "guide.pdf"}},
-		"q2": {{ID: "d2", Score: 1, PageNum: page(1)}},
+		"q1": {{ID: "d1", Score: 2, Cite: &lasagna.Citation{PageNum: page(3), SourcePath: "guide.pdf"}}, {ID: "d2", Score: 1, Cite: &lasagna.Citation{PageNum: page(9), SourcePath: "guide.pdf"}}},
+		"q2": {{ID: "d2", Score: 1, Cite: &lasagna.Citation{PageNum: page(1)}}},
 	})
 	plain := hitsArm("plain", map[string][]lasagna.Hit{"q1": {{ID: "d1", Score: 1}}, "q2": {{ID: "d2", Score: 1}}})
 	rep, err := Run(t.Context(), brs, []Arm{withPages, plain}, Options{})
@@ -170,10 +170,10 @@ func TestVectaMetricsFromJSONLMetadata(t *testing.T) {
 	}
 	// The journal keeps hits as JSON: their metadata survives it, so a
 	// resumed query scores the same.
-	h := lasagna.Hit{ID: "d1", Score: 2, ChunkID: "c", PageNum: page(0), SourcePath: "guide.pdf"}
+	h := lasagna.Hit{ID: "d1", Score: 2, Cite: &lasagna.Citation{ChunkID: "c", PageNum: page(0), SourcePath: "guide.pdf"}}
 	raw, err := json.Marshal(h)
 	var back lasagna.Hit
-	if err != nil || json.Unmarshal(raw, &back) != nil || back.ChunkID != "c" || back.PageNum == nil || *back.PageNum != 0 || back.SourcePath != "guide.pdf" {
+	if err != nil || json.Unmarshal(raw, &back) != nil || back.Cite == nil || back.Cite.ChunkID != "c" || back.Cite.PageNum == nil || *back.Cite.PageNum != 0 || back.Cite.SourcePath != "guide.pdf" {
 		t.Errorf("hit JSON %s decodes to %+v (%v)", raw, back, err)
 	}
 	if raw, _ := json.Marshal(lasagna.Hit{ID: "d1", Score: 1}); string(raw) != `{"id":"d1","score":1}` {

@@ -33,7 +33,7 @@ e2,Who regulates OTC drugs?,The FDA,chunk_9,,drug_guide.pdf
 	arm := evaltest.Arm{Name: "mine", TopK: 10, OwnIndex: true, Retriever: lasagna.RetrieverFunc(func(ctx context.Context, q lasagna.Query, k int) ([]lasagna.Hit, error) {
 		var hits []lasagna.Hit
 		for i, c := range store[q.ID] {
-			hits = append(hits, lasagna.Hit{ID: c.id, Score: float64(10 - i), ChunkID: c.id, PageNum: &c.page, SourcePath: c.source})
+			hits = append(hits, lasagna.Hit{ID: c.id, Score: float64(10 - i), Cite: &lasagna.Citation{ChunkID: c.id, PageNum: &c.page, SourcePath: c.source}})
 		}
 		return hits, nil
 	})}

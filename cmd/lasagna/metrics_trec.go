@@ -426,7 +426,7 @@ func runMetricsTrec(stdout io.Writer, qrelsPath, runPath string, sel *trecSelect
 		case len(probs) == 1 && probs[0].Msg == trecparse.NoResults && avg == metrics.AverageComplete:
 			// A run without results, averaged over every qrels query:
 			// each query is missing and scores 0.
-			run = &trecparse.Run{Hits: map[string][]lasagna.Hit{}}
+			run = &trecparse.Run{Hits: map[string][]trecparse.Hit{}}
 		case len(probs) == 1 && probs[0].Msg == trecparse.NoResults:
 			runErr = fmt.Errorf("%s: %s; with -c every qrels query scores 0", runPath, trecparse.NoResults)
 		case probs != nil:
@@ -464,7 +464,7 @@ func runMetricsTrec(stdout io.Writer, qrelsPath, runPath string, sel *trecSelect
 	return w.Flush()
 }
 
-func hitID(h lasagna.Hit) string { return h.ID }
+func hitID(h trecparse.Hit) string { return h.ID }
 
 // writeTrecBlock prints one query's (or the summary's) selected measures in
 // trec_eval's order and format.

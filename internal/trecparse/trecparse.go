@@ -34,6 +34,14 @@ import (
 	"github.com/lasagna-go/lasagna"
 )
 
+// Hit is one retrieved document of a run: its id and score. It is
+// lasagna.Hit without the citation, so a run of millions of lines costs
+// 24 bytes a line.
+type Hit struct {
+	ID    string
+	Score float64
+}
+
 // Run is a parsed run file: for each query id, the retrieved documents in
 // trec_eval's rank order (score descending, equal scores by document id
 // descending, byte-wise); Tag is the run id of the last line and Lines the
@@ -41,7 +49,7 @@ import (
 // from it.
 type Run struct {
 	Tag   string
-	Hits  map[string][]lasagna.Hit
+	Hits  map[string][]Hit
 	Lines int
 }
 
@@ -81,7 +89,7 @@ func (c *collector) add(pos lasagna.Pos, field, format string, args ...any) bool
 
 // runChunk is one worker's share of a run file.
 type runChunk struct {
-	hits  []lasagna.Hit
+	hits  []Hit
 	segs  []runSeg
 	tag   string
 	lines int
@@ -139,7 +147,7 @@ func ParseRun(name string, data []byte, maxProblems int) (*Run, []Problem) {
 	}
 
 	// Group the segments by query.
-	run := &Run{Hits: map[string][]lasagna.Hit{}}
+	run := &Run{Hits: map[string][]Hit{}}
 	type ref struct{ chunk, seg int }
 	segsOf := map[string][]ref{}
 	order := []string{}
@@ -159,7 +167,7 @@ func ParseRun(name string, data []byte, maxProblems int) (*Run, []Problem) {
 	if run.Lines == 0 {
 		return nil, []Problem{{Pos: lasagna.Pos{File: name}, Msg: NoResults}}
 	}
-	lists := make([][]lasagna.Hit, len(order))
+	lists := make([][]Hit, len(order))
 	for i, qid := range order {
 		refs := segsOf[qid]
 		if len(refs) == 1 {
@@ -172,7 +180,7 @@ func ParseRun(name string, data []byte, maxProblems int) (*Run, []Problem) {
 			s := chunks[r.chunk].segs[r.seg]
 			n += s.end - s.start
 		}
-		l := make([]lasagna.Hit, 0, n)
+		l := make([]Hit, 0, n)
 		for _, r := range refs {
 			s := chunks[r.chunk].segs[r.seg]
 			l = append(l, chunks[r.chunk].hits[s.start:s.end]...)
@@ -223,7 +231,7 @@ func ParseRun(name string, data []byte, maxProblems int) (*Run, []Problem) {
 // compareTREC is trec_eval's ranking: score descending, then docno
 // descending byte-wise (metrics.CompareTREC; datasets, which uses this
 // package, may not import metrics).
-func compareTREC(a, b lasagna.Hit) int {
+func compareTREC(a, b Hit) int {
 	if a.Score > b.Score {
 		return -1
 	}
@@ -236,7 +244,7 @@ func compareTREC(a, b lasagna.Hit) int {
 // sortRanked sorts l into trec_eval's order. Runs are usually written
 // nearly in that order (only equal scores out of docno order), so it starts
 // with an insertion sort and switches to pdqsort when that does too much.
-func sortRanked(l []lasagna.Hit) {
+func sortRanked(l []Hit) {
 	moves := 0
 	for i := 1; i < len(l); i++ {
 		if compareTREC(l[i-1], l[i]) <= 0 {
@@ -265,7 +273,7 @@ type idSet struct {
 }
 
 // duplicate reports an id that occurs twice in l.
-func (s *idSet) duplicate(l []lasagna.Hit) (string, bool) {
+func (s *idSet) duplicate(l []Hit) (string, bool) {
 	size := 16
 	for size < 2*len(l) {
 		size *= 2
@@ -354,7 +362,7 @@ var byteClass = func() (t [256]uint8) {
 // path of `lasagna metrics trec`: one pass over the bytes, no allocation
 // per line (ids alias data). It stops after max problems.
 func parseRunChunk(data []byte, start, end, max int, c *runChunk) {
-	c.hits = make([]lasagna.Hit, 0, (end-start)/40+16)
+	c.hits = make([]Hit, 0, (end-start)/40+16)
 	var f [6][]byte
 	var qid, tag []byte
 	seg := -1
@@ -405,7 +413,7 @@ func parseRunChunk(data []byte, start, end, max int, c *runChunk) {
 			c.segs = append(c.segs, runSeg{qid: AliasString(qid), start: len(c.hits)})
 			seg = len(c.segs) - 1
 		}
-		c.hits = append(c.hits, lasagna.Hit{ID: AliasString(f[2]), Score: score})
+		c.hits = append(c.hits, Hit{ID: AliasString(f[2]), Score: score})
 		c.lines++
 		tag = f[5]
 	}

@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/lasagna-go/lasagna"
 )
 
 func TestParseScoreMatchesStrconv(t *testing.T) {
@@ -58,7 +56,7 @@ func TestParseRunAliases(t *testing.T) {
 }
 
 func TestCompareTREC(t *testing.T) {
-	l := []lasagna.Hit{{ID: "a", Score: 1}, {ID: "b", Score: 1}, {ID: "c", Score: 2}}
+	l := []Hit{{ID: "a", Score: 1}, {ID: "b", Score: 1}, {ID: "c", Score: 2}}
 	sortRanked(l)
 	if got := []string{l[0].ID, l[1].ID, l[2].ID}; !slices.Equal(got, []string{"c", "b", "a"}) {
 		t.Errorf("ranked %v, want c b a (score descending, ties by id descending)", got)
