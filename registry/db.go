@@ -179,6 +179,16 @@ var migrations = [][]string{
 		`ALTER TABLE benchmarks ADD COLUMN draft_source TEXT NOT NULL DEFAULT ''`,
 		`ALTER TABLE benchmarks ADD COLUMN draft_error TEXT NOT NULL DEFAULT ''`,
 	},
+	// 3: files stored in chunks as an import reads them (streamed imports).
+	3: {
+		`CREATE TABLE revision_chunks (
+			revision_id BIGINT NOT NULL,
+			path TEXT NOT NULL,
+			seq BIGINT NOT NULL,
+			data {{blob}} NOT NULL,
+			PRIMARY KEY (revision_id, path, seq)
+		)`,
+	},
 }
 
 // migrate brings the schema to the newest version, under the write lock.

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"strings"
@@ -83,21 +84,41 @@ func (r *Registry) Create(ctx context.Context, name string, files Files) (Info, 
 // identity the file has when run with name: NAME. Content equal to an
 // existing revision adds nothing and makes that revision current again.
 // An archived benchmark takes no revision (activate it first).
+//
+// The import streams: the datasets loader reads each file once, and the
+// bytes it reads (and hashes into the identity) are written to the
+// database in chunks as they are read, so the stored files are the bytes
+// validated, without a second read or a copy of a whole file in memory.
+// Entries are inserted in batches.
 func (r *Registry) Import(ctx context.Context, name string, files Files, opts ImportOptions) (Info, error) {
 	if err := CheckName(name); err != nil {
 		return Info{}, err
 	}
-	st, err := prepare(name, files)
+	if files.FS == nil || files.Path == "" {
+		return Info{}, errors.New("import: no file given")
+	}
+	format, err := detect(files)
 	if err != nil {
 		return Info{}, err
 	}
-	if opts.Source != nil {
-		src := *opts.Source
-		src.SHA256 = st.digest
-		st.source = src
-	}
 	var inf Info
 	err = r.write(ctx, func(tx *sql.Tx) error {
+		// The files are stored under a pending revision, known by its id
+		// until the loader has given the digest.
+		var revID int64
+		if err := tx.QueryRowContext(ctx, r.d.q(`INSERT INTO revisions (benchmark_id, digest, format, split, main_path, corpus_path, source, questions, documents, created)
+			VALUES (0, ?, '', '', '', '', '', 0, 0, ?) RETURNING id`), "pending "+now(), now()).Scan(&revID); err != nil {
+			return err
+		}
+		st, err := r.load(ctx, tx, revID, name, files, format)
+		if err != nil {
+			return err
+		}
+		if opts.Source != nil {
+			src := *opts.Source
+			src.SHA256 = st.digest
+			st.source = src
+		}
 		b, err := r.benchByName(ctx, tx, name)
 		switch {
 		case errors.Is(err, ErrNotFound):
@@ -115,13 +136,22 @@ func (r *Registry) Import(ctx context.Context, name string, files Files, opts Im
 		case b.status == StatusArchived:
 			return &StatusError{Name: name, Status: b.status, Op: "take a new revision"}
 		}
-		var revID int64
-		err = tx.QueryRowContext(ctx, r.d.q(`SELECT id FROM revisions WHERE benchmark_id = ? AND digest = ?`), b.id, st.digest).Scan(&revID)
-		if isNoRows(err) {
-			revID, err = r.insertRevision(ctx, tx, b.id, st)
-		}
-		if err != nil {
+		var have int64
+		err = tx.QueryRowContext(ctx, r.d.q(`SELECT id FROM revisions WHERE benchmark_id = ? AND digest = ?`), b.id, st.digest).Scan(&have)
+		switch {
+		case isNoRows(err):
+			if err := r.finishRevision(ctx, tx, revID, b.id, st); err != nil {
+				return err
+			}
+		case err != nil:
 			return err
+		default: // the same content: drop the copy
+			for _, q := range []string{`DELETE FROM revision_chunks WHERE revision_id = ?`, `DELETE FROM revisions WHERE id = ?`} {
+				if _, err := tx.ExecContext(ctx, r.d.q(q), revID); err != nil {
+					return err
+				}
+			}
+			revID = have
 		}
 		status := b.status
 		if status == StatusDraft && !opts.Draft {
@@ -138,7 +168,8 @@ func (r *Registry) Import(ctx context.Context, name string, files Files, opts Im
 	return inf, err
 }
 
-// stored is a validated import ready to write.
+// stored is a validated import ready to write, or a stored revision to
+// rebuild.
 type stored struct {
 	digest     string
 	format     Format
@@ -146,64 +177,145 @@ type stored struct {
 	mainPath   string
 	corpusPath string
 	source     Source
-	files      map[string][]byte
-	bench      *lasagna.Benchmark // rebuilt from files
+	files      map[string][]byte  // Benchmark: the stored files
+	bench      *lasagna.Benchmark // Import: the benchmark the loader gave
 }
 
-// prepare loads files with the datasets loaders (the validation), reads
-// their bytes and rebuilds the benchmark from the bytes, which must give
-// the same identity.
-func prepare(name string, f Files) (*stored, error) {
-	if f.FS == nil || f.Path == "" {
-		return nil, errors.New("import: no file given")
-	}
-	format, err := detect(f)
-	if err != nil {
-		return nil, err
-	}
-	opts := datasets.Options{Name: name, Split: f.Split, Corpus: f.Corpus}
-	b, err := load(f.FS, f.Path, format, opts)
-	if err != nil {
-		return nil, err
-	}
-	st := &stored{digest: b.Revision, format: format, split: b.Split, files: map[string][]byte{}}
-	read := func(src, dst string) error {
-		data, err := fs.ReadFile(f.FS, src)
-		if err != nil {
-			return err
-		}
-		st.files[dst] = data
-		return nil
-	}
+// load runs the datasets loader over f (the validation and the identity)
+// through a teeFS that writes every byte the loader reads of the files
+// making up the benchmark to revision_chunks under revID.
+func (r *Registry) load(ctx context.Context, tx *sql.Tx, revID int64, name string, f Files, format Format) (*stored, error) {
+	st := &stored{format: format}
 	base := path.Base(f.Path)
 	if base == "." || base == "/" || base == "" {
 		base = "beir"
 	}
-	if format == FormatBEIR {
-		for _, p := range []string{"corpus.jsonl", "queries.jsonl", path.Join("qrels", b.Split+".tsv")} {
-			if err := read(path.Join(f.Path, p), path.Join(base, p)); err != nil {
-				return nil, err
-			}
-		}
-	} else if err := read(f.Path, base); err != nil {
-		return nil, err
-	}
 	st.mainPath = base
+	want := map[string]string{}
+	if format == FormatBEIR {
+		split := f.Split
+		if split == "" {
+			split = datasets.DefaultSplit
+		}
+		for _, p := range []string{"corpus.jsonl", "queries.jsonl", path.Join("qrels", split+".tsv")} {
+			want[path.Join(f.Path, p)] = path.Join(base, p)
+		}
+	} else {
+		want[path.Clean(f.Path)] = base
+	}
 	if f.Corpus != "" {
 		st.corpusPath = path.Join("corpus", path.Base(f.Corpus))
-		if err := read(f.Corpus, st.corpusPath); err != nil {
-			return nil, err
+		want[path.Clean(f.Corpus)] = st.corpusPath
+	}
+	ins, err := tx.PrepareContext(ctx, r.d.q(`INSERT INTO revision_chunks (revision_id, path, seq, data) VALUES (?, ?, ?, ?)`))
+	if err != nil {
+		return nil, err
+	}
+	defer ins.Close()
+	tee := &teeFS{fsys: f.FS, want: want, files: map[string]*teeFile{}, sink: func(dst string, seq int, data []byte) error {
+		_, err := ins.ExecContext(ctx, revID, dst, seq, data)
+		return err
+	}}
+	b, err := load(tee, f.Path, format, datasets.Options{Name: name, Split: f.Split, Corpus: f.Corpus})
+	if err == nil {
+		err = tee.err
+	}
+	if err != nil {
+		return nil, err
+	}
+	// Every stored file was read to its end once, so the chunks are the
+	// bytes the digest covers.
+	for src, dst := range want {
+		tf := tee.files[src]
+		if tf == nil || !tf.eof {
+			return nil, fmt.Errorf("import %s: %s was not read to its end; this is a bug in lasagna", f.Path, dst)
 		}
 	}
-	st.bench, err = st.rebuild(name)
-	if err != nil {
-		return nil, fmt.Errorf("%s changed while it was imported (%v); import it again", f.Path, err)
-	}
-	if st.bench.Name != b.Name {
-		return nil, fmt.Errorf("%s changed while it was imported (%s, then %s); import it again", f.Path, b.Name, st.bench.Name)
-	}
+	st.bench, st.digest, st.split = b, b.Revision, b.Split
 	st.source = Source{Kind: "file", Path: f.Path, SHA256: b.Revision, Format: string(format), Split: b.Split, Corpus: f.Corpus}
 	return st, nil
+}
+
+// chunkSize is the size of a stored file's chunks.
+const chunkSize = 1 << 20
+
+// teeFS is fsys, where the files named in want (source path → stored
+// path) are copied to sink, in chunks of chunkSize, as they are read.
+type teeFS struct {
+	fsys  fs.FS
+	want  map[string]string
+	files map[string]*teeFile
+	sink  func(dst string, seq int, data []byte) error
+	err   error // the first sink error
+}
+
+func (t *teeFS) Open(name string) (fs.File, error) {
+	f, err := t.fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	dst, ok := t.want[path.Clean(name)]
+	if !ok {
+		return f, nil
+	}
+	if st, err := f.Stat(); err != nil || st.IsDir() {
+		return f, err
+	}
+	if t.files[path.Clean(name)] != nil {
+		f.Close()
+		return nil, fmt.Errorf("import: %s opened twice; this is a bug in lasagna", name)
+	}
+	tf := &teeFile{File: f, t: t, dst: dst, buf: make([]byte, 0, chunkSize)}
+	t.files[path.Clean(name)] = tf
+	return tf, nil
+}
+
+// Stat and ReadDir keep fs.Stat and fs.ReadDir from opening files.
+func (t *teeFS) Stat(name string) (fs.FileInfo, error) { return fs.Stat(t.fsys, name) }
+
+func (t *teeFS) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(t.fsys, name) }
+
+type teeFile struct {
+	fs.File
+	t   *teeFS
+	dst string
+	buf []byte
+	seq int
+	eof bool
+}
+
+func (f *teeFile) Read(p []byte) (int, error) {
+	n, err := f.File.Read(p)
+	if f.t.err != nil {
+		return n, f.t.err
+	}
+	data := p[:n]
+	for len(data) > 0 {
+		k := min(len(data), chunkSize-len(f.buf))
+		f.buf = append(f.buf, data[:k]...)
+		data = data[k:]
+		if len(f.buf) == chunkSize {
+			f.flush()
+		}
+	}
+	if err == io.EOF && !f.eof {
+		if len(f.buf) > 0 || f.seq == 0 {
+			f.flush() // an empty file is one empty chunk
+		}
+		f.eof = true
+	}
+	if f.t.err != nil {
+		return n, f.t.err
+	}
+	return n, err
+}
+
+func (f *teeFile) flush() {
+	if f.t.err == nil {
+		f.t.err = f.t.sink(f.dst, f.seq, f.buf)
+	}
+	f.seq++
+	f.buf = f.buf[:0]
 }
 
 func (st *stored) rebuild(name string) (*lasagna.Benchmark, error) {
@@ -286,38 +398,60 @@ func vectaHeader(fsys fs.FS, p string) bool {
 	return false
 }
 
-func (r *Registry) insertRevision(ctx context.Context, tx *sql.Tx, benchID int64, st *stored) (int64, error) {
+// entryBatch is how many entries one INSERT statement writes.
+const entryBatch = 200
+
+// finishRevision gives the pending revision revID its benchmark, digest
+// and source, and inserts its entries, entryBatch rows per statement.
+func (r *Registry) finishRevision(ctx context.Context, tx *sql.Tx, revID, benchID int64, st *stored) error {
 	src, err := json.Marshal(st.source)
 	if err != nil {
-		return 0, err
+		return err
 	}
-	var revID int64
-	if err := tx.QueryRowContext(ctx, r.d.q(`INSERT INTO revisions (benchmark_id, digest, format, split, main_path, corpus_path, source, questions, documents, created)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
-		benchID, st.digest, string(st.format), st.split, st.mainPath, st.corpusPath, string(src), len(st.bench.Queries), len(st.bench.Corpus), now()).Scan(&revID); err != nil {
-		return 0, err
+	if _, err := tx.ExecContext(ctx, r.d.q(`UPDATE revisions SET benchmark_id = ?, digest = ?, format = ?, split = ?, main_path = ?, corpus_path = ?, source = ?, questions = ?, documents = ?, created = ? WHERE id = ?`),
+		benchID, st.digest, string(st.format), st.split, st.mainPath, st.corpusPath, string(src), len(st.bench.Queries), len(st.bench.Corpus), now(), revID); err != nil {
+		return err
 	}
-	for p, data := range st.files {
-		if _, err := tx.ExecContext(ctx, r.d.q(`INSERT INTO revision_files (revision_id, path, data) VALUES (?, ?, ?)`), revID, p, data); err != nil {
-			return 0, err
+	var (
+		buf   bytes.Buffer
+		args  []any
+		stmts = map[int]*sql.Stmt{}
+	)
+	defer func() {
+		for _, s := range stmts {
+			s.Close()
 		}
+	}()
+	flush := func() error {
+		n := len(args) / 5
+		if n == 0 {
+			return nil
+		}
+		s := stmts[n]
+		if s == nil {
+			q := `INSERT INTO entries (revision_id, ordinal, entry_id, question, data) VALUES ` + strings.Repeat(`(?, ?, ?, ?, ?), `, n-1) + `(?, ?, ?, ?, ?)`
+			if s, err = tx.PrepareContext(ctx, r.d.q(q)); err != nil {
+				return err
+			}
+			stmts[n] = s
+		}
+		_, err := s.ExecContext(ctx, args...)
+		args = args[:0]
+		return err
 	}
-	ins, err := tx.PrepareContext(ctx, r.d.q(`INSERT INTO entries (revision_id, ordinal, entry_id, question, data) VALUES (?, ?, ?, ?, ?)`))
-	if err != nil {
-		return 0, err
-	}
-	defer ins.Close()
-	var buf bytes.Buffer
 	for i, e := range EntriesOf(st.bench) {
 		buf.Reset()
 		if err := encodeEntry(&buf, e); err != nil {
-			return 0, err
+			return err
 		}
-		if _, err := ins.ExecContext(ctx, revID, i, e.ID, e.Question, strings.TrimSuffix(buf.String(), "\n")); err != nil {
-			return 0, err
+		args = append(args, revID, i, e.ID, e.Question, strings.TrimSuffix(buf.String(), "\n"))
+		if len(args) == 5*entryBatch {
+			if err := flush(); err != nil {
+				return err
+			}
 		}
 	}
-	return revID, nil
+	return flush()
 }
 
 // Resolve returns the benchmark ref names (registry:NAME, NAME or
@@ -346,7 +480,9 @@ func (r *Registry) Benchmark(ctx context.Context, inf Info) (*lasagna.Benchmark,
 		return nil, err
 	}
 	st.format = Format(format)
-	rows, err := r.db.QueryContext(ctx, r.d.q(`SELECT path, data FROM revision_files WHERE revision_id = ?`), inf.revID)
+	// Files stored whole (before schema 3), then files stored in chunks.
+	rows, err := r.db.QueryContext(ctx, r.d.q(`SELECT path, 0, data FROM revision_files WHERE revision_id = ?
+		UNION ALL SELECT path, seq, data FROM revision_chunks WHERE revision_id = ? ORDER BY 1, 2`), inf.revID, inf.revID)
 	if err != nil {
 		return nil, err
 	}
@@ -354,12 +490,13 @@ func (r *Registry) Benchmark(ctx context.Context, inf Info) (*lasagna.Benchmark,
 	for rows.Next() {
 		var (
 			p    string
+			seq  int64
 			data []byte
 		)
-		if err := rows.Scan(&p, &data); err != nil {
+		if err := rows.Scan(&p, &seq, &data); err != nil {
 			return nil, err
 		}
-		st.files[p] = data
+		st.files[p] = append(st.files[p], data...)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
