@@ -182,8 +182,18 @@ func missingSplit(fsys fs.FS, dir, split, qrelsPath string, err error) error {
 }
 
 func parseBEIRCorpus(r interface{ Read([]byte) (int, error) }, file string, ids map[string]int, c *collector) []lasagna.Document {
-	l := &jlex{}
 	var docs []lasagna.Document
+	if !eachBEIRDoc(r, file, ids, c, func(d lasagna.Document) { docs = append(docs, d) }) {
+		return nil
+	}
+	return docs
+}
+
+// eachBEIRDoc parses a BEIR corpus, handing each good document to keep in
+// file order and recording its index (the count of good documents before
+// it) in ids; it returns false when c fills up.
+func eachBEIRDoc(r interface{ Read([]byte) (int, error) }, file string, ids map[string]int, c *collector, keep func(lasagna.Document)) bool {
+	l := &jlex{}
 	var lines []int32 // line of each document, for messages
 	for pos, line := range nonBlankLines(r, file, c) {
 		var d lasagna.Document
@@ -230,7 +240,7 @@ func parseBEIRCorpus(r interface{ Read([]byte) (int, error) }, file string, ids 
 		})
 		if err != nil {
 			if !c.add(pos, "", "%v", err) {
-				return nil
+				return false
 			}
 			continue
 		}
@@ -244,15 +254,15 @@ func parseBEIRCorpus(r interface{ Read([]byte) (int, error) }, file string, ids 
 			}
 		}
 		if c.full {
-			return nil
+			return false
 		}
 		if lineOK {
-			ids[d.ID] = len(docs)
-			docs = append(docs, d)
+			ids[d.ID] = len(lines)
+			keep(d)
 			lines = append(lines, int32(pos.Line))
 		}
 	}
-	return docs
+	return true
 }
 
 // beirID reads the value of "_id" on a BEIR line; an empty id (or one that

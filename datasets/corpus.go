@@ -16,16 +16,30 @@ import (
 // file:line. It is the reader LoadBEIR uses for corpus.jsonl, and the one
 // Options.Corpus uses for a corpus given beside a JSONL or CSV file.
 func readCorpus(fsys fs.FS, path string) ([]lasagna.Document, string, error) {
-	docs, digest, err := readHashed(fsys, path, func(r io.Reader, file string, c *collector) []lasagna.Document {
-		return parseBEIRCorpus(r, file, map[string]int{}, c)
+	var docs []lasagna.Document
+	_, digest, err := scanCorpus(fsys, path, func(d lasagna.Document) { docs = append(docs, d) })
+	if err != nil {
+		return nil, "", err
+	}
+	return docs, digest, nil
+}
+
+// scanCorpus reads a corpus file as readCorpus does, handing each document
+// to keep instead of returning them; it returns the documents' ids (id →
+// index in file order).
+func scanCorpus(fsys fs.FS, path string, keep func(lasagna.Document)) (map[string]int, string, error) {
+	ids, digest, err := readHashed(fsys, path, func(r io.Reader, file string, c *collector) map[string]int {
+		ids := map[string]int{}
+		eachBEIRDoc(r, file, ids, c, keep)
+		return ids
 	})
 	if err != nil {
 		return nil, "", err
 	}
-	if len(docs) == 0 {
+	if len(ids) == 0 {
 		return nil, "", Problems{{Pos: lasagna.Pos{File: path}, Msg: "no documents; a corpus file holds one {\"_id\", \"title\", \"text\"} object per line"}}
 	}
-	return docs, digest, nil
+	return ids, digest, nil
 }
 
 // pairDigest is the revision of a file read with a corpus beside it: the
@@ -53,52 +67,86 @@ func pairDigest(file, corpus string) string {
 //
 // Provenance is lasagna.ProvenanceProvided.
 func buildWithCorpus(rows []Row, docs []lasagna.Document, corpusPath string, c *collector) *lasagna.Benchmark {
-	byID := make(map[string]int, len(docs))
+	cx := &corpusIndex{ids: make(map[string]int, len(docs)), docs: docs}
 	for i, d := range docs {
-		byID[d.ID] = i
+		cx.ids[d.ID] = i
 	}
-	var byText map[string]int
 	b := &lasagna.Benchmark{Qrels: lasagna.Qrels{}, Corpus: docs, Provenance: lasagna.ProvenanceProvided,
-		Queries: make([]lasagna.Query, len(rows))}
-	for ri, r := range rows {
+		Queries: make([]lasagna.Query, 0, len(rows))}
+	eachWithCorpus(rows, cx, corpusPath, c, func(q lasagna.Query, relevant []string) bool {
+		for _, id := range relevant {
+			b.Qrels.Add(q.ID, id, 1)
+		}
+		b.Queries = append(b.Queries, q)
+		return true
+	})
+	return b
+}
+
+// corpusIndex is what eachWithCorpus needs of a corpus: all its
+// documents (docs), or, when a benchmark is streamed, only their ids and
+// the texts rows need (texts by id, and byText for the context texts of
+// rows without expected_docs).
+type corpusIndex struct {
+	ids    map[string]int // id → index
+	docs   []lasagna.Document
+	texts  map[string]string
+	byText map[string]string // text → id of the first document with it
+}
+
+func (cx *corpusIndex) text(id string) string {
+	if cx.docs != nil {
+		return cx.docs[cx.ids[id]].Text
+	}
+	return cx.texts[id]
+}
+
+func (cx *corpusIndex) idOfText(text string) (string, bool) {
+	if cx.byText == nil {
+		cx.byText = make(map[string]string, len(cx.docs))
+		for i := len(cx.docs) - 1; i >= 0; i-- {
+			cx.byText[cx.docs[i].Text] = cx.docs[i].ID // the first document with a text wins
+		}
+	}
+	id, ok := cx.byText[text]
+	return id, ok
+}
+
+// eachWithCorpus applies buildWithCorpus's rules to each row, handing emit
+// the query and the ids of the documents relevant to it (none for an
+// unanswerable row), until emit returns false.
+func eachWithCorpus(rows []Row, cx *corpusIndex, corpusPath string, c *collector, emit func(q lasagna.Query, relevant []string) bool) {
+	for _, r := range rows {
 		q := r.query()
-		var relevant []int
+		var relevant []string
 		for i, name := range r.ExpectedDocs {
-			di, ok := byID[name]
-			if !ok {
+			if _, ok := cx.ids[name]; !ok {
 				c.add(r.Pos, "expected_docs", "expected_docs[%d] names %q, which is not a document of the corpus %s; fix the id or add the document to the corpus", i, name, corpusPath)
 				continue
 			}
-			relevant = append(relevant, di)
+			relevant = append(relevant, name)
 		}
 		if len(r.ExpectedDocs) == 0 && len(r.Contexts) > 0 && !q.Unanswerable {
-			if byText == nil {
-				byText = make(map[string]int, len(docs))
-				for i := len(docs) - 1; i >= 0; i-- {
-					byText[docs[i].Text] = i // the first document with a text wins
-				}
-			}
 			for i, text := range r.Contexts {
-				di, ok := byText[text]
+				id, ok := cx.idOfText(text)
 				if !ok {
 					c.add(r.Pos, "contexts", "contexts[%d] is not the text of any document of the corpus %s; name the relevant documents with expected_docs (JSONL), or copy the document's text exactly", i, corpusPath)
 					continue
 				}
-				relevant = append(relevant, di)
+				relevant = append(relevant, id)
 			}
 		}
 		if len(q.Contexts) == 0 && len(relevant) > 0 {
 			q.Contexts = make([]string, len(relevant))
-			for i, di := range relevant {
-				q.Contexts[i] = docs[di].Text
+			for i, id := range relevant {
+				q.Contexts[i] = cx.text(id)
 			}
 		}
-		if !q.Unanswerable {
-			for _, di := range relevant {
-				b.Qrels.Add(r.ID, docs[di].ID, 1)
-			}
+		if q.Unanswerable {
+			relevant = nil
 		}
-		b.Queries[ri] = q
+		if !emit(q, relevant) {
+			return
+		}
 	}
-	return b
 }

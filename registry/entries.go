@@ -41,30 +41,40 @@ var citationKeys = []string{"chunk_ids", "page_nums", "source_paths"}
 func EntriesOf(b *lasagna.Benchmark) []Entry {
 	out := make([]Entry, len(b.Queries))
 	for i, q := range b.Queries {
-		e := Entry{ID: q.ID, Question: q.Text, Unanswerable: q.Unanswerable, Contexts: q.Contexts}
-		if len(q.Answers) > 0 {
-			e.Answer = q.Answers[0]
+		var relevant []string
+		if b.Format != lasagna.FormatVecta {
+			relevant = b.Qrels.Relevant(q.ID)
 		}
-		if len(q.Answers) > 1 {
-			e.Answers = q.Answers
-		}
-		md := maps.Clone(q.Metadata)
-		if b.Format == lasagna.FormatVecta {
-			e.ChunkIDs, _ = md["chunk_ids"].([]string)
-			e.PageNums, _ = md["page_nums"].([]int)
-			e.SourcePaths, _ = md["source_paths"].([]string)
-			for _, k := range citationKeys {
-				delete(md, k)
-			}
-		} else {
-			e.ExpectedDocs = b.Qrels.Relevant(q.ID)
-		}
-		if len(md) > 0 {
-			e.Metadata = md
-		}
-		out[i] = e
+		out[i] = entryOf(b.Format, q, relevant)
 	}
 	return out
+}
+
+// entryOf returns the entry of query q of a benchmark in format, whose
+// relevant documents are relevant (sorted).
+func entryOf(format lasagna.Format, q lasagna.Query, relevant []string) Entry {
+	e := Entry{ID: q.ID, Question: q.Text, Unanswerable: q.Unanswerable, Contexts: q.Contexts}
+	if len(q.Answers) > 0 {
+		e.Answer = q.Answers[0]
+	}
+	if len(q.Answers) > 1 {
+		e.Answers = q.Answers
+	}
+	md := maps.Clone(q.Metadata)
+	if format == lasagna.FormatVecta {
+		e.ChunkIDs, _ = md["chunk_ids"].([]string)
+		e.PageNums, _ = md["page_nums"].([]int)
+		e.SourcePaths, _ = md["source_paths"].([]string)
+		for _, k := range citationKeys {
+			delete(md, k)
+		}
+	} else {
+		e.ExpectedDocs = relevant
+	}
+	if len(md) > 0 {
+		e.Metadata = md
+	}
+	return e
 }
 
 func encodeEntry(w io.Writer, e Entry) error {

@@ -146,7 +146,7 @@ func (r *Registry) Import(ctx context.Context, name string, files Files, opts Im
 		case err != nil:
 			return err
 		default: // the same content: drop the copy
-			for _, q := range []string{`DELETE FROM revision_chunks WHERE revision_id = ?`, `DELETE FROM revisions WHERE id = ?`} {
+			for _, q := range []string{`DELETE FROM revision_chunks WHERE revision_id = ?`, `DELETE FROM entries WHERE revision_id = ?`, `DELETE FROM revisions WHERE id = ?`} {
 				if _, err := tx.ExecContext(ctx, r.d.q(q), revID); err != nil {
 					return err
 				}
@@ -177,8 +177,9 @@ type stored struct {
 	mainPath   string
 	corpusPath string
 	source     Source
-	files      map[string][]byte  // Benchmark: the stored files
-	bench      *lasagna.Benchmark // Import: the benchmark the loader gave
+	files      map[string][]byte // Benchmark: the stored files
+	questions  int
+	documents  int
 }
 
 // load runs the datasets loader over f (the validation and the identity)
@@ -216,9 +217,17 @@ func (r *Registry) load(ctx context.Context, tx *sql.Tx, revID int64, name strin
 		_, err := ins.ExecContext(ctx, revID, dst, seq, data)
 		return err
 	}}
-	b, err := load(tee, f.Path, format, datasets.Options{Name: name, Split: f.Split, Corpus: f.Corpus})
+	ent := r.newEntryWriter(ctx, tx, revID)
+	defer ent.close()
+	sum, err := datasets.Stream(tee, f.Path, lasagnaFormat(format), datasets.Options{Name: name, Split: f.Split, Corpus: f.Corpus},
+		func(q lasagna.Query, relevant []string) error {
+			return ent.add(entryOf(lasagnaFormat(format), q, relevant))
+		})
 	if err == nil {
 		err = tee.err
+	}
+	if err == nil {
+		err = ent.flush()
 	}
 	if err != nil {
 		return nil, err
@@ -231,9 +240,24 @@ func (r *Registry) load(ctx context.Context, tx *sql.Tx, revID int64, name strin
 			return nil, fmt.Errorf("import %s: %s was not read to its end; this is a bug in lasagna", f.Path, dst)
 		}
 	}
-	st.bench, st.digest, st.split = b, b.Revision, b.Split
-	st.source = Source{Kind: "file", Path: f.Path, SHA256: b.Revision, Format: string(format), Split: b.Split, Corpus: f.Corpus}
+	st.digest, st.split, st.questions, st.documents = sum.Revision, sum.Split, sum.Queries, sum.Documents
+	st.source = Source{Kind: "file", Path: f.Path, SHA256: sum.Revision, Format: string(format), Split: sum.Split, Corpus: f.Corpus}
 	return st, nil
+}
+
+// lasagnaFormat is the datasets format of an import format.
+func lasagnaFormat(f Format) lasagna.Format {
+	switch f {
+	case FormatJSONL:
+		return lasagna.FormatJSONL
+	case FormatVecta:
+		return lasagna.FormatVecta
+	case FormatBEIR:
+		return lasagna.FormatBEIR
+	case FormatCSV:
+		return lasagna.FormatCSV
+	}
+	return ""
 }
 
 // chunkSize is the size of a stored file's chunks.
@@ -398,60 +422,75 @@ func vectaHeader(fsys fs.FS, p string) bool {
 	return false
 }
 
-// entryBatch is how many entries one INSERT statement writes.
-const entryBatch = 200
-
-// finishRevision gives the pending revision revID its benchmark, digest
-// and source, and inserts its entries, entryBatch rows per statement.
+// finishRevision gives the pending revision revID its benchmark, digest,
+// source and sizes.
 func (r *Registry) finishRevision(ctx context.Context, tx *sql.Tx, revID, benchID int64, st *stored) error {
 	src, err := json.Marshal(st.source)
 	if err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, r.d.q(`UPDATE revisions SET benchmark_id = ?, digest = ?, format = ?, split = ?, main_path = ?, corpus_path = ?, source = ?, questions = ?, documents = ?, created = ? WHERE id = ?`),
-		benchID, st.digest, string(st.format), st.split, st.mainPath, st.corpusPath, string(src), len(st.bench.Queries), len(st.bench.Corpus), now(), revID); err != nil {
+	_, err = tx.ExecContext(ctx, r.d.q(`UPDATE revisions SET benchmark_id = ?, digest = ?, format = ?, split = ?, main_path = ?, corpus_path = ?, source = ?, questions = ?, documents = ?, created = ? WHERE id = ?`),
+		benchID, st.digest, string(st.format), st.split, st.mainPath, st.corpusPath, string(src), st.questions, st.documents, now(), revID)
+	return err
+}
+
+// entryBatch is how many entries one INSERT statement writes.
+const entryBatch = 200
+
+// entryWriter inserts a revision's entries as they come, entryBatch rows
+// per statement.
+type entryWriter struct {
+	r     *Registry
+	ctx   context.Context
+	tx    *sql.Tx
+	revID int64
+	n     int // entries so far
+	buf   bytes.Buffer
+	args  []any
+	stmts map[int]*sql.Stmt // by row count
+}
+
+func (r *Registry) newEntryWriter(ctx context.Context, tx *sql.Tx, revID int64) *entryWriter {
+	return &entryWriter{r: r, ctx: ctx, tx: tx, revID: revID, stmts: map[int]*sql.Stmt{}}
+}
+
+func (w *entryWriter) add(e Entry) error {
+	w.buf.Reset()
+	if err := encodeEntry(&w.buf, e); err != nil {
 		return err
 	}
-	var (
-		buf   bytes.Buffer
-		args  []any
-		stmts = map[int]*sql.Stmt{}
-	)
-	defer func() {
-		for _, s := range stmts {
-			s.Close()
-		}
-	}()
-	flush := func() error {
-		n := len(args) / 5
-		if n == 0 {
-			return nil
-		}
-		s := stmts[n]
-		if s == nil {
-			q := `INSERT INTO entries (revision_id, ordinal, entry_id, question, data) VALUES ` + strings.Repeat(`(?, ?, ?, ?, ?), `, n-1) + `(?, ?, ?, ?, ?)`
-			if s, err = tx.PrepareContext(ctx, r.d.q(q)); err != nil {
-				return err
-			}
-			stmts[n] = s
-		}
-		_, err := s.ExecContext(ctx, args...)
-		args = args[:0]
-		return err
+	w.args = append(w.args, w.revID, w.n, e.ID, e.Question, strings.TrimSuffix(w.buf.String(), "\n"))
+	w.n++
+	if len(w.args) == 5*entryBatch {
+		return w.flush()
 	}
-	for i, e := range EntriesOf(st.bench) {
-		buf.Reset()
-		if err := encodeEntry(&buf, e); err != nil {
+	return nil
+}
+
+func (w *entryWriter) flush() error {
+	n := len(w.args) / 5
+	if n == 0 {
+		return nil
+	}
+	s := w.stmts[n]
+	if s == nil {
+		q := `INSERT INTO entries (revision_id, ordinal, entry_id, question, data) VALUES ` + strings.Repeat(`(?, ?, ?, ?, ?), `, n-1) + `(?, ?, ?, ?, ?)`
+		var err error
+		if s, err = w.tx.PrepareContext(w.ctx, w.r.d.q(q)); err != nil {
 			return err
 		}
-		args = append(args, revID, i, e.ID, e.Question, strings.TrimSuffix(buf.String(), "\n"))
-		if len(args) == 5*entryBatch {
-			if err := flush(); err != nil {
-				return err
-			}
-		}
+		w.stmts[n] = s
 	}
-	return flush()
+	_, err := s.ExecContext(w.ctx, w.args...)
+	clear(w.args)
+	w.args = w.args[:0]
+	return err
+}
+
+func (w *entryWriter) close() {
+	for _, s := range w.stmts {
+		s.Close()
+	}
 }
 
 // Resolve returns the benchmark ref names (registry:NAME, NAME or
