@@ -1,12 +1,19 @@
 package registry_test
 
 import (
+	"bufio"
 	"fmt"
+	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/metrics"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
+	"time"
 
+	"github.com/lasagna-go/lasagna/internal/pgtest"
 	"github.com/lasagna-go/lasagna/registry"
 )
 
@@ -40,5 +47,111 @@ func BenchmarkImport(b *testing.B) {
 			}
 			b.ReportMetric(float64(n), "entries/op")
 		})
+	}
+}
+
+// writeMSMARCOFiles writes n MS-MARCO-shaped entries as registry/hf
+// converts them: rows.jsonl (a query, one answer, the selected passage as
+// expected_docs, query_id and query_type as metadata) and corpus.jsonl
+// (nine distinct ~150-byte passages per row, so 100,000 rows hold 900,000
+// documents).
+func writeMSMARCOFiles(b *testing.B, dir string, n int) {
+	b.Helper()
+	write := func(name string, fill func(w *bufio.Writer)) {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			b.Fatal(err)
+		}
+		w := bufio.NewWriterSize(f, 1<<20)
+		fill(w)
+		if err := w.Flush(); err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	write("rows.jsonl", func(w *bufio.Writer) {
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(w, `{"id":"q%d","question":"what is the boiling point of compound %d in kelvin","answer":"about %d kelvin","expected_docs":["d%d"],"metadata":{"query_id":%d,"query_type":"NUMERIC"}}`+"\n", i, i, 300+i%200, i*9+i%9, i)
+		}
+	})
+	write("corpus.jsonl", func(w *bufio.Writer) {
+		for k := 0; k < 9*n; k++ {
+			fmt.Fprintf(w, `{"_id":"d%d","title":"","text":"Passage %d: compound %d boils at about %d kelvin under standard pressure, as measured in the laboratory of site %d over the years."}`+"\n", k, k, k%997, 300+k%200, k%13)
+		}
+	})
+}
+
+// BenchmarkImportStreamed measures registry.Import of MS-MARCO-shaped
+// files (writeMSMARCOFiles) into each backend: validation by the datasets
+// loader, the files stored in chunks, one row per entry, one transaction.
+// peak-heap-MiB samples the heap during the import only.
+func BenchmarkImportStreamed(b *testing.B) {
+	for _, be := range []struct {
+		name string
+		dsn  func(b *testing.B) string
+	}{
+		{"sqlite", func(b *testing.B) string { return filepath.Join(b.TempDir(), "r.db") }},
+		{"postgres", func(b *testing.B) string { return pgtest.Database(b) }},
+	} {
+		for _, n := range []int{10000, 100000, 300000} {
+			b.Run(fmt.Sprintf("%s/%d", be.name, n), func(b *testing.B) {
+				dir := b.TempDir()
+				writeMSMARCOFiles(b, dir, n)
+				files := registry.Files{FS: os.DirFS(dir), Path: "rows.jsonl", Format: registry.FormatJSONL, Corpus: "corpus.jsonl"}
+				var peak float64
+				for b.Loop() {
+					r, err := registry.Open(bg(), be.dsn(b))
+					if err != nil {
+						b.Fatal(err)
+					}
+					runtime.GC()
+					stop := peakHeap()
+					inf, err := r.Create(bg(), "m", files)
+					peak = max(peak, stop())
+					if err != nil {
+						b.Fatal(err)
+					}
+					if inf.Questions != n {
+						b.Fatalf("%d questions, want %d", inf.Questions, n)
+					}
+					r.Close()
+				}
+				b.ReportMetric(peak, "peak-heap-MiB")
+				b.ReportMetric(float64(n), "entries/op")
+			})
+		}
+	}
+}
+
+// peakHeap samples the heap's objects (live and not yet swept) every 2 ms
+// until stop is called, and returns the largest value seen, in MiB.
+func peakHeap() (stop func() float64) {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	var (
+		peak uint64
+		done = make(chan struct{})
+		wg   sync.WaitGroup
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(2 * time.Millisecond)
+		defer t.Stop()
+		for {
+			metrics.Read(s)
+			peak = max(peak, s[0].Value.Uint64())
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() float64 {
+		close(done)
+		wg.Wait()
+		return float64(peak) / (1 << 20)
 	}
 }
