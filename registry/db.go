@@ -132,7 +132,8 @@ func redact(dsn string) string {
 }
 
 // migrations are the schema versions, applied in order; each is a list of
-// statements with {{id}} and {{blob}} replaced per dialect. Never edit a
+// statements with {{id}} and {{blob}} replaced per dialect; a statement
+// starting with {{postgres}} runs on PostgreSQL only. Never edit a
 // released migration: add one.
 var migrations = [][]string{
 	1: {
@@ -188,6 +189,9 @@ var migrations = [][]string{
 			data {{blob}} NOT NULL,
 			PRIMARY KEY (revision_id, path, seq)
 		)`,
+		// PostgreSQL stores the chunks uncompressed, as SQLite does:
+		// compressing (pglz) took a third of a large import's time.
+		`{{postgres}} ALTER TABLE revision_chunks ALTER COLUMN data SET STORAGE EXTERNAL`,
 	},
 }
 
@@ -208,6 +212,12 @@ func (r *Registry) migrate(ctx context.Context) error {
 		}
 		for v := int(have.Int64) + 1; v < len(migrations); v++ {
 			for _, stmt := range migrations[v] {
+				if rest, pgOnly := strings.CutPrefix(stmt, "{{postgres}} "); pgOnly {
+					if r.d.name != pgDialect.name {
+						continue
+					}
+					stmt = rest
+				}
 				stmt = strings.NewReplacer("{{id}}", r.d.idType, "{{blob}}", r.d.blobType).Replace(stmt)
 				if _, err := tx.ExecContext(ctx, stmt); err != nil {
 					return fmt.Errorf("migration %d: %w", v, err)

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -48,5 +49,32 @@ func TestMigrateFromVersion1(t *testing.T) {
 	}
 	if inf, _ := r.Get(ctx, "old"); inf.Error != "boom" {
 		t.Errorf("after FailDraft: %+v", inf)
+	}
+}
+
+// A revision stored before schema 3, its files whole in revision_files,
+// still rebuilds: Benchmark reads both tables.
+func TestWholeFilesStillResolve(t *testing.T) {
+	ctx := context.Background()
+	r, err := Open(ctx, filepath.Join(t.TempDir(), "registry.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	inf, err := r.Create(ctx, "faq", Files{FS: os.DirFS(".."), Path: "examples/data/faq.jsonl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{
+		`INSERT INTO revision_files (revision_id, path, data) SELECT revision_id, path, data FROM revision_chunks`,
+		`DELETE FROM revision_chunks`,
+	} {
+		if _, err := r.db.ExecContext(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := r.Resolve(ctx, "faq")
+	if err != nil || b.Name != inf.Revision || b.Name != "faq@ea3e86b12545" {
+		t.Fatalf("Resolve = %v, %v; want %s", b, err, inf.Revision)
 	}
 }
