@@ -233,7 +233,18 @@ func (r *Registry) migrate(ctx context.Context) error {
 
 // write runs fn in a transaction holding the registry's write lock.
 func (r *Registry) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := r.db.BeginTx(ctx, nil)
+	return r.writeConn(ctx, func(_ *sql.Conn, tx *sql.Tx) error { return fn(tx) })
+}
+
+// writeConn is write, giving fn the connection of the transaction too
+// (for PostgreSQL's COPY, see entryWriter).
+func (r *Registry) writeConn(ctx context.Context, fn func(conn *sql.Conn, tx *sql.Tx) error) error {
+	conn, err := r.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -243,7 +254,7 @@ func (r *Registry) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 			return err
 		}
 	}
-	if err := fn(tx); err != nil {
+	if err := fn(conn, tx); err != nil {
 		tx.Rollback()
 		return err
 	}

@@ -15,6 +15,9 @@ import (
 	"strings"
 	"testing/fstest"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+
 	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/datasets"
 )
@@ -102,7 +105,7 @@ func (r *Registry) Import(ctx context.Context, name string, files Files, opts Im
 		return Info{}, err
 	}
 	var inf Info
-	err = r.write(ctx, func(tx *sql.Tx) error {
+	err = r.writeConn(ctx, func(conn *sql.Conn, tx *sql.Tx) error {
 		// The files are stored under a pending revision, known by its id
 		// until the loader has given the digest.
 		var revID int64
@@ -110,7 +113,7 @@ func (r *Registry) Import(ctx context.Context, name string, files Files, opts Im
 			VALUES (0, ?, '', '', '', '', '', 0, 0, ?) RETURNING id`), "pending "+now(), now()).Scan(&revID); err != nil {
 			return err
 		}
-		st, err := r.load(ctx, tx, revID, name, files, format)
+		st, err := r.load(ctx, conn, tx, revID, name, files, format)
 		if err != nil {
 			return err
 		}
@@ -185,7 +188,7 @@ type stored struct {
 // load runs the datasets loader over f (the validation and the identity)
 // through a teeFS that writes every byte the loader reads of the files
 // making up the benchmark to revision_chunks under revID.
-func (r *Registry) load(ctx context.Context, tx *sql.Tx, revID int64, name string, f Files, format Format) (*stored, error) {
+func (r *Registry) load(ctx context.Context, conn *sql.Conn, tx *sql.Tx, revID int64, name string, f Files, format Format) (*stored, error) {
 	st := &stored{format: format}
 	base := path.Base(f.Path)
 	if base == "." || base == "/" || base == "" {
@@ -217,7 +220,7 @@ func (r *Registry) load(ctx context.Context, tx *sql.Tx, revID int64, name strin
 		_, err := ins.ExecContext(ctx, revID, dst, seq, data)
 		return err
 	}}
-	ent := r.newEntryWriter(ctx, tx, revID)
+	ent := r.newEntryWriter(ctx, conn, tx, revID)
 	defer ent.close()
 	sum, err := datasets.Stream(tee, f.Path, lasagnaFormat(format), datasets.Options{Name: name, Split: f.Split, Corpus: f.Corpus},
 		func(q lasagna.Query, relevant []string) error {
@@ -434,24 +437,31 @@ func (r *Registry) finishRevision(ctx context.Context, tx *sql.Tx, revID, benchI
 	return err
 }
 
-// entryBatch is how many entries one INSERT statement writes.
-const entryBatch = 200
+// entryBatch is how many entries one INSERT statement writes;
+// copyBatch how many one PostgreSQL COPY does.
+const (
+	entryBatch = 200
+	copyBatch  = 5000
+)
 
-// entryWriter inserts a revision's entries as they come, entryBatch rows
-// per statement.
+// entryWriter inserts a revision's entries as they come: on SQLite
+// entryBatch rows per INSERT statement, on PostgreSQL copyBatch rows per
+// COPY (pgx CopyFrom on the transaction's connection).
 type entryWriter struct {
 	r     *Registry
 	ctx   context.Context
+	conn  *sql.Conn
 	tx    *sql.Tx
 	revID int64
 	n     int // entries so far
 	buf   bytes.Buffer
-	args  []any
+	args  []any             // SQLite: the next statement's arguments
+	rows  [][]any           // PostgreSQL: the next COPY's rows
 	stmts map[int]*sql.Stmt // by row count
 }
 
-func (r *Registry) newEntryWriter(ctx context.Context, tx *sql.Tx, revID int64) *entryWriter {
-	return &entryWriter{r: r, ctx: ctx, tx: tx, revID: revID, stmts: map[int]*sql.Stmt{}}
+func (r *Registry) newEntryWriter(ctx context.Context, conn *sql.Conn, tx *sql.Tx, revID int64) *entryWriter {
+	return &entryWriter{r: r, ctx: ctx, conn: conn, tx: tx, revID: revID, stmts: map[int]*sql.Stmt{}}
 }
 
 func (w *entryWriter) add(e Entry) error {
@@ -459,8 +469,16 @@ func (w *entryWriter) add(e Entry) error {
 	if err := encodeEntry(&w.buf, e); err != nil {
 		return err
 	}
-	w.args = append(w.args, w.revID, w.n, e.ID, e.Question, strings.TrimSuffix(w.buf.String(), "\n"))
+	row := []any{w.revID, int64(w.n), e.ID, e.Question, strings.TrimSuffix(w.buf.String(), "\n")}
 	w.n++
+	if w.r.d.name == pgDialect.name {
+		w.rows = append(w.rows, row)
+		if len(w.rows) == copyBatch {
+			return w.flush()
+		}
+		return nil
+	}
+	w.args = append(w.args, row...)
 	if len(w.args) == 5*entryBatch {
 		return w.flush()
 	}
@@ -468,6 +486,18 @@ func (w *entryWriter) add(e Entry) error {
 }
 
 func (w *entryWriter) flush() error {
+	if len(w.rows) > 0 {
+		err := w.conn.Raw(func(dc any) error {
+			c, ok := dc.(*stdlib.Conn)
+			if !ok {
+				return fmt.Errorf("registry: PostgreSQL connection is a %T, not pgx's", dc)
+			}
+			_, err := c.Conn().CopyFrom(w.ctx, pgx.Identifier{"entries"}, []string{"revision_id", "ordinal", "entry_id", "question", "data"}, pgx.CopyFromRows(w.rows))
+			return err
+		})
+		w.rows = w.rows[:0]
+		return err
+	}
 	n := len(w.args) / 5
 	if n == 0 {
 		return nil

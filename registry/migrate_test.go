@@ -2,10 +2,14 @@ package registry
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
+
+	"github.com/lasagna-go/lasagna/internal/pgtest"
 )
 
 // A registry written by a lasagna with schema version 1 opens: migration 2
@@ -76,5 +80,41 @@ func TestWholeFilesStillResolve(t *testing.T) {
 	b, err := r.Resolve(ctx, "faq")
 	if err != nil || b.Name != inf.Revision || b.Name != "faq@ea3e86b12545" {
 		t.Fatalf("Resolve = %v, %v; want %s", b, err, inf.Revision)
+	}
+}
+
+// A streamed import that fails after it wrote chunks and entries (a
+// problem on the last row, after a full COPY batch on PostgreSQL) leaves
+// no row behind: everything ran in the import's transaction.
+func TestFailedImportLeavesNoRows(t *testing.T) {
+	ctx := context.Background()
+	var rows, docs strings.Builder
+	for i := range copyBatch + 10 {
+		fmt.Fprintf(&rows, `{"id":"q%d","question":"q?","answer":"a","expected_docs":["d%d"]}`+"\n", i, i)
+		fmt.Fprintf(&docs, `{"_id":"d%d","text":"passage %d %s"}`+"\n", i, i, strings.Repeat("x", 200))
+	}
+	rows.WriteString(`{"id":"last","question":"q?","answer":"a","expected_docs":["nowhere"]}` + "\n")
+	fsys := fstest.MapFS{"rows.jsonl": {Data: []byte(rows.String())}, "corpus.jsonl": {Data: []byte(docs.String())}}
+	for name, dsn := range map[string]func() string{
+		"sqlite":   func() string { return filepath.Join(t.TempDir(), "registry.db") },
+		"postgres": func() string { return pgtest.Database(t) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			r, err := Open(ctx, dsn())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			_, err = r.Create(ctx, "m", Files{FS: fsys, Path: "rows.jsonl", Corpus: "corpus.jsonl"})
+			if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("rows.jsonl:%d", copyBatch+11)) {
+				t.Fatalf("Create = %v, want the problem on the last row", err)
+			}
+			for _, table := range []string{"benchmarks", "revisions", "revision_chunks", "entries"} {
+				var n int
+				if err := r.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+table).Scan(&n); err != nil || n != 0 {
+					t.Errorf("%s: %d rows (%v) after a failed import", table, n, err)
+				}
+			}
+		})
 	}
 }
