@@ -134,6 +134,32 @@ type Registry struct {
 // Open opens (creating and migrating when needed) the registry at dsn: a
 // SQLite file path, or a postgres:// URL. See DefaultDSN.
 func Open(ctx context.Context, dsn string) (*Registry, error) {
+	// SQLite can answer "database is locked" at once, without waiting out
+	// the busy timeout, while another process switches the file to WAL or
+	// recovers its WAL index; such an open is tried again.
+	for attempt := 1; ; attempt++ {
+		r, err := open(ctx, dsn)
+		if err == nil || attempt == openAttempts || !isSQLiteBusy(err) {
+			return r, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(time.Duration(attempt) * 50 * time.Millisecond):
+		}
+	}
+}
+
+// openAttempts bounds the retries of Open on a busy SQLite file.
+const openAttempts = 5
+
+// isSQLiteBusy reports whether err is SQLite's SQLITE_BUSY.
+func isSQLiteBusy(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "database is locked") || strings.Contains(s, "SQLITE_BUSY")
+}
+
+func open(ctx context.Context, dsn string) (*Registry, error) {
 	db, d, err := openDB(ctx, dsn)
 	if err != nil {
 		return nil, err
