@@ -23,6 +23,11 @@ import (
 // missing bundles folder and a stray argument; it listens on nothing.
 func TestServeRefusals(t *testing.T) {
 	dir := t.TempDir()
+	t.Setenv("LASAGNA_REGISTRY", filepath.Join(t.TempDir(), "registry.db"))
+	notDir := filepath.Join(dir, "file")
+	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name, token string
 		args        []string
@@ -33,6 +38,8 @@ func TestServeRefusals(t *testing.T) {
 		{"short token", "abc", []string{"--addr", "0.0.0.0:0", "--bundles", dir}, "LASAGNA_SERVE_TOKEN is 3 characters long; use at least 16"},
 		{"short token on loopback", "abc", []string{"--addr", "127.0.0.1:0", "--bundles", dir}, "LASAGNA_SERVE_TOKEN is 3 characters long"},
 		{"no folder", "", []string{"--addr", "127.0.0.1:0", "--bundles", filepath.Join(dir, "none")}, "lasagna: serve: bundles folder: stat "},
+		{"no sweeps folder", "", []string{"--addr", "127.0.0.1:0", "--bundles", dir, "--sweeps", filepath.Join(dir, "none")}, "lasagna: serve: sweeps folder: stat "},
+		{"registry", "", []string{"--addr", "127.0.0.1:0", "--bundles", dir, "--registry", filepath.Join(notDir, "registry.db")}, "lasagna: serve: registry: "},
 		{"bad addr", "", []string{"--addr", "8080"}, `--addr "8080": address 8080: missing port in address`},
 		{"argument", "", []string{"extra"}, `unknown command "extra" for "lasagna serve"`},
 	} {
@@ -72,7 +79,7 @@ func TestServeSignals(t *testing.T) {
 		name string
 	}{{syscall.SIGINT, "SIGINT"}, {syscall.SIGTERM, "SIGTERM"}} {
 		t.Run(tc.name, func(t *testing.T) {
-			cmd := cliChild(t, []string{"LASAGNA_SERVE_TOKEN="}, "serve", "--addr", "127.0.0.1:0", "--bundles", dir)
+			cmd := cliChild(t, []string{"LASAGNA_SERVE_TOKEN=", "LASAGNA_REGISTRY=" + filepath.Join(t.TempDir(), "registry.db")}, "serve", "--addr", "127.0.0.1:0", "--bundles", dir)
 			stdout, err := cmd.StdoutPipe()
 			if err != nil {
 				t.Fatal(err)
