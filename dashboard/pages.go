@@ -114,12 +114,25 @@ func (s *Server) renderPage(w http.ResponseWriter, r *http.Request, code int, na
 
 // errorPage answers with code and a page saying msg.
 func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, code int, msg string, details ...string) {
+	s.errorPageWith(w, r, code, msg, details, nil)
+}
+
+// pageLink is a link an error page offers as the way out.
+type pageLink struct{ Text, URL string }
+
+// errorPageLinks is errorPage with links to the ways out.
+func (s *Server) errorPageLinks(w http.ResponseWriter, r *http.Request, code int, msg string, links ...pageLink) {
+	s.errorPageWith(w, r, code, msg, nil, links)
+}
+
+func (s *Server) errorPageWith(w http.ResponseWriter, r *http.Request, code int, msg string, details []string, links []pageLink) {
 	s.render(w, r, code, "error.html", http.StatusText(code), struct {
 		Code    int
 		Status  string
 		Message string
 		Details []string
-	}{code, http.StatusText(code), msg, details})
+		Links   []pageLink
+	}{code, http.StatusText(code), msg, details, links})
 }
 
 func (s *Server) bundlesPage(w http.ResponseWriter, r *http.Request) {

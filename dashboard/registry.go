@@ -180,7 +180,7 @@ func (s *Server) benchmarkPage(w http.ResponseWriter, r *http.Request) {
 	}
 	var refusal string
 	if inf.Status != registry.StatusActive {
-		refusal = (&registry.StatusError{Name: inf.Name, Status: inf.Status, Op: "evaluate", Empty: inf.Revision == ""}).Error()
+		refusal = (&registry.StatusError{Name: inf.Name, Status: inf.Status, Op: "be evaluated", Empty: inf.Revision == ""}).Error()
 	}
 	s.render(w, r, http.StatusOK, "benchmark.html", inf.Name, struct {
 		Info        registry.Info
@@ -193,13 +193,14 @@ func (s *Server) benchmarkPage(w http.ResponseWriter, r *http.Request) {
 		Page, Pages int
 		Prev, Next  string
 		Export      string
+		Download    string
 		Refusal     string
 		Profiles    []profileChoice
 		Sweeps      []string
 		SweepsDir   string
 		Evaluations []*evalView
 	}{inf, ref, sourceText(inf.Source), search, entries, offset + 1, matches, page, pages, prev, next,
-		"/benchmark/export.csv?" + url.Values{"ref": {ref}}.Encode(), refusal,
+		"/benchmark/export.csv?" + url.Values{"ref": {ref}}.Encode(), downloadURL(ref), refusal,
 		profileChoices(), s.sweepFiles(), s.opts.Sweeps, s.evals.views(func(e *evaluation) bool { return e.Benchmark == inf.Name })})
 }
 
@@ -219,22 +220,65 @@ func (s *Server) exportCSV(w http.ResponseWriter, r *http.Request) {
 	}
 	var buf bytes.Buffer
 	skip := r.URL.Query().Get("skip_unanswerable") == "1"
-	if _, err := reg.Export(r.Context(), ref, &buf, registry.ExportOptions{SkipUnanswerable: skip}); err != nil {
-		msg := err.Error()
-		if !skip {
-			msg = strings.Replace(msg, "with --skip-unanswerable", "by adding &skip_unanswerable=1 to this address", 1)
+	skipped, err := reg.Export(r.Context(), ref, &buf, registry.ExportOptions{SkipUnanswerable: skip})
+	if err != nil {
+		msg := "The CSV export of " + ref + " failed: " + err.Error()
+		if strings.Contains(err.Error(), "has no answer") {
+			// The CLI's wording names its flag; here the fix is a link.
+			msg = "The CSV export of " + ref + " failed: " + strings.Replace(err.Error(), "with --skip-unanswerable, or use download for JSONL", "(the link below), or download the JSONL, which keeps them", 1)
+			s.errorPageLinks(w, r, http.StatusUnprocessableEntity, msg,
+				pageLink{"Export the CSV without the unanswerable entries", "/benchmark/export.csv?" + url.Values{"ref": {ref}, "skip_unanswerable": {"1"}}.Encode()},
+				pageLink{"Download the JSONL", downloadURL(ref)})
+			return
 		}
-		s.errorPage(w, r, http.StatusUnprocessableEntity, "The CSV export of "+ref+" failed: "+msg)
+		s.registryError(w, r, errors.New(msg))
 		return
 	}
-	name := strings.ReplaceAll(inf.Revision, "/", "_")
-	if name == "" {
-		name = strings.ReplaceAll(inf.Name, "/", "_")
+	if len(skipped) > 0 {
+		w.Header().Set("X-Lasagna-Skipped", strconv.Itoa(len(skipped)))
 	}
+	name := fileStem(inf)
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.Header().Set("Content-Disposition", "attachment; filename="+strconv.Quote(name+".csv"))
 	w.Write(buf.Bytes())
+}
+
+func downloadURL(ref string) string {
+	return "/benchmark/download.jsonl?" + url.Values{"ref": {ref}}.Encode()
+}
+
+// GET /benchmark/download.jsonl?ref=NAME: every entry as JSONL
+// (registry.Download, as lasagna benchmark download), as a download.
+func (s *Server) downloadJSONL(w http.ResponseWriter, r *http.Request) {
+	reg := s.reg(w, r)
+	if reg == nil {
+		return
+	}
+	ref := r.URL.Query().Get("ref")
+	inf, err := reg.Get(r.Context(), ref)
+	if err != nil {
+		s.registryError(w, r, err)
+		return
+	}
+	var buf bytes.Buffer
+	if err := reg.Download(r.Context(), ref, &buf); err != nil {
+		s.registryError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/jsonl; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.Header().Set("Content-Disposition", "attachment; filename="+strconv.Quote(fileStem(inf)+".jsonl"))
+	w.Write(buf.Bytes())
+}
+
+// fileStem names a download of inf: its revision (name@hash), slashes
+// made underscores.
+func fileStem(inf registry.Info) string {
+	if inf.Revision != "" {
+		return strings.ReplaceAll(inf.Revision, "/", "_")
+	}
+	return strings.ReplaceAll(inf.Name, "/", "_")
 }
 
 // POST /benchmark/activate (ref) and /benchmark/archive (ref): change the

@@ -57,7 +57,11 @@
 //	                            export, activate or archive, the form that
 //	                            creates an evaluation, its evaluations
 //	GET  /benchmark/export.csv?ref=NAME
-//	                            the entries as a Vecta CSV (download)
+//	                            the entries as a Vecta CSV (download); an
+//	                            entry without an answer fails it, with a
+//	                            link adding &skip_unanswerable=1
+//	GET  /benchmark/download.jsonl?ref=NAME
+//	                            every entry as JSONL (download)
 //	POST /benchmark/activate    ref: activate (as lasagna benchmark activate)
 //	POST /benchmark/archive     ref: archive (as lasagna benchmark archive)
 //	POST /evaluate              ref, and profile (engine.Profiles) or sweep
@@ -213,6 +217,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /benchmarks", s.benchmarksPage)
 	s.mux.HandleFunc("GET /benchmark", s.benchmarkPage)
 	s.mux.HandleFunc("GET /benchmark/export.csv", s.exportCSV)
+	s.mux.HandleFunc("GET /benchmark/download.jsonl", s.downloadJSONL)
 	s.post("POST /benchmark/activate", s.activate)
 	s.post("POST /benchmark/archive", s.archive)
 	s.post("POST /evaluate", s.evaluate)
