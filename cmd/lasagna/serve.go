@@ -64,11 +64,7 @@ a registry that cannot be opened.`,
 				return usageError("serve: registry: %v (give --registry or %s: a SQLite file path or a postgres:// URL)", err, registry.EnvVar)
 			}
 			defer reg.Close()
-			srv, err := dashboard.New(dashboard.Options{Bundles: bundles, Token: token, Version: version, Registry: reg, Sweeps: sweeps,
-				Deps: func(s *engine.Sweep) (engine.Deps, error) {
-					d, _, err := llmDeps(s, "")
-					return d, err
-				}})
+			srv, err := dashboard.New(serveOptions(bundles, token, sweeps, reg))
 			if err != nil {
 				return usageError("serve: %v", err)
 			}
@@ -103,4 +99,14 @@ a registry that cannot be opened.`,
 	cmd.Flags().StringVar(&dsn, "registry", "", "the benchmark registry: a SQLite file path or a postgres:// URL (`DSN`; default $LASAGNA_REGISTRY, else registry.db in the user data folder)")
 	cmd.Flags().StringVar(&sweeps, "sweeps", "", "offer the sweep files (*.yaml) under `DIR` for evaluations")
 	return cmd
+}
+
+// serveOptions are the dashboard's options: model-calling arms get the
+// clients benchmark run configures from the environment (llmDeps).
+func serveOptions(bundles, token, sweeps string, reg *registry.Registry) dashboard.Options {
+	return dashboard.Options{Bundles: bundles, Token: token, Version: version, Registry: reg, Sweeps: sweeps,
+		Deps: func(s *engine.Sweep) (engine.Deps, error) {
+			d, _, err := llmDeps(s, "")
+			return d, err
+		}}
 }
