@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lasagna-go/lasagna/registry"
 	"github.com/lasagna-go/lasagna/reporters/htmlreport"
 )
 
@@ -33,9 +34,19 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 		}
 		return s
 	},
-	"when": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
-	"size": humanSize,
-	"join": func(ss []string) string { return strings.Join(ss, ", ") },
+	"when":         func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+	"size":         humanSize,
+	"join":         func(ss []string) string { return strings.Join(ss, ", ") },
+	"benchmarkURL": func(ref string) string { return benchmarkURL(ref, "", 0) },
+	"source":       sourceText,
+	"citations": func(e registry.Entry) string {
+		ids := e.ChunkIDs
+		if len(ids) == 0 {
+			ids = e.ExpectedDocs
+		}
+		return strings.Join(ids, ", ")
+	},
+	"add": func(a, b int) int { return a + b },
 }).ParseFS(templateFS, "templates/*.html"))
 
 // escapePath escapes each segment of slash path p for a URL path.
@@ -63,14 +74,35 @@ type layout struct {
 	Folder  string
 	Version string
 	CSRF    string
+	// Registry is the registry's backend ("" without one).
+	Registry string
+	// Refresh, when not 0, reloads the page after so many seconds.
+	Refresh int
 	Body    any
 }
 
 // render writes the page template name with body, buffered so that a
 // template error becomes a 500 rather than half a page.
 func (s *Server) render(w http.ResponseWriter, r *http.Request, code int, name, title string, body any) {
+	s.renderPage(w, r, code, name, title, body, 0)
+}
+
+// renderRefresh renders a page that reloads itself every 2 seconds while
+// refresh holds (a running evaluation): no script.
+func (s *Server) renderRefresh(w http.ResponseWriter, r *http.Request, name, title string, body any, refresh bool) {
+	n := 0
+	if refresh {
+		n = 2
+	}
+	s.renderPage(w, r, http.StatusOK, name, title, body, n)
+}
+
+func (s *Server) renderPage(w http.ResponseWriter, r *http.Request, code int, name, title string, body any, refresh int) {
 	var buf bytes.Buffer
-	l := layout{Title: title, Folder: s.opts.Bundles, Version: s.opts.Version, CSRF: s.csrfToken(r), Body: body}
+	l := layout{Title: title, Folder: s.opts.Bundles, Version: s.opts.Version, CSRF: s.csrfToken(r), Refresh: refresh, Body: body}
+	if s.opts.Registry != nil {
+		l.Registry = s.opts.Registry.Backend()
+	}
 	if err := pages.ExecuteTemplate(&buf, name, l); err != nil {
 		http.Error(w, "dashboard: "+err.Error(), http.StatusInternalServerError)
 		return
@@ -82,12 +114,25 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, code int, name, 
 
 // errorPage answers with code and a page saying msg.
 func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, code int, msg string, details ...string) {
+	s.errorPageWith(w, r, code, msg, details, nil)
+}
+
+// pageLink is a link an error page offers as the way out.
+type pageLink struct{ Text, URL string }
+
+// errorPageLinks is errorPage with links to the ways out.
+func (s *Server) errorPageLinks(w http.ResponseWriter, r *http.Request, code int, msg string, links ...pageLink) {
+	s.errorPageWith(w, r, code, msg, nil, links)
+}
+
+func (s *Server) errorPageWith(w http.ResponseWriter, r *http.Request, code int, msg string, details []string, links []pageLink) {
 	s.render(w, r, code, "error.html", http.StatusText(code), struct {
 		Code    int
 		Status  string
 		Message string
 		Details []string
-	}{code, http.StatusText(code), msg, details})
+		Links   []pageLink
+	}{code, http.StatusText(code), msg, details, links})
 }
 
 func (s *Server) bundlesPage(w http.ResponseWriter, r *http.Request) {

@@ -47,10 +47,40 @@
 //   - Serve sets read, write and idle timeouts and shuts down gracefully
 //     when its context ends (lasagna serve: SIGINT, SIGTERM).
 //
-// The registry's pages (benchmarks, entries, CSV export, activate and
-// archive, evaluations) will be further routes of Server: routes lists
-// them, pages render through the same layout, and POST routes go through
-// s.post, which applies the CSRF check.
+// The registry's pages (Options.Registry; seed 004):
+//
+//	GET  /benchmarks            every benchmark: name, status, questions,
+//	                            linked source, created, revision
+//	GET  /benchmark?ref=NAME[@hash][&q=TEXT][&page=N]
+//	                            a benchmark: its entries (50 a page; q
+//	                            searches id, question and answer), CSV
+//	                            export, activate or archive, the form that
+//	                            creates an evaluation, its evaluations
+//	GET  /benchmark/export.csv?ref=NAME
+//	                            the entries as a Vecta CSV (download); an
+//	                            entry without an answer fails it, with a
+//	                            link adding &skip_unanswerable=1
+//	GET  /benchmark/download.jsonl?ref=NAME
+//	                            every entry as JSONL (download)
+//	POST /benchmark/activate    ref: activate (as lasagna benchmark activate)
+//	POST /benchmark/archive     ref: archive (as lasagna benchmark archive)
+//	POST /evaluate              ref, and profile (engine.Profiles) or sweep
+//	                            (a file of Options.Sweeps): starts an
+//	                            evaluation in the background
+//	GET  /evaluations           the evaluations this server ran or runs
+//	GET  /evaluations/{id}      one evaluation: progress (the page refreshes
+//	                            itself while it runs), error, or the link
+//	                            to its bundle's report
+//
+// An evaluation runs through the engine as `lasagna benchmark run
+// registry:NAME` does: only an active benchmark evaluates (a draft or an
+// archived one is refused with the CLI's message); a sweep file's arms
+// and settings apply to this benchmark (its own benchmarks are replaced).
+// The bundle is written into the bundles folder, under evaluations/. The
+// server keeps the evaluations in memory: they survive a browser refresh,
+// not a restart (the bundles stay). Close (lasagna serve: on SIGINT or
+// SIGTERM) cancels the running ones and waits for them; they show as
+// canceled and write nothing.
 package dashboard
 
 import (
@@ -68,8 +98,12 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"time"
+
+	"github.com/lasagna-go/lasagna/engine"
+	"github.com/lasagna-go/lasagna/registry"
 )
 
 // MinTokenLength is the shortest LASAGNA_SERVE_TOKEN accepted.
@@ -89,14 +123,28 @@ type Options struct {
 	// Token, when not empty, is required of every request (see the
 	// package documentation). CheckAddr says when it is mandatory.
 	Token string
-	// Version is shown in the page footer.
+	// Version is shown in the page footer and recorded in the bundles of
+	// evaluations.
 	Version string
+	// Registry, when not nil, adds the benchmarks pages and evaluations.
+	// The caller opens and closes it.
+	Registry *registry.Registry
+	// Sweeps, when not empty, is a folder of sweep files (*.yaml, *.yml)
+	// that "create evaluation" offers beside the built-in profiles.
+	Sweeps string
+	// Deps returns what a sweep's model-calling arms need (embedders,
+	// generators, judges), configured by the caller (lasagna serve: from
+	// the environment, as benchmark run does). nil means BM25 arms only;
+	// an error fails the evaluation with that message.
+	Deps func(*engine.Sweep) (engine.Deps, error)
 }
 
 // Server is the dashboard's http.Handler.
 type Server struct {
 	opts    Options
 	folder  *folder
+	sweeps  *os.Root // nil without Options.Sweeps
+	evals   *evaluations
 	mux     *http.ServeMux
 	cop     *http.CrossOriginProtection
 	csrfKey []byte
@@ -113,7 +161,13 @@ func New(o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{opts: o, folder: f, mux: http.NewServeMux(), cop: http.NewCrossOriginProtection()}
+	s := &Server{opts: o, folder: f, evals: newEvaluations(), mux: http.NewServeMux(), cop: http.NewCrossOriginProtection()}
+	if o.Sweeps != "" {
+		if s.sweeps, err = openSweeps(o.Sweeps); err != nil {
+			f.close()
+			return nil, err
+		}
+	}
 	s.csrfKey = make([]byte, 32)
 	rand.Read(s.csrfKey) // never fails (crypto/rand)
 	if o.Token != "" {
@@ -124,8 +178,27 @@ func New(o Options) (*Server, error) {
 	return s, nil
 }
 
-// Close releases the bundles folder.
-func (s *Server) Close() error { return s.folder.close() }
+// Close cancels the evaluations still running, waits until they stop,
+// and releases the folders.
+func (s *Server) Close() error {
+	s.evals.close()
+	if s.sweeps != nil {
+		s.sweeps.Close()
+	}
+	return s.folder.close()
+}
+
+// openSweeps opens the sweeps folder.
+func openSweeps(dir string) (*os.Root, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("sweeps folder: %w (give --sweeps DIR, a folder of sweep files)", err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("sweeps folder %s is not a folder (give --sweeps DIR, a folder of sweep files)", dir)
+	}
+	return os.OpenRoot(dir)
+}
 
 // ServeHTTP serves the dashboard.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
@@ -141,6 +214,15 @@ func (s *Server) routes() {
 	// Browsers ask for an icon; there is none, and that is not an error.
 	s.mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	s.post("POST /rescan", s.rescan)
+	s.mux.HandleFunc("GET /benchmarks", s.benchmarksPage)
+	s.mux.HandleFunc("GET /benchmark", s.benchmarkPage)
+	s.mux.HandleFunc("GET /benchmark/export.csv", s.exportCSV)
+	s.mux.HandleFunc("GET /benchmark/download.jsonl", s.downloadJSONL)
+	s.post("POST /benchmark/activate", s.activate)
+	s.post("POST /benchmark/archive", s.archive)
+	s.post("POST /evaluate", s.evaluate)
+	s.mux.HandleFunc("GET /evaluations", s.evaluationsPage)
+	s.mux.HandleFunc("GET /evaluations/{id}", s.evaluationPage)
 	// No catch-all route: the mux answers 404 to an unknown path and 405
 	// to a known path with another method (GET /rescan).
 }

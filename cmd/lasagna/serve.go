@@ -7,20 +7,31 @@ import (
 	"os"
 
 	"github.com/lasagna-go/lasagna/dashboard"
+	"github.com/lasagna-go/lasagna/engine"
+	"github.com/lasagna-go/lasagna/registry"
 	"github.com/spf13/cobra"
 )
 
-// newServeCmd is `lasagna serve [--addr 127.0.0.1:8080] [--bundles DIR]`.
+// newServeCmd is `lasagna serve [--addr 127.0.0.1:8080] [--bundles DIR]
+// [--registry DSN] [--sweeps DIR]`.
 func newServeCmd(stdout, stderr io.Writer) *cobra.Command {
-	addr, bundles := "127.0.0.1:8080", "lasagna-out"
+	addr, bundles, dsn, sweeps := "127.0.0.1:8080", "lasagna-out", "", ""
 	cmd := &cobra.Command{
 		Use:   "serve [--addr 127.0.0.1:8080] [--bundles DIR]",
 		Short: "Serve the dashboard: the bundles of a folder, their reports, comparisons",
 		Long: `serve runs the dashboard, a web server over a folder of results bundles:
 the list of bundles (run id, benchmarks, arms, queries, integrity counts),
 each bundle's report (the page lasagna results report writes) and a page
-comparing a bundle with a baseline bundle. Pages are rendered on the server;
-they load nothing from any other host.
+comparing a bundle with a baseline bundle; and over the benchmark registry
+(--registry, else LASAGNA_REGISTRY, else registry.db in the user data
+folder): the benchmarks (status, questions, linked source, created,
+revision), each one's entries (paged, searchable), CSV export, activate and
+archive, and "create evaluation": a built-in profile, or a sweep file of
+--sweeps DIR whose arms run on the benchmark, run in the background as
+lasagna benchmark run registry:NAME runs it; the bundle lands in
+DIR/evaluations/ of --bundles and links to its report. Evaluations are kept
+in memory: a restart forgets them (their bundles stay). Pages are rendered
+on the server; they load nothing from any other host.
 
 It listens on loopback (127.0.0.1:8080) by default. Any other address needs
 LASAGNA_SERVE_TOKEN, a secret of at least 16 characters: every request then
@@ -28,11 +39,13 @@ authenticates with the header "Authorization: Bearer TOKEN" or with the
 cookie that opening /login?token=TOKEN sets. Changes (POST only) carry a
 CSRF token. Put a TLS proxy in front of a server reachable from the network.
 
-SIGINT or SIGTERM stops the server after the requests in flight finish.
+SIGINT or SIGTERM stops the server after the requests in flight finish,
+and cancels the evaluations still running (they write no bundle).
 
 Exit status: 0 stopped by SIGINT or SIGTERM; 1 the server failed (the
 address is in use); 2 usage error: a bad flag, a non-loopback --addr without
-LASAGNA_SERVE_TOKEN, a token too short, no bundles folder.`,
+LASAGNA_SERVE_TOKEN, a token too short, no bundles folder, no sweeps folder,
+a registry that cannot be opened.`,
 		Args: noArgsUsage,
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx := c.Context()
@@ -40,10 +53,22 @@ LASAGNA_SERVE_TOKEN, a token too short, no bundles folder.`,
 			if err := dashboard.CheckAddr(addr, token); err != nil {
 				return usageError("serve: %v", err)
 			}
-			srv, err := dashboard.New(dashboard.Options{Bundles: bundles, Token: token, Version: version})
+			if dsn == "" {
+				var err error
+				if dsn, err = registry.DefaultDSN(); err != nil {
+					return usageError("serve: %v", err)
+				}
+			}
+			reg, err := registry.Open(ctx, dsn)
+			if err != nil {
+				return usageError("serve: registry: %v (give --registry or %s: a SQLite file path or a postgres:// URL)", err, registry.EnvVar)
+			}
+			defer reg.Close()
+			srv, err := dashboard.New(serveOptions(bundles, token, sweeps, reg))
 			if err != nil {
 				return usageError("serve: %v", err)
 			}
+			// Cancels the evaluations still running, after the requests.
 			defer srv.Close()
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
@@ -71,5 +96,17 @@ LASAGNA_SERVE_TOKEN, a token too short, no bundles folder.`,
 	}
 	cmd.Flags().StringVar(&addr, "addr", addr, "listen on `HOST:PORT` (not loopback: needs LASAGNA_SERVE_TOKEN)")
 	cmd.Flags().StringVar(&bundles, "bundles", bundles, "serve the results bundles (*.json) under `DIR`")
+	cmd.Flags().StringVar(&dsn, "registry", "", "the benchmark registry: a SQLite file path or a postgres:// URL (`DSN`; default $LASAGNA_REGISTRY, else registry.db in the user data folder)")
+	cmd.Flags().StringVar(&sweeps, "sweeps", "", "offer the sweep files (*.yaml) under `DIR` for evaluations")
 	return cmd
+}
+
+// serveOptions are the dashboard's options: model-calling arms get the
+// clients benchmark run configures from the environment (llmDeps).
+func serveOptions(bundles, token, sweeps string, reg *registry.Registry) dashboard.Options {
+	return dashboard.Options{Bundles: bundles, Token: token, Version: version, Registry: reg, Sweeps: sweeps,
+		Deps: func(s *engine.Sweep) (engine.Deps, error) {
+			d, _, err := llmDeps(s, "")
+			return d, err
+		}}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lasagna-go/lasagna/dashboard"
+	"github.com/lasagna-go/lasagna/registry"
+	"github.com/lasagna-go/lasagna/results"
 )
 
 // TestServeRefusals: serve refuses, with exit 2 and the reason, a
@@ -23,6 +28,11 @@ import (
 // missing bundles folder and a stray argument; it listens on nothing.
 func TestServeRefusals(t *testing.T) {
 	dir := t.TempDir()
+	t.Setenv("LASAGNA_REGISTRY", filepath.Join(t.TempDir(), "registry.db"))
+	notDir := filepath.Join(dir, "file")
+	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name, token string
 		args        []string
@@ -33,6 +43,8 @@ func TestServeRefusals(t *testing.T) {
 		{"short token", "abc", []string{"--addr", "0.0.0.0:0", "--bundles", dir}, "LASAGNA_SERVE_TOKEN is 3 characters long; use at least 16"},
 		{"short token on loopback", "abc", []string{"--addr", "127.0.0.1:0", "--bundles", dir}, "LASAGNA_SERVE_TOKEN is 3 characters long"},
 		{"no folder", "", []string{"--addr", "127.0.0.1:0", "--bundles", filepath.Join(dir, "none")}, "lasagna: serve: bundles folder: stat "},
+		{"no sweeps folder", "", []string{"--addr", "127.0.0.1:0", "--bundles", dir, "--sweeps", filepath.Join(dir, "none")}, "lasagna: serve: sweeps folder: stat "},
+		{"registry", "", []string{"--addr", "127.0.0.1:0", "--bundles", dir, "--registry", filepath.Join(notDir, "registry.db")}, "lasagna: serve: registry: "},
 		{"bad addr", "", []string{"--addr", "8080"}, `--addr "8080": address 8080: missing port in address`},
 		{"argument", "", []string{"extra"}, `unknown command "extra" for "lasagna serve"`},
 	} {
@@ -72,7 +84,7 @@ func TestServeSignals(t *testing.T) {
 		name string
 	}{{syscall.SIGINT, "SIGINT"}, {syscall.SIGTERM, "SIGTERM"}} {
 		t.Run(tc.name, func(t *testing.T) {
-			cmd := cliChild(t, []string{"LASAGNA_SERVE_TOKEN="}, "serve", "--addr", "127.0.0.1:0", "--bundles", dir)
+			cmd := cliChild(t, []string{"LASAGNA_SERVE_TOKEN=", "LASAGNA_REGISTRY=" + filepath.Join(t.TempDir(), "registry.db")}, "serve", "--addr", "127.0.0.1:0", "--bundles", dir)
 			stdout, err := cmd.StdoutPipe()
 			if err != nil {
 				t.Fatal(err)
@@ -160,5 +172,76 @@ func TestServeSignals(t *testing.T) {
 				t.Error("the port still accepts connections")
 			}
 		})
+	}
+}
+
+// TestServeEvaluationIsBenchmarkRun: an evaluation the dashboard runs
+// (speed profile, registry:faq) writes the bundle lasagna benchmark run
+// registry:faq --profile speed writes, to the run id; the dense profile
+// without a key fails with benchmark run's message about the key.
+func TestServeEvaluationIsBenchmarkRun(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "")
+	dsn := useRegistry(t)
+	if _, errOut, code := runCLI(t, "benchmark", "create", "faq", "--from", "../../examples/data/faq.jsonl"); code != 0 {
+		t.Fatal(errOut)
+	}
+	cliBundle := filepath.Join(t.TempDir(), "cli.json")
+	if _, errOut, code := runCLI(t, "benchmark", "run", "registry:faq", "--profile", "speed", "-o", cliBundle); code != 0 {
+		t.Fatal(errOut)
+	}
+	reg, err := registry.Open(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	dir := t.TempDir()
+	srv, err := dashboard.New(serveOptions(dir, "", "", reg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	evaluate := func(profile string) string {
+		t.Helper()
+		page := httptest.NewRecorder()
+		srv.ServeHTTP(page, httptest.NewRequest("GET", "http://localhost/benchmark?ref=faq", nil))
+		_, rest, _ := strings.Cut(page.Body.String(), `name="csrf" value="`)
+		csrf, _, _ := strings.Cut(rest, `"`)
+		r := httptest.NewRequest("POST", "http://localhost/evaluate", strings.NewReader("ref=faq&profile="+profile+"&csrf="+csrf))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		w := httptest.NewRecorder()
+		srv.ServeHTTP(w, r)
+		if w.Code != 303 {
+			t.Fatalf("POST /evaluate: %d\n%s", w.Code, w.Body)
+		}
+		loc := w.Header().Get("Location")
+		for {
+			w := httptest.NewRecorder()
+			srv.ServeHTTP(w, httptest.NewRequest("GET", "http://localhost"+loc, nil))
+			if !strings.Contains(w.Body.String(), `class="state running"`) {
+				return w.Body.String()
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	page := evaluate("speed")
+	_, rest, ok := strings.Cut(page, `<a id="report" href="/bundles/`)
+	if !ok {
+		t.Fatalf("no report link:\n%s", page)
+	}
+	rel, _, _ := strings.Cut(rest, `"`)
+	got, err := results.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := results.ReadFile(cliBundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.RunID != want.RunID {
+		t.Errorf("the dashboard's bundle has run id %s, benchmark run's %s", got.RunID, want.RunID)
+	}
+	page = evaluate("dense")
+	if !strings.Contains(page, `class="state failed"`) || !strings.Contains(page, "dense retrieval needs an embedding endpoint: no API key: set OPENAI_API_KEY") {
+		t.Errorf("the dense evaluation without a key:\n%s", page)
 	}
 }
