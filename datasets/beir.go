@@ -183,16 +183,18 @@ func missingSplit(fsys fs.FS, dir, split, qrelsPath string, err error) error {
 
 func parseBEIRCorpus(r interface{ Read([]byte) (int, error) }, file string, ids map[string]int, c *collector) []lasagna.Document {
 	var docs []lasagna.Document
-	if !eachBEIRDoc(r, file, ids, c, func(d lasagna.Document) { docs = append(docs, d) }) {
+	if !eachBEIRDoc(r, file, ids, c, func(d lasagna.Document, _ int) { docs = append(docs, d) }) {
 		return nil
 	}
 	return docs
 }
 
 // eachBEIRDoc parses a BEIR corpus, handing each good document to keep in
-// file order and recording its index (the count of good documents before
-// it) in ids; it returns false when c fills up.
-func eachBEIRDoc(r interface{ Read([]byte) (int, error) }, file string, ids map[string]int, c *collector, keep func(lasagna.Document)) bool {
+// file order with its line and recording its index (the count of good
+// documents before it) in ids; it returns false when c fills up. With ids
+// nil it does not check that ids are unique (a Spool does, see
+// StreamSpooled).
+func eachBEIRDoc(r interface{ Read([]byte) (int, error) }, file string, ids map[string]int, c *collector, keep func(d lasagna.Document, line int)) bool {
 	l := &jlex{}
 	var lines []int32 // line of each document, for messages
 	for pos, line := range nonBlankLines(r, file, c) {
@@ -247,7 +249,7 @@ func eachBEIRDoc(r interface{ Read([]byte) (int, error) }, file string, ids map[
 		if !beirRequired(pos, hasID, hasText, "BEIR corpus lines are {\"_id\", \"title\", \"text\"}", c) {
 			lineOK = false
 		}
-		if lineOK {
+		if lineOK && ids != nil {
 			if first, dup := ids[d.ID]; dup {
 				lineOK = false
 				c.add(pos, "_id", "duplicate document id %q (first at line %d)", d.ID, lines[first])
@@ -257,9 +259,11 @@ func eachBEIRDoc(r interface{ Read([]byte) (int, error) }, file string, ids map[
 			return false
 		}
 		if lineOK {
-			ids[d.ID] = len(lines)
-			keep(d)
-			lines = append(lines, int32(pos.Line))
+			if ids != nil {
+				ids[d.ID] = len(lines)
+				lines = append(lines, int32(pos.Line))
+			}
+			keep(d, pos.Line)
 		}
 	}
 	return true

@@ -17,7 +17,7 @@ import (
 // Options.Corpus uses for a corpus given beside a JSONL or CSV file.
 func readCorpus(fsys fs.FS, path string) ([]lasagna.Document, string, error) {
 	var docs []lasagna.Document
-	_, digest, err := scanCorpus(fsys, path, func(d lasagna.Document) { docs = append(docs, d) })
+	_, digest, err := scanCorpus(fsys, path, func(d lasagna.Document, _ int) { docs = append(docs, d) })
 	if err != nil {
 		return nil, "", err
 	}
@@ -27,7 +27,7 @@ func readCorpus(fsys fs.FS, path string) ([]lasagna.Document, string, error) {
 // scanCorpus reads a corpus file as readCorpus does, handing each document
 // to keep instead of returning them; it returns the documents' ids (id →
 // index in file order).
-func scanCorpus(fsys fs.FS, path string, keep func(lasagna.Document)) (map[string]int, string, error) {
+func scanCorpus(fsys fs.FS, path string, keep func(lasagna.Document, int)) (map[string]int, string, error) {
 	ids, digest, err := readHashed(fsys, path, func(r io.Reader, file string, c *collector) map[string]int {
 		ids := map[string]int{}
 		eachBEIRDoc(r, file, ids, c, keep)

@@ -93,7 +93,7 @@ func Stream(fsys fs.FS, p string, format lasagna.Format, opts Options, fn func(q
 		}
 	}
 	cx := &corpusIndex{texts: map[string]string{}, byText: map[string]string{}}
-	ids, corpusDigest, err := scanCorpus(fsys, opts.Corpus, func(d lasagna.Document) {
+	ids, corpusDigest, err := scanCorpus(fsys, opts.Corpus, func(d lasagna.Document, _ int) {
 		if _, ok := needIDs[d.ID]; ok {
 			cx.texts[d.ID] = d.Text
 		}

@@ -65,6 +65,13 @@ func TestStreamIsTheLoader(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			spooled, spooledSum, err := streamSpooled(fsys, tc.p, tc.format, tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if spooledSum != sum || !reflect.DeepEqual(spooled, got) {
+				t.Errorf("StreamSpooled gives %+v %+v, Stream %+v %+v", spooledSum, spooled, sum, got)
+			}
 			want := Summary{Name: b.Name, Revision: b.Revision, Format: b.Format, Split: b.Split, Queries: len(b.Queries), Documents: len(b.Corpus)}
 			if sum != want {
 				t.Errorf("summary %+v, want %+v", sum, want)
@@ -116,7 +123,11 @@ func TestStreamProblemsAreTheLoaders(t *testing.T) {
 			if !reflect.DeepEqual(err, want) {
 				t.Errorf("Stream: %v\nwant %v", err, want)
 			}
-			for _, s := range got {
+			spooled, _, serr := streamSpooled(fsys, "b.jsonl", lasagna.FormatJSONL, opts)
+			if !reflect.DeepEqual(serr, want) {
+				t.Errorf("StreamSpooled: %v\nwant %v", serr, want)
+			}
+			for _, s := range append(got, spooled...) {
 				if s.q.ID == "after" {
 					t.Errorf("fn was called after a problem: %+v", got)
 				}
