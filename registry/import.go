@@ -222,7 +222,19 @@ func (r *Registry) load(ctx context.Context, conn *sql.Conn, tx *sql.Tx, revID i
 	}}
 	ent := r.newEntryWriter(ctx, conn, tx, revID)
 	defer ent.close()
-	sum, err := datasets.Stream(tee, f.Path, lasagnaFormat(format), datasets.Options{Name: name, Split: f.Split, Corpus: f.Corpus},
+	// A JSONL file with a corpus keeps its rows and ids in temporary
+	// tables (dbSpool) instead of memory.
+	var sp *dbSpool
+	if format == FormatJSONL && f.Corpus != "" {
+		if sp, err = r.newSpool(ctx, conn, tx); err != nil {
+			return nil, err
+		}
+	}
+	var spool datasets.Spool
+	if sp != nil {
+		spool = sp
+	}
+	sum, err := datasets.StreamSpooled(tee, f.Path, lasagnaFormat(format), datasets.Options{Name: name, Split: f.Split, Corpus: f.Corpus}, spool,
 		func(q lasagna.Query, relevant []string) error {
 			return ent.add(entryOf(lasagnaFormat(format), q, relevant))
 		})
@@ -231,6 +243,9 @@ func (r *Registry) load(ctx context.Context, conn *sql.Conn, tx *sql.Tx, revID i
 	}
 	if err == nil {
 		err = ent.flush()
+	}
+	if err == nil && sp != nil {
+		err = sp.drop()
 	}
 	if err != nil {
 		return nil, err
@@ -444,24 +459,17 @@ const (
 	copyBatch  = 5000
 )
 
-// entryWriter inserts a revision's entries as they come: on SQLite
-// entryBatch rows per INSERT statement, on PostgreSQL copyBatch rows per
-// COPY (pgx CopyFrom on the transaction's connection).
+// entryWriter inserts a revision's entries as they come (a batchWriter
+// on the entries table).
 type entryWriter struct {
-	r     *Registry
-	ctx   context.Context
-	conn  *sql.Conn
-	tx    *sql.Tx
+	w     *batchWriter
 	revID int64
 	n     int // entries so far
 	buf   bytes.Buffer
-	args  []any             // SQLite: the next statement's arguments
-	rows  [][]any           // PostgreSQL: the next COPY's rows
-	stmts map[int]*sql.Stmt // by row count
 }
 
 func (r *Registry) newEntryWriter(ctx context.Context, conn *sql.Conn, tx *sql.Tx, revID int64) *entryWriter {
-	return &entryWriter{r: r, ctx: ctx, conn: conn, tx: tx, revID: revID, stmts: map[int]*sql.Stmt{}}
+	return &entryWriter{w: r.newBatchWriter(ctx, conn, tx, "entries", "revision_id", "ordinal", "entry_id", "question", "data"), revID: revID}
 }
 
 func (w *entryWriter) add(e Entry) error {
@@ -469,8 +477,38 @@ func (w *entryWriter) add(e Entry) error {
 	if err := encodeEntry(&w.buf, e); err != nil {
 		return err
 	}
-	row := []any{w.revID, int64(w.n), e.ID, e.Question, strings.TrimSuffix(w.buf.String(), "\n")}
+	n := w.n
 	w.n++
+	return w.w.add(w.revID, int64(n), e.ID, e.Question, strings.TrimSuffix(w.buf.String(), "\n"))
+}
+
+func (w *entryWriter) flush() error { return w.w.flush() }
+
+func (w *entryWriter) close() { w.w.close() }
+
+// batchWriter inserts rows into a table as they come: on SQLite
+// entryBatch rows per INSERT statement, on PostgreSQL copyBatch rows per
+// COPY (pgx CopyFrom on the transaction's connection).
+type batchWriter struct {
+	r     *Registry
+	ctx   context.Context
+	conn  *sql.Conn
+	tx    *sql.Tx
+	table string
+	cols  []string
+	args  []any             // SQLite: the next statement's arguments
+	rows  [][]any           // PostgreSQL: the next COPY's rows
+	stmts map[int]*sql.Stmt // by row count
+}
+
+func (r *Registry) newBatchWriter(ctx context.Context, conn *sql.Conn, tx *sql.Tx, table string, cols ...string) *batchWriter {
+	return &batchWriter{r: r, ctx: ctx, conn: conn, tx: tx, table: table, cols: cols, stmts: map[int]*sql.Stmt{}}
+}
+
+func (w *batchWriter) add(row ...any) error {
+	if len(row) != len(w.cols) {
+		return fmt.Errorf("registry: %d values for the %d columns of %s; this is a bug in lasagna", len(row), len(w.cols), w.table)
+	}
 	if w.r.d.name == pgDialect.name {
 		w.rows = append(w.rows, row)
 		if len(w.rows) == copyBatch {
@@ -479,32 +517,34 @@ func (w *entryWriter) add(e Entry) error {
 		return nil
 	}
 	w.args = append(w.args, row...)
-	if len(w.args) == 5*entryBatch {
+	if len(w.args) == len(w.cols)*entryBatch {
 		return w.flush()
 	}
 	return nil
 }
 
-func (w *entryWriter) flush() error {
+func (w *batchWriter) flush() error {
 	if len(w.rows) > 0 {
 		err := w.conn.Raw(func(dc any) error {
 			c, ok := dc.(*stdlib.Conn)
 			if !ok {
 				return fmt.Errorf("registry: PostgreSQL connection is a %T, not pgx's", dc)
 			}
-			_, err := c.Conn().CopyFrom(w.ctx, pgx.Identifier{"entries"}, []string{"revision_id", "ordinal", "entry_id", "question", "data"}, pgx.CopyFromRows(w.rows))
+			_, err := c.Conn().CopyFrom(w.ctx, pgx.Identifier{w.table}, w.cols, pgx.CopyFromRows(w.rows))
 			return err
 		})
+		clear(w.rows)
 		w.rows = w.rows[:0]
 		return err
 	}
-	n := len(w.args) / 5
+	n := len(w.args) / len(w.cols)
 	if n == 0 {
 		return nil
 	}
 	s := w.stmts[n]
 	if s == nil {
-		q := `INSERT INTO entries (revision_id, ordinal, entry_id, question, data) VALUES ` + strings.Repeat(`(?, ?, ?, ?, ?), `, n-1) + `(?, ?, ?, ?, ?)`
+		one := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(w.cols)), ", ") + ")"
+		q := `INSERT INTO ` + w.table + ` (` + strings.Join(w.cols, ", ") + `) VALUES ` + strings.TrimSuffix(strings.Repeat(one+", ", n), ", ")
 		var err error
 		if s, err = w.tx.PrepareContext(w.ctx, w.r.d.q(q)); err != nil {
 			return err
@@ -517,7 +557,7 @@ func (w *entryWriter) flush() error {
 	return err
 }
 
-func (w *entryWriter) close() {
+func (w *batchWriter) close() {
 	for _, s := range w.stmts {
 		s.Close()
 	}
