@@ -97,6 +97,13 @@ func (s *dbSpool) Duplicates(docs bool, limit int) ([]datasets.Duplicate, error)
 	if _, err := s.tx.ExecContext(s.ctx, `CREATE INDEX `+t+`_id ON `+t+` (id, line)`); err != nil {
 		return nil, err
 	}
+	if s.r.d.name == pgDialect.name {
+		// a temporary table has no statistics until analyzed: without
+		// them the planner scans it whole for each lookup
+		if _, err := s.tx.ExecContext(s.ctx, `ANALYZE `+t); err != nil {
+			return nil, err
+		}
+	}
 	var one int
 	err := s.tx.QueryRowContext(s.ctx, `SELECT 1 FROM `+t+` GROUP BY id HAVING COUNT(*) > 1 LIMIT 1`).Scan(&one)
 	if isNoRows(err) {

@@ -115,3 +115,68 @@ func jsonLine(e registry.Entry) ([]byte, error) {
 	err := enc.Encode(e)
 	return b.Bytes(), err
 }
+
+// The temporary tables of a JSONL file with a corpus (datasets.Spool)
+// give the loader's entries and Problems on each backend: rows whose
+// contexts are matched to documents by text (two documents share one; the
+// first wins), rows filled from expected_docs, and duplicate row and
+// document ids, missing documents and unmatched contexts reported with
+// the loader's file:line messages; the tables go with the import, so one
+// registry imports again.
+func TestSpooledImportIsTheLoader(t *testing.T) {
+	rows := `{"id":"a","question":"q a?","answer":"x","contexts":["shared text","only b"],"metadata":{"n":1.5,"tags":["t"]}}
+{"id":"b","question":"q b?","answer":"y","expected_docs":["d3","d1"]}
+{"id":"c","question":"q c?","answer":"z","contexts":["own context"],"expected_docs":["d2"]}
+{"question":"q d?","metadata":{"unanswerable":true}}
+`
+	docs := `{"_id":"d1","title":"","text":"shared text"}
+{"_id":"d2","title":"t","text":"only b"}
+{"_id":"d3","title":"","text":"shared text"}
+`
+	good := fstest.MapFS{"rows.jsonl": {Data: []byte(rows)}, "corpus.jsonl": {Data: []byte(docs)}}
+	opts := datasets.Options{Name: "s", Corpus: "corpus.jsonl"}
+	want, err := datasets.LoadJSONL(good, "rows.jsonl", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantJSONL bytes.Buffer
+	for _, e := range registry.EntriesOf(want) {
+		b, _ := jsonLine(e)
+		wantJSONL.Write(b)
+	}
+	bad := map[string]fstest.MapFS{
+		"duplicate row": {"rows.jsonl": {Data: []byte(rows + `{"id":"b","question":"again?","answer":"v"}` + "\n{\"id\": 1\n")}, "corpus.jsonl": {Data: []byte(docs)}},
+		"duplicate doc": {"rows.jsonl": {Data: []byte(rows)}, "corpus.jsonl": {Data: []byte(docs + `{"_id":"d2","text":"again"}` + "\n")}},
+		"missing doc":   {"rows.jsonl": {Data: []byte(rows + `{"id":"e","question":"q?","answer":"v","expected_docs":["nowhere"]}` + "\n")}, "corpus.jsonl": {Data: []byte(docs)}},
+		"no match":      {"rows.jsonl": {Data: []byte(rows + `{"id":"e","question":"q?","answer":"v","contexts":["nothing"]}` + "\n")}, "corpus.jsonl": {Data: []byte(docs)}},
+	}
+	eachBackend(t, func(t *testing.T, dsn string) {
+		r := open(t, dsn)
+		for name, fsys := range bad {
+			_, wantErr := datasets.LoadJSONL(fsys, "rows.jsonl", opts)
+			var ps datasets.Problems
+			if !errors.As(wantErr, &ps) {
+				t.Fatalf("%s: the loader gives %v", name, wantErr)
+			}
+			if _, err := r.Create(bg(), "s", registry.Files{FS: fsys, Path: "rows.jsonl", Corpus: "corpus.jsonl"}); err == nil || err.Error() != wantErr.Error() {
+				t.Errorf("%s: %v, want %v", name, err, wantErr)
+			}
+		}
+		for range 2 {
+			inf, err := r.Create(bg(), "s", registry.Files{FS: good, Path: "rows.jsonl", Corpus: "corpus.jsonl"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if inf.Revision != want.Name || inf.Questions != 4 {
+				t.Errorf("imported %+v, want %s", inf, want.Name)
+			}
+		}
+		var got bytes.Buffer
+		if err := r.Download(bg(), "s", &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != wantJSONL.String() {
+			t.Errorf("entries:\n%s\nwant\n%s", got.String(), wantJSONL.String())
+		}
+	})
+}
