@@ -14,8 +14,11 @@ import (
 // corpus has been read, and the ids of both files. The rules stay
 // Stream's: the Spool stores, finds duplicates and looks documents up.
 type Spool interface {
-	// AddRow keeps a row read without problems, in file order.
-	AddRow(r Row) error
+	// AddRow keeps a row read without problems, in file order: its line
+	// (r.Pos.Line), its id and the line's bytes, data (reused after the
+	// call), which Rows hands back. Lookup is asked for no id but those of
+	// the rows' ExpectedDocs, and no text but those of their Contexts.
+	AddRow(r Row, data []byte) error
 	// AddDoc keeps a corpus document read without problems, in file
 	// order, with its line.
 	AddDoc(d lasagna.Document, line int) error
@@ -24,12 +27,18 @@ type Spool interface {
 	// each one's line and id, and the line of the first one with the id.
 	Duplicates(docs bool, limit int) ([]Duplicate, error)
 	// Rows hands fn the kept rows back, in file order, in batches.
-	Rows(fn func(rows []Row) error) error
+	Rows(fn func(rows []SpooledRow) error) error
 	// Lookup returns, of the kept documents, the texts of those with the
 	// given ids (an id absent from byID is not in the corpus) and, for
 	// each of texts that is the text of a document, the id of the first
 	// such document in file order.
 	Lookup(ids, texts []string) (byID, byText map[string]string, err error)
+}
+
+// SpooledRow is a row kept by a Spool: its line number and bytes.
+type SpooledRow struct {
+	Line int
+	Data []byte
 }
 
 // Duplicate is an id used again: at Line, first used at First.
@@ -58,7 +67,7 @@ func StreamSpooled(fsys fs.FS, p string, format lasagna.Format, opts Options, sp
 				break
 			}
 			if ok && serr == nil {
-				serr = sp.AddRow(row)
+				serr = sp.AddRow(row, line)
 				nRows++
 			}
 		}
@@ -102,7 +111,19 @@ func StreamSpooled(fsys fs.FS, p string, format lasagna.Format, opts Options, sp
 		c    collector
 		ferr error
 	)
-	err = sp.Rows(func(rows []Row) error {
+	l := &jlex{}
+	var rows []Row
+	err = sp.Rows(func(spooled []SpooledRow) error {
+		// the rows parse as they did when read
+		rows = rows[:0]
+		var pc collector
+		for _, sr := range spooled {
+			row, ok := parseRow(l, sr.Data, lasagna.Pos{File: p, Line: sr.Line}, &pc)
+			if !ok {
+				return fmt.Errorf("%s:%d: the row kept does not parse again: %v", p, sr.Line, pc.err())
+			}
+			rows = append(rows, row)
+		}
 		var ids, texts []string
 		for _, r := range rows {
 			ids = append(ids, r.ExpectedDocs...)

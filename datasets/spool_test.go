@@ -13,8 +13,14 @@ import (
 
 // memSpool is a Spool in memory, in small batches, for tests.
 type memSpool struct {
-	rows []Row
+	rows []memRow
 	docs []memDoc
+}
+
+type memRow struct {
+	line int
+	id   string
+	data []byte
 }
 
 type memDoc struct {
@@ -22,7 +28,10 @@ type memDoc struct {
 	line int
 }
 
-func (m *memSpool) AddRow(r Row) error { m.rows = append(m.rows, r); return nil }
+func (m *memSpool) AddRow(r Row, data []byte) error {
+	m.rows = append(m.rows, memRow{r.Pos.Line, r.ID, append([]byte(nil), data...)})
+	return nil
+}
 
 func (m *memSpool) AddDoc(d lasagna.Document, line int) error {
 	m.docs = append(m.docs, memDoc{d, line})
@@ -47,15 +56,19 @@ func (m *memSpool) Duplicates(docs bool, limit int) ([]Duplicate, error) {
 		}
 	} else {
 		for _, r := range m.rows {
-			see(r.ID, r.Pos.Line)
+			see(r.id, r.line)
 		}
 	}
 	return out, nil
 }
 
-func (m *memSpool) Rows(fn func([]Row) error) error {
+func (m *memSpool) Rows(fn func([]SpooledRow) error) error {
 	for i := 0; i < len(m.rows); i += 2 {
-		if err := fn(m.rows[i:min(i+2, len(m.rows))]); err != nil {
+		var batch []SpooledRow
+		for _, r := range m.rows[i:min(i+2, len(m.rows))] {
+			batch = append(batch, SpooledRow{Line: r.line, Data: r.data})
+		}
+		if err := fn(batch); err != nil {
 			return err
 		}
 	}

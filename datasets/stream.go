@@ -28,8 +28,9 @@ type Summary struct {
 // A JSONL or CSV file with opts.Corpus is streamed: the corpus's documents
 // are not kept, only their ids and the texts of the documents the rows
 // need (those named by rows without contexts, whose contexts they fill,
-// and those matched by the contexts of rows without expected_docs). Any
-// other benchmark is loaded whole, then handed over.
+// and those matched by the contexts of rows without expected_docs);
+// StreamSpooled keeps not even those, nor the rows, in memory. Any other
+// benchmark is loaded whole, then handed over.
 //
 // fn may be called before a problem further on is found: when Stream
 // returns an error, discard what fn was given. Once a problem is found fn

@@ -30,9 +30,14 @@
 // (datasets.Stream) reads each file once, the bytes it reads — the bytes
 // its identity hashes — are stored in 1 MiB chunks as they are read, and
 // each entry is inserted as the loader hands it over (SQLite: batched
-// INSERTs; PostgreSQL: COPY). A JSONL or CSV file with a corpus beside it
-// is validated keeping only the corpus's ids, not its documents. A problem
-// found late rolls everything back. BENCHMARKS.md has the figures.
+// INSERTs; PostgreSQL: COPY). A JSONL file with a corpus beside it keeps
+// nothing per row in memory: its rows (with their lines) and both files'
+// ids go to temporary tables on the import's transaction
+// (datasets.StreamSpooled with a datasets.Spool), where duplicates are
+// found and the documents the rows name are looked up, batch by batch, so
+// that the rules and the file:line Problems stay the datasets loader's; a
+// CSV file with a corpus is validated keeping only the corpus's ids. A
+// problem found late rolls everything back. BENCHMARKS.md has the figures.
 //
 // # Lifecycle
 //

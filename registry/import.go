@@ -92,7 +92,9 @@ func (r *Registry) Create(ctx context.Context, name string, files Files) (Info, 
 // bytes it reads (and hashes into the identity) are written to the
 // database in chunks as they are read, so the stored files are the bytes
 // validated, without a second read or a copy of a whole file in memory.
-// Entries are inserted in batches.
+// Entries are inserted in batches. A JSONL file with a corpus keeps its
+// rows and ids in temporary tables (datasets.StreamSpooled), so memory
+// does not grow with the files.
 func (r *Registry) Import(ctx context.Context, name string, files Files, opts ImportOptions) (Info, error) {
 	if err := CheckName(name); err != nil {
 		return Info{}, err

@@ -3,7 +3,6 @@ package registry
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"hash/fnv"
 	"strings"
 
@@ -13,8 +12,8 @@ import (
 
 // dbSpool is the datasets.Spool of an import: temporary tables on the
 // import's transaction (dropped when it ends) hold a JSONL file's rows
-// (by line, as JSON) and its corpus's documents (by line: id, text and a
-// hash of the text), so that the memory of an import does not grow with
+// (by line, as read) and its corpus's documents (by line: id, a hash of
+// the text, and the text when a row may need it), so that the memory of an import does not grow with
 // the files. The rules stay package datasets'.
 type dbSpool struct {
 	r          *Registry
@@ -22,6 +21,7 @@ type dbSpool struct {
 	tx         *sql.Tx
 	rows, docs *batchWriter
 	textIndex  bool
+	need       bloom // the ids and texts rows name
 }
 
 const (
@@ -47,7 +47,7 @@ func (r *Registry) newSpool(ctx context.Context, conn *sql.Conn, tx *sql.Tx) (*d
 			return nil, err
 		}
 	}
-	return &dbSpool{r: r, ctx: ctx, tx: tx,
+	return &dbSpool{r: r, ctx: ctx, tx: tx, need: newBloom(),
 		rows: r.newBatchWriter(ctx, conn, tx, spoolRows, "line", "id", "data"),
 		docs: r.newBatchWriter(ctx, conn, tx, spoolDocs, "line", "id", "text", "th")}, nil
 }
@@ -74,16 +74,69 @@ func textHash(text string) int64 {
 	return int64(h.Sum64())
 }
 
-func (s *dbSpool) AddRow(r datasets.Row) error {
-	data, err := json.Marshal(r)
-	if err != nil {
-		return err
+func (s *dbSpool) AddRow(r datasets.Row, data []byte) error {
+	for _, id := range r.ExpectedDocs {
+		s.need.add(keyHash('i', id))
+	}
+	for _, t := range r.Contexts {
+		s.need.add(keyHash('t', t))
 	}
 	return s.rows.add(int64(r.Pos.Line), r.ID, string(data))
 }
 
+// AddDoc keeps a document's text only when a row may ask for it (its id
+// or its text is in s.need): rows usually name a small part of a corpus.
 func (s *dbSpool) AddDoc(d lasagna.Document, line int) error {
-	return s.docs.add(int64(line), d.ID, d.Text, textHash(d.Text))
+	th := textHash(d.Text)
+	text := ""
+	if s.need.has(keyHash('i', d.ID)) || s.need.has(keyHash('t', d.Text)) {
+		text = d.Text
+	}
+	return s.docs.add(int64(line), d.ID, text, th)
+}
+
+// bloom is a Bloom filter of fixed size (bloomBits bits, 3 probes): a
+// key added is always found; another one is found now and then (a false
+// positive costs a stored text, not a wrong answer).
+type bloom []uint64
+
+const bloomBits = 1 << 24 // 2 MiB
+
+func newBloom() bloom { return make(bloom, bloomBits/64) }
+
+func (b bloom) add(h uint64) {
+	for i := range 3 {
+		k := (h >> (21 * i)) % bloomBits
+		b[k/64] |= 1 << (k % 64)
+	}
+}
+
+func (b bloom) has(h uint64) bool {
+	for i := range 3 {
+		k := (h >> (21 * i)) % bloomBits
+		if b[k/64]&(1<<(k%64)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// keyHash hashes an id (kind 'i') or a text (kind 't') for bloom.
+func keyHash(kind byte, s string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte{kind})
+	h.Write([]byte(s))
+	return mix(h.Sum64())
+}
+
+// mix spreads the bits of h (the splitmix64 finalizer), so that each
+// probe's 21 bits are independent enough.
+func mix(h uint64) uint64 {
+	h ^= h >> 30
+	h *= 0xbf58476d1ce4e5b9
+	h ^= h >> 27
+	h *= 0x94d049bb133111eb
+	return h ^ h>>31
 }
 
 func (s *dbSpool) Duplicates(docs bool, limit int) ([]datasets.Duplicate, error) {
@@ -94,22 +147,24 @@ func (s *dbSpool) Duplicates(docs bool, limit int) ([]datasets.Duplicate, error)
 	if err := w.flush(); err != nil {
 		return nil, err
 	}
-	if _, err := s.tx.ExecContext(s.ctx, `CREATE INDEX `+t+`_id ON `+t+` (id, line)`); err != nil {
+	// A unique index on id is built when the ids are unique (the usual
+	// case, one sort); when it cannot be, an index on (id, line) finds the
+	// duplicates. The savepoint keeps a PostgreSQL transaction usable
+	// after the failed statement.
+	if _, err := s.tx.ExecContext(s.ctx, `SAVEPOINT lasagna_ids`); err != nil {
 		return nil, err
 	}
-	if s.r.d.name == pgDialect.name {
-		// a temporary table has no statistics until analyzed: without
-		// them the planner scans it whole for each lookup
-		if _, err := s.tx.ExecContext(s.ctx, `ANALYZE `+t); err != nil {
+	_, uerr := s.tx.ExecContext(s.ctx, `CREATE UNIQUE INDEX `+t+`_id ON `+t+` (id)`)
+	if uerr == nil {
+		_, err := s.tx.ExecContext(s.ctx, `RELEASE SAVEPOINT lasagna_ids`)
+		return nil, s.analyze(t, err)
+	}
+	for _, q := range []string{`ROLLBACK TO SAVEPOINT lasagna_ids`, `RELEASE SAVEPOINT lasagna_ids`, `CREATE INDEX ` + t + `_id ON ` + t + ` (id, line)`} {
+		if _, err := s.tx.ExecContext(s.ctx, q); err != nil {
 			return nil, err
 		}
 	}
-	var one int
-	err := s.tx.QueryRowContext(s.ctx, `SELECT 1 FROM `+t+` GROUP BY id HAVING COUNT(*) > 1 LIMIT 1`).Scan(&one)
-	if isNoRows(err) {
-		return nil, nil
-	}
-	if err != nil {
+	if err := s.analyze(t, nil); err != nil {
 		return nil, err
 	}
 	rows, err := s.tx.QueryContext(s.ctx, s.r.d.q(`SELECT a.line, a.id, (SELECT MIN(b.line) FROM `+t+` b WHERE b.id = a.id) FROM `+t+` a
@@ -129,9 +184,20 @@ func (s *dbSpool) Duplicates(docs bool, limit int) ([]datasets.Duplicate, error)
 	return out, rows.Err()
 }
 
-func (s *dbSpool) Rows(fn func([]datasets.Row) error) error {
+// analyze gives PostgreSQL the statistics of table t (a temporary table
+// has none until analyzed, and the planner then scans it whole for each
+// lookup).
+func (s *dbSpool) analyze(t string, err error) error {
+	if err != nil || s.r.d.name != pgDialect.name {
+		return err
+	}
+	_, err = s.tx.ExecContext(s.ctx, `ANALYZE `+t)
+	return err
+}
+
+func (s *dbSpool) Rows(fn func([]datasets.SpooledRow) error) error {
 	last := int64(-1)
-	batch := make([]datasets.Row, 0, spoolBatch)
+	batch := make([]datasets.SpooledRow, 0, spoolBatch)
 	for {
 		batch = batch[:0]
 		rows, err := s.tx.QueryContext(s.ctx, s.r.d.q(`SELECT line, data FROM `+spoolRows+` WHERE line > ? ORDER BY line LIMIT ?`), last, spoolBatch)
@@ -144,12 +210,7 @@ func (s *dbSpool) Rows(fn func([]datasets.Row) error) error {
 				rows.Close()
 				return err
 			}
-			var r datasets.Row
-			if err := json.Unmarshal(data, &r); err != nil {
-				rows.Close()
-				return err
-			}
-			batch = append(batch, r)
+			batch = append(batch, datasets.SpooledRow{Line: int(last), Data: data})
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
