@@ -190,6 +190,53 @@ type Evaluator struct {
 	dcg    []float64 // prefix: discounted cumulative gain
 	idcg   []float64 // prefix: ideal DCG
 	firstR int
+	filter []uint64 // bitmap of idBits of the judged ids (judgedFilter)
+}
+
+// judgedFilter returns a bitmap with the bit idBits(d) set for every
+// judged document d, sized to about 64 bits a judgement, or nil when the
+// map lookups it saves would not pay for building it. A clear bit means d
+// is not judged; a set bit is confirmed in the map, so the filter changes
+// only the cost, never the result, whatever the ids.
+func (e *Evaluator) judgedFilter(judged map[string]int, retrieved int) []uint64 {
+	if len(judged) == 0 || retrieved < 2*len(judged) || len(judged) > 1<<16 {
+		return nil
+	}
+	words := 1
+	for words < len(judged) {
+		words *= 2
+	}
+	if cap(e.filter) < words {
+		e.filter = make([]uint64, words)
+	}
+	f := e.filter[:words]
+	clear(f)
+	mask := uint64(words*64 - 1)
+	for d := range judged {
+		b := idBits(d) & mask
+		f[b>>6] |= 1 << (b & 63)
+	}
+	return f
+}
+
+// idBits is a cheap hash of a document id for judgedFilter: its length
+// and last eight bytes (ids tend to share prefixes, not suffixes), mixed
+// by a multiplication whose high bits it keeps.
+func idBits(d string) uint64 {
+	n := len(d)
+	var x uint64
+	if n >= 8 {
+		s := d[n-8:]
+		x = uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	} else {
+		for i := 0; i < n; i++ {
+			x |= uint64(d[i]) << (8 * i)
+		}
+	}
+	x ^= uint64(n) << 59
+	x *= 0x9e3779b97f4a7c15
+	return x>>32 ^ x>>17
 }
 
 // log2Table caches log2(i+2) for ranks i+1; log2Plus2 extends it on demand.
@@ -223,8 +270,17 @@ func log2Plus2(i int) float64 {
 // ranking of every judged document with a positive grade.
 func EvaluateQuery[H any](e *Evaluator, ranked []H, id func(H) string, judged map[string]int, opts *TrecOptions) TrecMeasures {
 	e.rels = e.rels[:0]
+	filter := e.judgedFilter(judged, len(ranked))
+	mask := uint64(len(filter)*64 - 1)
 	for _, h := range ranked {
-		g, ok := judged[id(h)]
+		d := id(h)
+		if filter != nil {
+			if b := idBits(d) & mask; filter[b>>6]&(1<<(b&63)) == 0 {
+				e.rels = append(e.rels, relNotJudged)
+				continue
+			}
+		}
+		g, ok := judged[d]
 		switch {
 		case !ok:
 			g = relNotJudged

@@ -452,40 +452,34 @@ var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
 
 // parseScore parses a score as strconv.ParseFloat does (same value, bit for
-// bit), refusing NaN. Plain decimals with at most 15 significant digits take
-// a fast exact path (an exact integer divided by an exact power of ten is
-// correctly rounded); everything else goes to strconv.
+// bit), refusing NaN. Plain decimals ([+-]digits[.digits]) with at most 15
+// digits in all take a fast exact path (an exact integer divided by an
+// exact power of ten is correctly rounded); everything else goes to
+// strconv.
 func parseScore(b []byte) (float64, bool) {
 	i, neg := 0, false
 	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
 		neg = b[0] == '-'
 		i = 1
 	}
+	start := i
 	var mant uint64
-	digits, frac, seenDot, seenDigit := 0, 0, false, false
-	for ; i < len(b); i++ {
-		ch := b[i]
-		switch {
-		case ch >= '0' && ch <= '9':
-			seenDigit = true
-			if mant == 0 && ch == '0' {
-				if seenDot {
-					frac++
-				}
-				continue
-			}
-			mant = mant*10 + uint64(ch-'0')
-			digits++
-			if seenDot {
-				frac++
-			}
-		case ch == '.' && !seenDot:
-			seenDot = true
-		default:
-			return slowScore(b)
-		}
+	for i < len(b) && b[i]-'0' < 10 {
+		mant = mant*10 + uint64(b[i]-'0')
+		i++
 	}
-	if !seenDigit || digits > 15 || frac >= len(pow10) {
+	digits, frac := i-start, 0
+	if i < len(b) && b[i] == '.' {
+		i++
+		fs := i
+		for i < len(b) && b[i]-'0' < 10 {
+			mant = mant*10 + uint64(b[i]-'0')
+			i++
+		}
+		frac = i - fs
+		digits += frac
+	}
+	if i != len(b) || digits == 0 || digits > 15 {
 		return slowScore(b)
 	}
 	v := float64(mant) / pow10[frac]
