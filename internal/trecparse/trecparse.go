@@ -368,34 +368,35 @@ func parseRunChunk(data []byte, start, end, max int, c *runChunk) {
 	seg := -1
 	d := data[:end]
 	for off := start; off < len(d) && len(c.probs) < max; {
+		// One pass: fields end at a blank or at the newline, so the line
+		// end is found while splitting it.
 		lineOff := off
-		l := d[off:]
-		if j := bytes.IndexByte(l, '\n'); j >= 0 {
-			l = l[:j]
-			off += j + 1
-		} else {
-			off = len(d)
-		}
-		i := 0
-		for i < len(l) && byteClass[l[i]] == 1 {
+		i := off
+		for i < len(d) && byteClass[d[i]] == 1 {
 			i++
 		}
-		if i == len(l) || l[i] == '#' {
-			continue // blank line or comment
+		if i == len(d) || d[i] == '\n' {
+			off = i + 1 // blank line
+			continue
+		}
+		if d[i] == '#' {
+			off = lineEnd(d, i) // comment
+			continue
 		}
 		n := 0
 		for n < len(f) {
-			j := fieldEnd(l, i)
-			f[n] = l[i:j]
+			j := fieldEnd(d, i)
+			f[n] = d[i:j]
 			n++
-			for j < len(l) && byteClass[l[j]] == 1 {
+			for j < len(d) && byteClass[d[j]] == 1 {
 				j++
 			}
 			i = j
-			if i == len(l) {
+			if i == len(d) || d[i] == '\n' {
 				break
 			}
 		}
+		off = lineEnd(d, i) // fields after run_id are ignored
 		if n < 6 {
 			c.probs = append(c.probs, chunkProblem{lineOff, "", fmt.Sprintf("want 6 whitespace-separated fields (qid Q0 docno rank score run_id), got %d; fix the line (ids cannot contain spaces)", n)})
 			continue
@@ -423,8 +424,20 @@ func parseRunChunk(data []byte, start, end, max int, c *runChunk) {
 	c.tag = AliasString(tag)
 }
 
-// fieldEnd returns the index of the first blank byte of l at or after i,
-// or len(l); l holds no newline. It tests eight bytes at a time for a byte
+// lineEnd returns the index just after the newline that ends the line
+// holding d[i], or len(d).
+func lineEnd(d []byte, i int) int {
+	if i < len(d) && d[i] == '\n' {
+		return i + 1
+	}
+	if j := bytes.IndexByte(d[i:], '\n'); j >= 0 {
+		return i + j + 1
+	}
+	return len(d)
+}
+
+// fieldEnd returns the index of the first blank byte or newline of l at or
+// after i, or len(l). It tests eight bytes at a time for a byte
 // below 0x21 (every blank is one; a lowest flagged byte is exact), then
 // checks that byte against the blank class.
 func fieldEnd(l []byte, i int) int {

@@ -1,7 +1,11 @@
 package trecparse
 
 import (
+	"bytes"
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -63,5 +67,74 @@ func TestCompareTREC(t *testing.T) {
 	}
 	if compareTREC(l[0], l[0]) != 0 {
 		t.Error("compareTREC of a hit with itself is not 0")
+	}
+}
+
+// TestParseRunMatchesLineByLine compares the one-pass tokenizer with a
+// plain line-by-line split (Fields) on generated files: blank lines, lines
+// of blanks, comments, CR LF, every blank byte, extra fields, a last line
+// without a newline, and files both below and above ParallelMin.
+func TestParseRunMatchesLineByLine(t *testing.T) {
+	blanks := []string{" ", "\t", "\r", "\v", "\f", "  \t"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, lines := range []int{1, 7, 300, 40000} {
+		var b strings.Builder
+		for i := range lines {
+			sep := func() string { return blanks[rng.IntN(len(blanks))] }
+			switch rng.IntN(20) {
+			case 0:
+				b.WriteString(sep() + "\n")
+				continue
+			case 1:
+				b.WriteString(sep() + "# comment q1 Q0 d 1 2 r\n")
+				continue
+			case 2:
+				b.WriteString("\n")
+				continue
+			}
+			if rng.IntN(3) == 0 {
+				b.WriteString(sep())
+			}
+			fmt.Fprintf(&b, "q%d%sQ0%sdoc-%d%s%d%s%d.%03d%srun%d", i/50, sep(), sep(), i, sep(), i%50+1, sep(), rng.IntN(100), rng.IntN(1000), sep(), i%3)
+			if rng.IntN(4) == 0 {
+				b.WriteString(sep() + "extra" + sep() + "fields")
+			}
+			if rng.IntN(3) == 0 {
+				b.WriteString(sep())
+			}
+			if i < lines-1 || rng.IntN(2) == 0 {
+				b.WriteString("\n")
+			}
+		}
+		data := []byte(b.String())
+		run, probs := ParseRun("r", data, 10)
+		if probs != nil {
+			t.Fatalf("%d lines: %v", lines, probs)
+		}
+		want := map[string][]Hit{}
+		wantLines, wantTag := 0, ""
+		var f [6][]byte
+		for l := range bytes.SplitSeq(data, []byte{'\n'}) {
+			n := Fields(l, f[:])
+			if n == 0 || f[0][0] == '#' {
+				continue
+			}
+			if n < 6 {
+				t.Fatalf("generated a short line %q", l)
+			}
+			score, err := strconv.ParseFloat(string(f[4]), 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want[string(f[0])] = append(want[string(f[0])], Hit{string(f[2]), score})
+			wantLines++
+			wantTag = string(f[5])
+		}
+		for _, l := range want {
+			slices.SortFunc(l, compareTREC)
+		}
+		if run.Lines != wantLines || run.Tag != wantTag || !reflect.DeepEqual(run.Hits, want) {
+			t.Errorf("%d lines: got %d lines, tag %q, %d queries; want %d, %q, %d", lines, run.Lines, run.Tag, len(run.Hits), wantLines, wantTag, len(want))
+		}
 	}
 }
