@@ -266,14 +266,28 @@ func sortRanked(l []Hit) {
 }
 
 // idSet finds duplicate ids in a list: an open-addressing hash table of
-// list positions, reused from list to list.
+// list positions, reused from list to list. It first hashes an id's
+// length and last eight bytes, which is cheap and spreads the ids of real
+// runs; ids built to collide there (more than a few probes an id) make it
+// start the list again with maphash, so a list costs O(n) either way.
 type idSet struct {
 	seed  maphash.Seed
+	salt  uint64
 	slots []int32 // position+1 in the list; 0 is empty
 }
 
 // duplicate reports an id that occurs twice in l.
 func (s *idSet) duplicate(l []Hit) (string, bool) {
+	if d, ok, done := s.probe(l, true); done {
+		return d, ok
+	}
+	d, ok, _ := s.probe(l, false)
+	return d, ok
+}
+
+// probe looks for a duplicate in l with the cheap hash (quick) or maphash;
+// done is false when the cheap hash needed too many probes.
+func (s *idSet) probe(l []Hit, quick bool) (dup string, found, done bool) {
 	size := 16
 	for size < 2*len(l) {
 		size *= 2
@@ -281,13 +295,21 @@ func (s *idSet) duplicate(l []Hit) (string, bool) {
 	if cap(s.slots) < size {
 		s.slots = make([]int32, size)
 		s.seed = maphash.MakeSeed()
+		s.salt = maphash.Comparable(s.seed, 0) | 1
 	} else {
 		s.slots = s.slots[:size]
 		clear(s.slots)
 	}
 	mask := uint64(size - 1)
+	budget := 4*len(l) + 16
 	for i, h := range l {
-		k := maphash.String(s.seed, h.ID) & mask
+		var k uint64
+		if quick {
+			k = suffixHash(h.ID, s.salt)
+		} else {
+			k = maphash.String(s.seed, h.ID)
+		}
+		k &= mask
 		for {
 			p := s.slots[k]
 			if p == 0 {
@@ -295,12 +317,32 @@ func (s *idSet) duplicate(l []Hit) (string, bool) {
 				break
 			}
 			if l[p-1].ID == h.ID {
-				return h.ID, true
+				return h.ID, true, true
+			}
+			if budget--; quick && budget < 0 {
+				return "", false, false
 			}
 			k = (k + 1) & mask
 		}
 	}
-	return "", false
+	return "", false, true
+}
+
+// suffixHash mixes an id's length and last eight bytes with salt.
+func suffixHash(d string, salt uint64) uint64 {
+	n := len(d)
+	var x uint64
+	if n >= 8 {
+		s := d[n-8:]
+		x = uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	} else {
+		for i := 0; i < n; i++ {
+			x |= uint64(d[i]) << (8 * i)
+		}
+	}
+	x = (x ^ uint64(n)<<59) * salt
+	return x>>32 ^ x>>7
 }
 
 // FindDuplicateLines returns the line numbers of the first two lines of a

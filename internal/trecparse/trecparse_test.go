@@ -138,3 +138,40 @@ func TestParseRunMatchesLineByLine(t *testing.T) {
 		}
 	}
 }
+
+// TestIdSetDuplicate checks duplicate detection with ids that spread under
+// the cheap suffix hash and with ids that all collide in it (same length,
+// same last eight bytes), which must fall back to maphash and still find
+// exactly the duplicates.
+func TestIdSetDuplicate(t *testing.T) {
+	spread := func(i int) string { return "doc-" + strconv.Itoa(i) }
+	collide := func(i int) string { return fmt.Sprintf("%06d-same-suffix", i) }
+	for name, id := range map[string]func(int) string{"spread": spread, "collide": collide} {
+		var s idSet
+		for _, n := range []int{1, 2, 50, 1000, 5000} {
+			l := make([]Hit, n)
+			for i := range l {
+				l[i] = Hit{ID: id(i)}
+			}
+			if d, ok := s.duplicate(l); ok {
+				t.Fatalf("%s, %d ids: duplicate %q reported among distinct ids", name, n, d)
+			}
+			if n < 2 {
+				continue
+			}
+			l[n-1].ID = id((n - 1) / 2)
+			if d, ok := s.duplicate(l); !ok || d != id((n-1)/2) {
+				t.Fatalf("%s, %d ids: duplicate() = %q, %v; want %q", name, n, d, ok, id((n-1)/2))
+			}
+		}
+	}
+	// The colliding ids do exhaust the cheap hash's probe budget.
+	l := make([]Hit, 1000)
+	for i := range l {
+		l[i] = Hit{ID: collide(i)}
+	}
+	var s idSet
+	if _, _, done := s.probe(l, true); done {
+		t.Error("1000 ids with one suffix did not exceed the cheap hash's probe budget")
+	}
+}
