@@ -90,6 +90,28 @@ type Arm struct {
 	// calls an LLM, so it counts as sampling (nothing_samples false,
 	// SINGLE_RUN) whatever Samples says.
 	Judge Judge
+
+	// bm25Only is set on a built-in BM25 arm (Deps): its retriever reads
+	// the corpus texts only while it builds its index.
+	bm25Only bool
+}
+
+// textFree reports whether nothing of the arm reads the corpus texts once
+// its retriever is built: a built-in BM25 retriever alone, with no
+// generator, pipeline or judge.
+func (a *Arm) textFree() bool {
+	return a.bm25Only && a.Generator == nil && a.Pipeline == nil && a.Judge == nil
+}
+
+// releaseTextsKey marks a context whose run needs no corpus texts after the
+// retriever being built (see Run).
+type releaseTextsKey struct{}
+
+// releasesTexts reports whether ctx lets a built-in retriever clear the
+// corpus texts as it indexes them.
+func releasesTexts(ctx context.Context) bool {
+	v, _ := ctx.Value(releaseTextsKey{}).(bool)
+	return v
 }
 
 // Fingerprint returns the sha256 of the arm's canonical configuration (name,
@@ -452,6 +474,12 @@ func (d Deps) retriever(arm *Arm, spec ArmSpec) error {
 		bm25Desc += " norms=" + string(opts.Norms)
 	}
 	buildBM25 := func(b *lasagna.Benchmark) (*bm25.Index, error) { return bm25.Build(b.Corpus, opts) }
+	releasing := func(ctx context.Context, b *lasagna.Benchmark) (*bm25.Index, error) {
+		if releasesTexts(ctx) {
+			return bm25.BuildReleasing(b.Corpus, opts)
+		}
+		return buildBM25(b)
+	}
 
 	var (
 		emb     lasagna.Embedder
@@ -481,12 +509,13 @@ func (d Deps) retriever(arm *Arm, spec ArmSpec) error {
 	switch spec.Retriever {
 	case RetrieverBM25:
 		arm.Retriever = func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Retriever, error) {
-			ix, err := buildBM25(b)
+			ix, err := releasing(ctx, b)
 			if err != nil {
 				return nil, err
 			}
 			return withFacts{ix, bm25Facts(ix, nil)}, nil
 		}
+		arm.bm25Only = true
 		arm.Stages[lasagna.StageRetriever] = bm25Desc
 		arm.Settings["bm25_stemming"] = opts.Stemming
 	case RetrieverDense:

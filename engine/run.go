@@ -47,6 +47,14 @@ type Options struct {
 	Progress func(done, total int)
 	// StatsSeed seeds the bootstrap confidence intervals (0 means 42).
 	StatsSeed uint64
+	// ReleaseTexts lets Run clear the Title and Text of the benchmarks'
+	// corpus documents once no arm needs them: when every arm is a
+	// built-in BM25 retriever alone (no generator, pipeline or judge),
+	// the last arm on each benchmark drops the texts as it indexes them,
+	// so that a retrieval-only run holds its index and not also the
+	// corpus. Set it only when the caller reads no corpus text after Run
+	// (the lasagna CLI does); ids are kept.
+	ReleaseTexts bool
 }
 
 // Shard selects every query whose position in the benchmark's sorted query
@@ -153,13 +161,22 @@ func Run(ctx context.Context, benches []*BenchmarkRun, arms []Arm, opts Options)
 	}
 	var done atomic.Int64
 	journalled := 0
+	// See Options.ReleaseTexts.
+	textFree := opts.ReleaseTexts
+	for ai := range arms {
+		textFree = textFree && arms[ai].textFree()
+	}
 	for bi, br := range benches {
 		ids := corpusIDs(br.Benchmark)
 		for ai := range arms {
 			arm := &arms[ai]
 			cell := &Cell{Bench: br, Arm: arm}
 			rep.Cells = append(rep.Cells, cell)
-			n, err := runCell(ctx, cell, shardQueries[bi], ids, opts, func() {
+			cctx := ctx
+			if textFree && ai == len(arms)-1 {
+				cctx = context.WithValue(ctx, releaseTextsKey{}, true)
+			}
+			n, err := runCell(cctx, cell, shardQueries[bi], ids, opts, func() {
 				n := done.Add(1)
 				if opts.Progress != nil {
 					opts.Progress(int(n), total)

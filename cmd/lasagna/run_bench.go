@@ -248,6 +248,8 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 		Resume:      f.resume,
 		Shard:       shard,
 		Cutoffs:     sweep.Cutoffs,
+		// Nothing here reads a corpus text after the run.
+		ReleaseTexts: true,
 	}
 	if isTerminal(stderr) {
 		opts.Progress = progressLine(stderr)

@@ -381,12 +381,12 @@ func TestShardedBuild(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	docs := randomCorpus(r, 500)
 	for _, opts := range []Options{DefaultOptions(), {K1: 1.2, B: 0.75}} {
-		one, err := buildSharded(docs, opts, 1)
+		one, err := buildSharded(docs, opts, 1, false)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, w := range []int{2, 3, 7, 1000} {
-			many, err := buildSharded(docs, opts, w)
+			many, err := buildSharded(docs, opts, w, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -405,5 +405,43 @@ func TestShardedBuild(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestBuildReleasing checks that a build that clears the texts as it
+// analyses them (in several rounds) gives the index Build gives, keeps the
+// ids and leaves no text behind.
+func TestBuildReleasing(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	docs := randomCorpus(r, 3*2*minShard+17)
+	for i := range docs {
+		docs[i].ID = fmt.Sprintf("d%06d", i) // unique beyond 1000 documents
+		docs[i].Title = fmt.Sprintf("title %d", i%97)
+	}
+	want, err := Build(docs, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	released := slices.Clone(docs)
+	got, err := buildSharded(released, DefaultOptions(), 2, true) // 3 rounds of 2 shards
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Terms() != want.Terms() || got.Postings() != want.Postings() || got.AvgDocLen() != want.AvgDocLen() || got.Stats() != want.Stats() {
+		t.Fatalf("released build: terms %d postings %d avgdl %v; Build: %d %d %v", got.Terms(), got.Postings(), got.AvgDocLen(), want.Terms(), want.Postings(), want.AvgDocLen())
+	}
+	for range 50 {
+		q := randomCorpus(r, 1)[0].Text
+		if g, w := got.Search(q, 50), want.Search(q, 50); !slices.Equal(g, w) {
+			t.Fatalf("Search(%q) = %v, Build's %v", q, g, w)
+		}
+	}
+	for i, d := range released {
+		if d.ID != docs[i].ID || d.Title != "" || d.Text != "" {
+			t.Fatalf("document %d after BuildReleasing = %+v; want id %q and no texts", i, d, docs[i].ID)
+		}
+	}
+	if _, err := BuildReleasing(slices.Clone(docs[:10]), DefaultOptions()); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -165,12 +166,22 @@ type qterm struct {
 // given twice (naming it and both positions). A document whose text holds no
 // term is indexed (it counts in N and avgdl) but never matches.
 func Build(docs []lasagna.Document, opts Options) (*Index, error) {
-	return buildSharded(docs, opts, 0)
+	return buildSharded(docs, opts, 0, false)
 }
 
-// buildSharded is Build with the number of analysis shards; 0 chooses one from the
-// corpus size and GOMAXPROCS.
-func buildSharded(docs []lasagna.Document, opts Options, workers int) (*Index, error) {
+// BuildReleasing is Build for a caller that needs no document texts
+// afterwards: it sets each document's Title and Text to "" once analysed,
+// so that their memory can be reclaimed while the index is built. Ids are
+// kept. The index is the one Build returns. On an error, texts may already
+// be gone.
+func BuildReleasing(docs []lasagna.Document, opts Options) (*Index, error) {
+	return buildSharded(docs, opts, 0, true)
+}
+
+// buildSharded is Build with the number of analysis shards (0 chooses one
+// from the corpus size and GOMAXPROCS); release clears each document's
+// texts once analysed.
+func buildSharded(docs []lasagna.Document, opts Options, workers int, release bool) (*Index, error) {
 	opts, err := opts.resolved()
 	if err != nil {
 		return nil, err
@@ -198,14 +209,29 @@ func buildSharded(docs []lasagna.Document, opts Options, workers int) (*Index, e
 		workers = min(runtime.GOMAXPROCS(0), 8, max(1, len(docs)/minShard))
 	}
 	workers = min(workers, max(1, len(docs)))
-	shards := make([]*shard, workers)
-	dls := make([]uint32, len(docs))
-	var wg sync.WaitGroup
-	for w := range shards {
-		lo, hi := w*len(docs)/workers, (w+1)*len(docs)/workers
-		wg.Go(func() { shards[w] = analyse(docs, lo, hi, opts, dls) })
+	// Releasing, the analysis runs in rounds of workers shards, and the
+	// texts each round analysed are collected and their pages returned
+	// before the next, so that the process never holds all the texts and
+	// all the analysis at once; the last collection comes before the
+	// postings are allocated.
+	rounds := 1
+	if release {
+		rounds = max(1, min(releaseRounds, len(docs)/(workers*minShard)))
 	}
-	wg.Wait()
+	nsh := workers * rounds
+	shards := make([]*shard, nsh)
+	dls := make([]uint32, len(docs))
+	for r := range rounds {
+		var wg sync.WaitGroup
+		for w := r * workers; w < (r+1)*workers; w++ {
+			lo, hi := w*len(docs)/nsh, (w+1)*len(docs)/nsh
+			wg.Go(func() { shards[w] = analyse(docs, lo, hi, opts, dls, release) })
+		}
+		wg.Wait()
+		if release {
+			debug.FreeOSMemory()
+		}
+	}
 
 	// Merge the shard dictionaries: global term ids in order of first
 	// appearance (shard by shard), so the index does not depend on timing.
@@ -288,6 +314,7 @@ func buildSharded(docs []lasagna.Document, opts Options, workers int) (*Index, e
 				}
 			}
 		}
+		sh.docStart, sh.pTerms, sh.pTFs = nil, nil, nil // garbage from here on
 	}
 
 	// Tie order: rank of each id in byte-wise order.
@@ -306,6 +333,10 @@ func buildSharded(docs []lasagna.Document, opts Options, workers int) (*Index, e
 // minShard is the fewest documents a parallel analysis shard gets.
 const minShard = 2000
 
+// releaseRounds is the most rounds of analysis BuildReleasing runs (each
+// ends with a garbage collection).
+const releaseRounds = 4
+
 // shard is the analysis of documents [lo, hi): for each document, its
 // distinct terms (shard-local ids) with their frequencies.
 type shard struct {
@@ -318,8 +349,9 @@ type shard struct {
 	total    uint64 // number of indexed terms
 }
 
-// analyse analyses docs[lo:hi], writing each document's length to dls.
-func analyse(docs []lasagna.Document, lo, hi int, opts Options, dls []uint32) *shard {
+// analyse analyses docs[lo:hi], writing each document's length to dls;
+// release clears each document's texts once analysed.
+func analyse(docs []lasagna.Document, lo, hi int, opts Options, dls []uint32, release bool) *shard {
 	const stop = math.MaxUint32
 	textBytes := 0
 	for _, d := range docs[lo:hi] {
@@ -375,6 +407,9 @@ func analyse(docs []lasagna.Document, lo, hi int, opts Options, dls []uint32) *s
 		tok.scan(docs[i].Title, add) // Title + " " + Text: a token
 		tok.scan(docs[i].Text, add)  // never spans the two
 		sh.total += uint64(dls[i])
+		if release {
+			docs[i].Title, docs[i].Text = "", ""
+		}
 	}
 	sh.docStart[hi-lo] = len(sh.pTerms)
 	return sh
