@@ -335,7 +335,7 @@ const minShard = 2000
 
 // releaseRounds is the most rounds of analysis BuildReleasing runs (each
 // ends with a garbage collection).
-const releaseRounds = 4
+const releaseRounds = 2
 
 // shard is the analysis of documents [lo, hi): for each document, its
 // distinct terms (shard-local ids) with their frequencies.
