@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/lasagna-go/lasagna/internal/idhash"
 )
 
 // Scored is one retrieved document of a TREC-style run: its id and the score
@@ -223,19 +225,7 @@ func (e *Evaluator) judgedFilter(judged map[string]int, retrieved int) []uint64 
 // and last eight bytes (ids tend to share prefixes, not suffixes), mixed
 // by a multiplication whose high bits it keeps.
 func idBits(d string) uint64 {
-	n := len(d)
-	var x uint64
-	if n >= 8 {
-		s := d[n-8:]
-		x = uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-	} else {
-		for i := 0; i < n; i++ {
-			x |= uint64(d[i]) << (8 * i)
-		}
-	}
-	x ^= uint64(n) << 59
-	x *= 0x9e3779b97f4a7c15
+	x := idhash.Suffix(d) * 0x9e3779b97f4a7c15
 	return x>>32 ^ x>>17
 }
 

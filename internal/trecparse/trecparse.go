@@ -32,6 +32,7 @@ import (
 	"unsafe"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/idhash"
 )
 
 // Hit is one retrieved document of a run: its id and score. It is
@@ -330,18 +331,7 @@ func (s *idSet) probe(l []Hit, quick bool) (dup string, found, done bool) {
 
 // suffixHash mixes an id's length and last eight bytes with salt.
 func suffixHash(d string, salt uint64) uint64 {
-	n := len(d)
-	var x uint64
-	if n >= 8 {
-		s := d[n-8:]
-		x = uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-	} else {
-		for i := 0; i < n; i++ {
-			x |= uint64(d[i]) << (8 * i)
-		}
-	}
-	x = (x ^ uint64(n)<<59) * salt
+	x := idhash.Suffix(d) * salt
 	return x>>32 ^ x>>7
 }
 
