@@ -223,9 +223,9 @@ func (s *Server) exportCSV(w http.ResponseWriter, r *http.Request) {
 	skipped, err := reg.Export(r.Context(), ref, &buf, registry.ExportOptions{SkipUnanswerable: skip})
 	if err != nil {
 		msg := "The CSV export of " + ref + " failed: " + err.Error()
-		if strings.Contains(err.Error(), "has no answer") {
-			// The CLI's wording names its flag; here the fix is a link.
-			msg = "The CSV export of " + ref + " failed: " + strings.Replace(err.Error(), "with --skip-unanswerable, or use download for JSONL", "(the link below), or download the JSONL, which keeps them", 1)
+		if na, ok := errors.AsType[*registry.NoAnswerError](err); ok {
+			// Here the fix is a link, not the CLI's flag.
+			msg = "The CSV export of " + ref + " failed: " + na.Problem() + "; leave such entries out (the link below), or download the JSONL, which keeps them"
 			s.errorPageLinks(w, r, http.StatusUnprocessableEntity, msg,
 				pageLink{"Export the CSV without the unanswerable entries", "/benchmark/export.csv?" + url.Values{"ref": {ref}, "skip_unanswerable": {"1"}}.Encode()},
 				pageLink{"Download the JSONL", downloadURL(ref)})

@@ -168,7 +168,7 @@ func (r *Registry) Export(ctx context.Context, ref string, w io.Writer, opts Exp
 				skipped = append(skipped, e.ID)
 				continue
 			}
-			return nil, fmt.Errorf("entry %q has no answer (unanswerable: %v), and a Vecta CSV needs an answer on every entry; leave such entries out with --skip-unanswerable, or use download for JSONL", e.ID, e.Unanswerable)
+			return nil, &NoAnswerError{ID: e.ID, Unanswerable: e.Unanswerable}
 		}
 		ve := datasets.VectaEntry{ID: e.ID, Question: e.Question, Answer: e.Answer, ChunkIDs: e.ChunkIDs, PageNums: e.PageNums, SourcePaths: e.SourcePaths}
 		if len(ve.ChunkIDs) == 0 {
@@ -206,4 +206,21 @@ func Lossy(entries []Entry) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// NoAnswerError is Export's refusal of an entry without an answer: a
+// Vecta CSV needs one on every entry. Callers phrase the fix for their
+// surface from it (the CLI's Error text names its flag).
+type NoAnswerError struct {
+	ID           string
+	Unanswerable bool
+}
+
+// Problem says what is wrong, without a fix.
+func (e *NoAnswerError) Problem() string {
+	return fmt.Sprintf("entry %q has no answer (unanswerable: %v), and a Vecta CSV needs an answer on every entry", e.ID, e.Unanswerable)
+}
+
+func (e *NoAnswerError) Error() string {
+	return e.Problem() + "; leave such entries out with --skip-unanswerable, or use download for JSONL"
 }
