@@ -243,7 +243,8 @@ func vectaSetMetrics(c *engine.Cell, preds map[string]datasets.Prediction, seed 
 		if r.Err != nil {
 			continue
 		}
-		gold := metrics.VectaRefs{ChunkIDs: scoreMetaStrings(r.Query.Metadata["chunk_ids"])}
+		chunks, _ := r.Query.Metadata["chunk_ids"].([]string) // a Vecta CSV's lists are typed
+		gold := metrics.VectaRefs{ChunkIDs: chunks}
 		hits := preds[r.Query.ID].Hits
 		ranked := make([]string, len(hits))
 		for i, h := range hits {
@@ -273,23 +274,6 @@ func orSeed(s uint64) uint64 {
 		return engine.DefaultSeed
 	}
 	return s
-}
-
-// scoreMetaStrings reads a []string (or []any of strings) metadata value.
-func scoreMetaStrings(v any) []string {
-	switch x := v.(type) {
-	case []string:
-		return x
-	case []any:
-		out := make([]string, 0, len(x))
-		for _, e := range x {
-			if s, ok := e.(string); ok {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	return nil
 }
 
 // scoreLoadBenchmark loads the dataset at p in the given format (auto: by
