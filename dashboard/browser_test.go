@@ -4,95 +4,51 @@ import (
 	"context"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/lasagna-go/lasagna/internal/browsertest"
 )
 
-// chromium returns the path of a Chromium binary, or skips the test with
-// the way to get one. .ci/run installs Debian's chromium package, so CI
-// always runs these tests.
-func chromium(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("LASAGNA_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Skip("no Chromium found: install Debian's chromium package (apt-get install chromium) or set LASAGNA_CHROMIUM to a Chromium binary")
-	return ""
-}
-
-// browser starts a headless Chromium with a new profile and returns a
-// context for chromedp; the browser stops when the test ends.
+// browser starts the headless Chromium of the tests (browsertest.Start).
 func browser(t *testing.T, width, height int) context.Context {
 	t.Helper()
-	opts := append(slices.Clone(chromedp.DefaultExecAllocatorOptions[:]),
-		chromedp.ExecPath(chromium(t)),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.NoSandbox,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.WindowSize(width, height),
-	)
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	t.Cleanup(cancel)
-	ctx, cancel2 := chromedp.NewContext(actx)
-	t.Cleanup(cancel2)
-	ctx, cancel3 := context.WithTimeout(ctx, 120*time.Second)
-	t.Cleanup(cancel3)
-	return ctx
+	return browsertest.Start(t, width, height)
 }
 
 // pageEvents records what the pages did wrong: console errors and
 // warnings (a CSP violation is one), uncaught exceptions, failed loads,
 // HTTP errors, and any request to another origin.
-type pageEvents struct {
-	mu       sync.Mutex
-	problems []string
-}
-
-func (p *pageEvents) add(s string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.problems = append(p.problems, s)
-}
+type pageEvents struct{ browsertest.Problems }
 
 func (p *pageEvents) listen(t *testing.T, ctx context.Context, origin string) {
 	t.Helper()
 	err := chromedp.Listen(ctx, func(ev any) {
 		switch e := ev.(type) {
 		case *runtime.EventExceptionThrown:
-			p.add("exception: " + e.ExceptionDetails.Text)
+			p.Add("exception: " + e.ExceptionDetails.Text)
 		case *runtime.EventConsoleAPICalled:
 			if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeWarning {
-				p.add("console " + string(e.Type))
+				p.Add("console " + string(e.Type))
 			}
 		case *log.EventEntryAdded:
 			if e.Entry.Level == log.EntryLevelError || e.Entry.Level == log.EntryLevelWarning {
-				p.add("log " + string(e.Entry.Level) + ": " + e.Entry.Text + " " + e.Entry.URL)
+				p.Add("log " + string(e.Entry.Level) + ": " + e.Entry.Text + " " + e.Entry.URL)
 			}
 		case *network.EventLoadingFailed:
-			p.add("failed load: " + e.ErrorText)
+			p.Add("failed load: " + e.ErrorText)
 		case *network.EventResponseReceived:
 			if s := e.Response.Status; s >= 400 {
-				p.add("HTTP " + e.Response.StatusText + ": " + e.Response.URL)
+				p.Add("HTTP " + e.Response.StatusText + ": " + e.Response.URL)
 			}
 		case *network.EventRequestWillBeSent:
 			if u := e.Request.URL; !strings.HasPrefix(u, origin+"/") && !strings.HasPrefix(u, "data:") {
-				p.add("request: " + u)
+				p.Add("request: " + u)
 			}
 		}
 	})
@@ -103,10 +59,8 @@ func (p *pageEvents) listen(t *testing.T, ctx context.Context, origin string) {
 
 func (p *pageEvents) check(t *testing.T) {
 	t.Helper()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if len(p.problems) > 0 {
-		t.Errorf("the pages had problems:\n%s", strings.Join(p.problems, "\n"))
+	if problems := p.List(); len(problems) > 0 {
+		t.Errorf("the pages had problems:\n%s", strings.Join(problems, "\n"))
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -172,15 +171,6 @@ func (b *browserSession) waitFinished() string {
 	return ""
 }
 
-// forgive drops one recorded problem s.
-func (p *pageEvents) forgive(s string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if i := slices.Index(p.problems, s); i >= 0 {
-		p.problems = slices.Delete(p.problems, i, i+1)
-	}
-}
-
 // TestRegistryDashboardInBrowser clicks through the registry half of the
 // dashboard in headless Chromium, signed in with a token: the nav leads
 // to the benchmarks list (status, questions, source, revision); a
@@ -260,7 +250,7 @@ func TestRegistryDashboardInBrowser(t *testing.T) {
 	}
 	// The navigation that became the download is reported aborted: that
 	// is how Chromium ends it, not a failure.
-	b.ev.forgive("failed load: net::ERR_ABORTED")
+	b.ev.Forgive("failed load: net::ERR_ABORTED")
 	if !strings.HasPrefix(string(csv), "id,question,answer,chunk_ids,page_nums,source_paths\n") || strings.Count(string(csv), "\n") != 43 ||
 		!strings.Contains(string(csv), `"<script>alert(""entry"")</script> what now?"`) {
 		t.Errorf("the downloaded CSV:\n%s", csv)

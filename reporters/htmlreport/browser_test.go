@@ -3,12 +3,10 @@ package htmlreport
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,81 +16,39 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/browsertest"
 )
 
-// chromium returns the path of a Chromium binary, or skips the test with
-// the way to get one. .ci/run installs Debian's chromium package, so CI
-// always runs these tests.
-func chromium(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("LASAGNA_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Skip("no Chromium found: install Debian's chromium package (apt-get install chromium) or set LASAGNA_CHROMIUM to a Chromium binary")
-	return ""
-}
-
-// browser starts a headless Chromium with a new profile and returns a
-// context for chromedp; the browser stops when the test ends. The flags
-// keep Chromium from reaching for any host (the machine has no network).
+// browser starts the headless Chromium of the tests (browsertest.Start).
 func browser(t *testing.T) context.Context {
 	t.Helper()
-	opts := append(slices.Clone(chromedp.DefaultExecAllocatorOptions[:]),
-		chromedp.ExecPath(chromium(t)),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.NoSandbox,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("allow-file-access-from-files", false),
-		chromedp.WindowSize(1200, 900),
-	)
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	t.Cleanup(cancel)
-	ctx, cancel2 := chromedp.NewContext(actx)
-	t.Cleanup(cancel2)
-	ctx, cancel3 := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(cancel3)
-	return ctx
+	return browsertest.Start(t, 1200, 900)
 }
 
 // pageEvents records what a page did wrong: console errors, uncaught
 // exceptions, failed loads, and any request that is not for the file
 // itself or inline data.
-type pageEvents struct {
-	mu       sync.Mutex
-	problems []string
-}
-
-func (p *pageEvents) add(s string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.problems = append(p.problems, s)
-}
+type pageEvents struct{ browsertest.Problems }
 
 func (p *pageEvents) listen(t *testing.T, ctx context.Context, self string) {
 	t.Helper()
 	err := chromedp.Listen(ctx, func(ev any) {
 		switch e := ev.(type) {
 		case *runtime.EventExceptionThrown:
-			p.add("exception: " + e.ExceptionDetails.Text)
+			p.Add("exception: " + e.ExceptionDetails.Text)
 		case *runtime.EventConsoleAPICalled:
 			if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeWarning {
-				p.add("console " + string(e.Type))
+				p.Add("console " + string(e.Type))
 			}
 		case *log.EventEntryAdded:
 			if e.Entry.Level == log.EntryLevelError {
-				p.add("log error: " + e.Entry.Text)
+				p.Add("log error: " + e.Entry.Text)
 			}
 		case *network.EventLoadingFailed:
-			p.add("failed load: " + e.ErrorText)
+			p.Add("failed load: " + e.ErrorText)
 		case *network.EventRequestWillBeSent:
 			if u := e.Request.URL; u != self && !strings.HasPrefix(u, "data:") {
-				p.add("request: " + u)
+				p.Add("request: " + u)
 			}
 		}
 	})
@@ -202,10 +158,8 @@ func TestReportInBrowser(t *testing.T) {
 		t.Errorf("filtering on %s shows %d rows, want 2", bench.Queries[0].ID, shown)
 	}
 
-	ev.mu.Lock()
-	defer ev.mu.Unlock()
-	if len(ev.problems) > 0 {
-		t.Errorf("the page had problems:\n%s", strings.Join(ev.problems, "\n"))
+	if problems := ev.List(); len(problems) > 0 {
+		t.Errorf("the page had problems:\n%s", strings.Join(problems, "\n"))
 	}
 	shot := filepath.Join(artifactDir(t), "report.png")
 	if err := os.WriteFile(shot, screenshot, 0o644); err != nil {
@@ -247,14 +201,8 @@ func BenchmarkReport10k(b *testing.B) {
 	b.ReportMetric(float64(time.Since(start).Milliseconds())/float64(b.N), "write-ms")
 	b.ReportMetric(float64(size)/1e6, "report-MB")
 
-	bin := ""
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			bin = p
-			break
-		}
-	}
-	if bin == "" {
+	bin, ok := browsertest.Find()
+	if !ok {
 		b.Log("no Chromium: load time not measured")
 		return
 	}

@@ -1,0 +1,103 @@
+// Package browsertest starts the headless Chromium that the browser tests
+// of the HTML report and the dashboard drive with chromedp. Only _test.go
+// files import it.
+package browsertest
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TB is the part of testing.TB these helpers use (*testing.T and
+// *testing.B have it), so the package need not import testing.
+type TB interface {
+	Helper()
+	Skip(args ...any)
+	TempDir() string
+	Cleanup(func())
+}
+
+// Find returns the path of a Chromium binary: $LASAGNA_CHROMIUM, else the
+// first of the usual names on $PATH.
+func Find() (string, bool) {
+	if p := os.Getenv("LASAGNA_CHROMIUM"); p != "" {
+		return p, true
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// Chromium returns Find's path, or skips the test with the way to get one.
+// .ci/run installs Debian's chromium package, so CI always runs them.
+func Chromium(tb TB) string {
+	tb.Helper()
+	p, ok := Find()
+	if !ok {
+		tb.Skip("no Chromium found: install Debian's chromium package (apt-get install chromium) or set LASAGNA_CHROMIUM to a Chromium binary")
+	}
+	return p
+}
+
+// Start starts a headless Chromium with a new profile and a width×height
+// window and returns a context for chromedp; the browser stops when the
+// test ends, and the context expires after two minutes. The flags keep
+// Chromium from reaching for any host (the machine has no network).
+func Start(tb TB, width, height int) context.Context {
+	tb.Helper()
+	opts := append(slices.Clone(chromedp.DefaultExecAllocatorOptions[:]),
+		chromedp.ExecPath(Chromium(tb)),
+		chromedp.UserDataDir(tb.TempDir()),
+		chromedp.NoSandbox,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.WindowSize(width, height),
+	)
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	tb.Cleanup(cancel)
+	ctx, cancel2 := chromedp.NewContext(actx)
+	tb.Cleanup(cancel2)
+	ctx, cancel3 := context.WithTimeout(ctx, 2*time.Minute)
+	tb.Cleanup(cancel3)
+	return ctx
+}
+
+// Problems collects what a page did wrong, from chromedp's event
+// listener (which runs on another goroutine).
+type Problems struct {
+	mu   sync.Mutex
+	list []string
+}
+
+// Add records one problem.
+func (p *Problems) Add(s string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.list = append(p.list, s)
+}
+
+// List returns the problems recorded so far.
+func (p *Problems) List() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.list)
+}
+
+// Forgive drops one recorded occurrence of s, for a problem a test expects
+// (Chromium reports a finished download as an aborted request).
+func (p *Problems) Forgive(s string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if i := slices.Index(p.list, s); i >= 0 {
+		p.list = slices.Delete(p.list, i, i+1)
+	}
+}
