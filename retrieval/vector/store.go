@@ -95,6 +95,16 @@ func (d Description) String() string {
 	return strings.Join(parts, " ")
 }
 
+// HNSW sets an approximate (HNSW) index: M links per node, EfConstruction
+// candidates while building, EfSearch candidates while searching. A zero
+// field takes the adapter's documented default; Describe records the values
+// used.
+type HNSW struct {
+	M              int
+	EfConstruction int
+	EfSearch       int
+}
+
 // TextStore is implemented by a Store that also keeps each document's text,
 // for an engine's own keyword or hybrid search. The dense stage calls
 // AddDocuments instead of Add when the store implements it; vectors is nil
