@@ -43,7 +43,7 @@ type Index struct {
 	data   []float32 // len(ids)·dim values, row-major
 }
 
-var _ lasagna.VectorBackend = (*Index)(nil)
+var _ Store = (*Index)(nil)
 
 // New returns an empty index with the given metric; "" means Cosine. It
 // fails on any other metric.
@@ -101,12 +101,13 @@ func (ix *Index) check(what string, v []float32, dim int) error {
 	return nil
 }
 
-// Add stores vectors[i] under ids[i]. It checks the whole batch first and
-// stores nothing when any check fails: ids and vectors of different lengths,
-// an empty id, an id already stored or given twice, a vector of another
-// dimension than the index's (the error names the id), a NaN or infinite
-// value, or (Cosine) an all-zero vector. The vectors are copied. Add fails
-// only with ctx's error when ctx is done.
+// Add stores vectors[i] under ids[i], replacing the vector of an id
+// already stored (an idempotent upsert, as Store requires). It checks the
+// whole batch first and stores nothing when any check fails: ids and
+// vectors of different lengths, an empty id, an id given twice in the
+// batch, a vector of another dimension than the index's (the error names
+// the id), a NaN or infinite value, or (Cosine) an all-zero vector. The
+// vectors are copied. Add fails only with ctx's error when ctx is done.
 func (ix *Index) Add(ctx context.Context, ids []string, vectors [][]float32) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -122,8 +123,8 @@ func (ix *Index) Add(ctx context.Context, ids []string, vectors [][]float32) err
 		if id == "" {
 			return fmt.Errorf("vector: id %d of the batch (0-based) is empty; give every vector an id", i)
 		}
-		if _, dup := ix.pos[id]; dup || batch[id] {
-			return fmt.Errorf("vector: id %q is already in the index; ids must be unique", id)
+		if batch[id] {
+			return fmt.Errorf("vector: id %q is given twice in the batch; ids must be unique", id)
 		}
 		batch[id] = true
 		if err := ix.check(fmt.Sprintf("vector %q", id), vectors[i], dim); err != nil {
@@ -137,12 +138,19 @@ func (ix *Index) Add(ctx context.Context, ids []string, vectors [][]float32) err
 	ix.dim = dim
 	ix.data = slices.Grow(ix.data, len(ids)*dim)
 	for i, id := range ids {
-		ix.pos[id] = len(ix.ids)
-		ix.ids = append(ix.ids, id)
-		start := len(ix.data)
-		ix.data = append(ix.data, vectors[i]...)
+		var row []float32
+		if p, ok := ix.pos[id]; ok {
+			row = ix.data[p*dim : (p+1)*dim]
+			copy(row, vectors[i])
+		} else {
+			ix.pos[id] = len(ix.ids)
+			ix.ids = append(ix.ids, id)
+			start := len(ix.data)
+			ix.data = append(ix.data, vectors[i]...)
+			row = ix.data[start:]
+		}
 		if ix.Metric() == Cosine {
-			normalize(ix.data[start:])
+			normalize(row)
 		}
 	}
 	return nil
@@ -210,3 +218,31 @@ func (ix *Index) Search(ctx context.Context, vector []float32, k int) ([]lasagna
 	}
 	return hits, nil
 }
+
+// Open reports what the index holds: an index is its own collection, so c
+// names nothing to create. A non-empty index reports Exists and its
+// number of vectors as Documents; it is never Sealed (Seal records
+// nothing), so the dense stage adds the corpus to it (Add replaces
+// the vectors of ids already there). Open fails when c asks for another
+// metric than the index's.
+func (ix *Index) Open(ctx context.Context, c Collection) (State, error) {
+	if err := ctx.Err(); err != nil {
+		return State{}, err
+	}
+	if c.Metric != "" && c.Metric != ix.Metric() {
+		return State{}, fmt.Errorf("vector: collection %s is searched by %s, and this index by %s; make the index with vector.New(%q)", c.Name, c.Metric, ix.Metric(), c.Metric)
+	}
+	n := ix.Len()
+	return State{Exists: n > 0, Documents: n}, nil
+}
+
+// Seal does nothing: the exact index keeps no record between runs and
+// needs no index built after a load.
+func (ix *Index) Seal(ctx context.Context, c Collection, stored int) error { return nil }
+
+// Describe names the embedded exact index: Name "exact", the held_fixed
+// vector_backend value bundles have always recorded for it.
+func (ix *Index) Describe() Description { return Description{Name: "exact"} }
+
+// Close does nothing: the index holds no connection.
+func (ix *Index) Close() error { return nil }

@@ -106,8 +106,8 @@ func TestErrors(t *testing.T) {
 	}{
 		{[]string{"e", "f"}, [][]float32{{1, 2}}, "2 ids but 1 vectors"},
 		{[]string{"e", "f"}, [][]float32{{1, 2}, {1, 2, 3}}, `vector "f" has 3 dimensions, want 2`},
-		{[]string{"a"}, [][]float32{{1, 2}}, `id "a" is already in the index`},
-		{[]string{"e", "e"}, [][]float32{{1, 2}, {1, 2}}, `id "e" is already`},
+		{[]string{"e", "e"}, [][]float32{{1, 2}, {1, 2}}, `id "e" is given twice in the batch`},
+		{[]string{"a", "f"}, [][]float32{{1, 2}, {0, 0}}, `vector "f" is all zeros`},
 		{[]string{""}, [][]float32{{1, 2}}, "id 0 of the batch (0-based) is empty"},
 		{[]string{"e"}, [][]float32{{0, 0}}, `vector "e" is all zeros`},
 		{[]string{"e"}, [][]float32{{float32(math.NaN()), 1}}, `vector "e" has NaN at position 0`},
@@ -120,6 +120,9 @@ func TestErrors(t *testing.T) {
 	}
 	if ix.Len() != 4 {
 		t.Errorf("after failed adds Len = %d, want 4 (a failed batch stores nothing)", ix.Len())
+	}
+	if got, _ := ix.Search(ctx, []float32{1, 0}, 1); len(got) != 1 || got[0].Score < 0.999 {
+		t.Errorf("a failed batch that named a stored id changed its vector: %v", got)
 	}
 	if _, err := ix.Search(ctx, []float32{1, 2, 3}, 1); err == nil || !strings.Contains(err.Error(), "the query vector has 3 dimensions, want 2") {
 		t.Errorf("query of the wrong dimension: err = %v", err)
@@ -243,5 +246,66 @@ func BenchmarkSearch(b *testing.B) {
 			b.Fatal(err)
 		}
 		i++
+	}
+}
+
+// TestAddUpserts checks that adding an id again replaces its vector (the
+// Store contract's idempotent upsert) and keeps one entry per id.
+func TestAddUpserts(t *testing.T) {
+	for _, m := range []Metric{Cosine, Dot} {
+		ix := mustNew(t, m, ids, vs)
+		// a was [1 0]; now it points along y, with length 4.
+		if err := ix.Add(ctx, []string{"a", "e"}, [][]float32{{0, 4}, {2, 2}}); err != nil {
+			t.Fatal(err)
+		}
+		if ix.Len() != 5 {
+			t.Errorf("%s: Len = %d after re-adding a and adding e, want 5", m, ix.Len())
+		}
+		got, err := ix.Search(ctx, []float32{0, 1}, 5)
+		want := []lasagna.Hit{{ID: "a", Score: 1}, {ID: "e", Score: 0.70710678}, {ID: "b", Score: 0.70710678}, {ID: "d", Score: 0}, {ID: "c", Score: -1}}
+		if m == Dot {
+			want = []lasagna.Hit{{ID: "a", Score: 4}, {ID: "e", Score: 2}, {ID: "b", Score: 1}, {ID: "d", Score: 0}, {ID: "c", Score: -1}}
+		}
+		check(t, string(m)+" after upsert", got, err, want)
+		// The same batch again changes nothing.
+		if err := ix.Add(ctx, []string{"a", "e"}, [][]float32{{0, 4}, {2, 2}}); err != nil || ix.Len() != 5 {
+			t.Errorf("%s: repeating a batch: %v, Len %d", m, err, ix.Len())
+		}
+		got, err = ix.Search(ctx, []float32{0, 1}, 5)
+		check(t, string(m)+" after a repeated batch", got, err, want)
+	}
+}
+
+// TestIndexIsAStore checks the exact index's vector.Store methods.
+func TestIndexIsAStore(t *testing.T) {
+	ix, _ := New(Cosine)
+	c := Collection{Name: CollectionName("ab", "m"), Fingerprint: "ab", Documents: 4, Embedder: "m", Metric: Cosine}
+	st, err := ix.Open(ctx, c)
+	if err != nil || st != (State{}) {
+		t.Errorf("Open on an empty index = %+v, %v; want the empty state", st, err)
+	}
+	if err := ix.Add(ctx, ids, vs); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Seal(ctx, c, 4); err != nil {
+		t.Errorf("Seal: %v", err)
+	}
+	st, err = ix.Open(ctx, c)
+	if err != nil || st != (State{Exists: true, Documents: 4}) {
+		t.Errorf("Open on a filled index = %+v, %v; want exists, 4 documents, not sealed", st, err)
+	}
+	if _, err := ix.Open(ctx, Collection{Name: "x", Metric: Dot}); err == nil || !strings.Contains(err.Error(), "searched by dot") {
+		t.Errorf("Open with another metric: %v", err)
+	}
+	if d := ix.Describe(); d.String() != "exact" || d != (Description{Name: "exact"}) {
+		t.Errorf("Describe = %+v (%q); held_fixed vector_backend must stay \"exact\"", d, d.String())
+	}
+	if err := ix.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := ix.Open(cctx, c); err != context.Canceled {
+		t.Errorf("Open on a cancelled context: %v", err)
 	}
 }
