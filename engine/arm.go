@@ -7,11 +7,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/suggest"
 	"github.com/lasagna-go/lasagna/retrieval/bm25"
 	"github.com/lasagna-go/lasagna/retrieval/dense"
 	"github.com/lasagna-go/lasagna/retrieval/fusion"
@@ -238,7 +241,9 @@ func (a *Arm) Check() error {
 
 // Build assembles the arm's pipeline for benchmark b from its components.
 // Callers of the engine need not call it (Run and StartCell do); it is
-// exported for tools that drive a pipeline themselves.
+// exported for tools that drive a pipeline themselves. A pipeline whose
+// retriever holds connections (a vector store's) implements io.Closer:
+// close it when done.
 func (a *Arm) Build(ctx context.Context, b *lasagna.Benchmark) (lasagna.Pipeline, error) {
 	if err := a.Check(); err != nil {
 		return nil, err
@@ -300,8 +305,12 @@ func (a *Arm) Build(ctx context.Context, b *lasagna.Benchmark) (lasagna.Pipeline
 			return answerWith(ctx, gen, q, ps, hits)
 		})
 	}
+	closer, _ := r.(io.Closer)
 	if fr, ok := r.(FactReporter); ok {
-		return pipelineFacts{p, fr.Facts()}, nil
+		return pipelineFacts{p, fr.Facts(), closer}, nil
+	}
+	if closer != nil {
+		return pipelineCloser{p, closer}, nil
 	}
 	return p, nil
 }
@@ -339,14 +348,37 @@ type Deps struct {
 	// Judge returns the judge spec describes, scoring metrics (never
 	// empty); nil refuses judged arms.
 	Judge func(spec JudgeSpec, metrics []string) (Judge, error)
+	// VectorStore returns a new store of the vector backend spec names
+	// (spec.Metric set), for arms that keep the corpus in one: an adapter
+	// such as package retrieval/pgvector or retrieval/weaviate, which the
+	// engine does not link. It is called once per arm when the arm is
+	// assembled (for the store's Description) and once per benchmark the
+	// arm runs on; the engine closes each store it opens. nil offers the
+	// exact index alone.
+	VectorStore func(ctx context.Context, spec VectorBackendSpec) (vector.Store, error)
 }
 
 type pipelineFacts struct {
 	lasagna.Pipeline
-	facts map[string]any
+	facts  map[string]any
+	closer io.Closer
 }
 
 func (p pipelineFacts) Facts() map[string]any { return p.facts }
+
+func (p pipelineFacts) Close() error {
+	if p.closer == nil {
+		return nil
+	}
+	return p.closer.Close()
+}
+
+// pipelineCloser is a pipeline whose retriever holds something to close
+// (a vector store's connections).
+type pipelineCloser struct {
+	lasagna.Pipeline
+	io.Closer
+}
 
 // BuiltinArm returns the arm spec describes, with depth topK, using the
 // zero Deps: BM25 arms only.
@@ -354,18 +386,26 @@ func BuiltinArm(spec ArmSpec, topK int) (Arm, error) { return Deps{}.Arm(spec, t
 
 // Arm returns the arm a sweep's ArmSpec describes, with depth topK. A
 // dense or hybrid arm needs d.Embedder, an arm with a generator
-// d.Generator, a judged arm d.Judge.
+// d.Generator, a judged arm d.Judge, an arm with a pgvector or weaviate
+// vector_backend d.VectorStore. It is ArmContext with
+// context.Background().
 func (d Deps) Arm(spec ArmSpec, topK int) (Arm, error) {
+	return d.ArmContext(context.Background(), spec, topK)
+}
+
+// ArmContext is Arm; ctx bounds the connection to the arm's vector
+// backend, which is opened once to describe it.
+func (d Deps) ArmContext(ctx context.Context, spec ArmSpec, topK int) (Arm, error) {
 	where := fmt.Sprintf("%sarm %q", posPrefix(spec.Pos), spec.Name)
 	if errs := checkGeneration(spec, posPrefix(spec.Pos)); len(errs) > 0 {
 		return Arm{}, errs[0]
 	}
 	arm := Arm{Name: spec.Name, TopK: topK, Varied: spec.Varied, Stages: map[lasagna.Stage]string{}, Settings: map[string]any{}}
 	if spec.Retriever == "" && spec.Generator == nil {
-		return Arm{}, fmt.Errorf("%s: unknown retriever %q; use bm25, dense or hybrid (or add a generator)", where, spec.Retriever)
+		return Arm{}, fmt.Errorf("%s: unknown retriever %q; use one of %s (or add a generator)", where, spec.Retriever, strings.Join(retrieverKinds, ", "))
 	}
 	if spec.Retriever != "" {
-		if err := d.retriever(&arm, spec); err != nil {
+		if err := d.retriever(ctx, &arm, spec); err != nil {
 			return Arm{}, err
 		}
 	}
@@ -442,7 +482,7 @@ func describe(v any, def string) string {
 }
 
 // retriever sets the retriever of a built-in arm from spec.
-func (d Deps) retriever(arm *Arm, spec ArmSpec) error {
+func (d Deps) retriever(ctx context.Context, arm *Arm, spec ArmSpec) error {
 	varied := func(name string) bool { return slices.Contains(spec.Varied, name) }
 	opts := bm25.DefaultOptions()
 	if spec.BM25.K1 > 0 {
@@ -489,7 +529,11 @@ func (d Deps) retriever(arm *Arm, spec ArmSpec) error {
 	if rrfK == 0 {
 		rrfK = fusion.DefaultK
 	}
-	if spec.Retriever == RetrieverDense || spec.Retriever == RetrieverHybrid {
+	if !slices.Contains(retrieverKinds, spec.Retriever) {
+		return fmt.Errorf("%sarm %q: unknown retriever %q; use one of %s%s", posPrefix(spec.Pos), spec.Name, spec.Retriever,
+			strings.Join(retrieverKinds, ", "), suggest.Hint(spec.Retriever, retrieverKinds))
+	}
+	if spec.NeedsEmbedder() {
 		if d.Embedder == nil {
 			return fmt.Errorf("%sarm %q: retriever %s needs an embedding endpoint; configure one (see `lasagna help benchmark run`) or use retriever: bm25",
 				posPrefix(spec.Pos), spec.Name, spec.Retriever)
@@ -499,12 +543,27 @@ func (d Deps) retriever(arm *Arm, spec ArmSpec) error {
 			return fmt.Errorf("%sarm %q: %w", posPrefix(spec.Pos), spec.Name, err)
 		}
 	}
-	buildDense := func(ctx context.Context, b *lasagna.Benchmark) (*dense.Retriever, error) {
-		backend, err := vector.New(vector.Cosine)
-		if err != nil {
-			return nil, err
+	var vb *vectorBackend
+	if usesVectorBackend(spec.Retriever) {
+		if vb, err = d.vectorBackend(ctx, spec); err != nil {
+			return err
 		}
-		return dense.Build(ctx, b.Corpus, emb, backend, dense.Options{})
+		arm.Stages[lasagna.StageVectorBackend] = vb.stage
+		arm.Settings["vector_backend"] = vb.desc
+	}
+	if spec.NeedsEmbedder() {
+		arm.Stages[lasagna.StageEmbedder] = "openai-compatible " + modelID
+		arm.Settings["embedder_model"], arm.Settings["similarity_model"] = modelID, "cosine"
+	}
+	// buildDense ingests b's corpus into a new store of the arm's backend
+	// (texts alone when emb is nil); the retriever it returns closes the
+	// store.
+	buildDense := func(ctx context.Context, b *lasagna.Benchmark, emb lasagna.Embedder) (*dense.Retriever, vector.Store, map[string]any, error) {
+		r, store, err := vb.build(ctx, b, emb, modelID)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return r, store, denseFacts(emb, r, vb.redact), nil
 	}
 	switch spec.Retriever {
 	case RetrieverBM25:
@@ -513,55 +572,70 @@ func (d Deps) retriever(arm *Arm, spec ArmSpec) error {
 			if err != nil {
 				return nil, err
 			}
-			return withFacts{ix, bm25Facts(ix, nil)}, nil
+			return withFacts{ix, bm25Facts(ix, nil), nil}, nil
 		}
 		arm.bm25Only = true
 		arm.Stages[lasagna.StageRetriever] = bm25Desc
 		arm.Settings["bm25_stemming"] = opts.Stemming
 	case RetrieverDense:
 		arm.Retriever = func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Retriever, error) {
-			r, err := buildDense(ctx, b)
+			r, store, facts, err := buildDense(ctx, b, emb)
 			if err != nil {
 				return nil, err
 			}
-			return withFacts{r, denseFacts(emb, r)}, nil
+			return withFacts{redactedRetriever{r, vb.redact}, facts, store}, nil
 		}
-		arm.Stages[lasagna.StageEmbedder] = "openai-compatible " + modelID
-		arm.Stages[lasagna.StageVectorBackend] = "exact cosine"
 		arm.Stages[lasagna.StageRetriever] = "dense"
-		arm.Settings["embedder_model"], arm.Settings["vector_backend"], arm.Settings["similarity_model"] = modelID, "exact", "cosine"
 	case RetrieverHybrid:
 		arm.Retriever = func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Retriever, error) {
 			lex, err := buildBM25(b)
 			if err != nil {
 				return nil, err
 			}
-			r, err := buildDense(ctx, b)
+			r, store, facts, err := buildDense(ctx, b, emb)
 			if err != nil {
 				return nil, err
 			}
-			return withFacts{fusion.RRF(rrfK, lex, r), bm25Facts(lex, denseFacts(emb, r))}, nil
+			return withFacts{fusion.RRF(rrfK, lex, redactedRetriever{r, vb.redact}), bm25Facts(lex, facts), store}, nil
 		}
-		arm.Stages[lasagna.StageEmbedder] = "openai-compatible " + modelID
-		arm.Stages[lasagna.StageVectorBackend] = "exact cosine"
 		arm.Stages[lasagna.StageRetriever] = fmt.Sprintf("rrf k=%d of %s and dense", rrfK, bm25Desc)
 		arm.Settings["bm25_stemming"] = opts.Stemming
-		arm.Settings["embedder_model"], arm.Settings["vector_backend"], arm.Settings["similarity_model"] = modelID, "exact", "cosine"
-	default:
-		return fmt.Errorf("%sarm %q: unknown retriever %q; use bm25, dense or hybrid", posPrefix(spec.Pos), spec.Name, spec.Retriever)
+	case RetrieverWeaviateBM25:
+		arm.Retriever = func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Retriever, error) {
+			_, store, facts, err := buildDense(ctx, b, nil)
+			if err != nil {
+				return nil, err
+			}
+			return withFacts{keywordRetriever{store.(vector.KeywordSearcher), vb.redact}, facts, store}, nil
+		}
+		arm.Stages[lasagna.StageRetriever] = RetrieverWeaviateBM25
+	case RetrieverWeaviateHybrid:
+		alpha := DefaultWeaviateAlpha
+		if spec.Alpha != nil {
+			alpha = *spec.Alpha
+		}
+		arm.Retriever = func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Retriever, error) {
+			_, store, facts, err := buildDense(ctx, b, emb)
+			if err != nil {
+				return nil, err
+			}
+			return withFacts{hybridRetriever{store.(vector.KeywordSearcher), emb, alpha, vb.redact}, facts, store}, nil
+		}
+		arm.Stages[lasagna.StageRetriever] = RetrieverWeaviateHybrid + " alpha=" + strconv.FormatFloat(alpha, 'g', -1, 64)
 	}
 	return nil
 }
 
 // denseFacts returns the held_fixed facts a dense index learns while
-// building: the embedding dimension and the documents that failed to embed.
-func denseFacts(emb lasagna.Embedder, r *dense.Retriever) map[string]any {
+// building: the embedding dimension (emb nil: none) and the documents that
+// failed to embed or to be stored.
+func denseFacts(emb lasagna.Embedder, r *dense.Retriever, redact redactor) map[string]any {
 	facts := map[string]any{"corpus_ingest_gap": r.IngestGap()}
 	if d, ok := emb.(interface{ Dim() int }); ok && d.Dim() > 0 {
 		facts["embedder_dim"] = d.Dim()
 	}
 	if r.IngestGap() > 0 {
-		facts["corpus_ingest_errors"] = r.IngestErrors()
+		facts["corpus_ingest_errors"] = redact.str(r.IngestErrors())
 	}
 	return facts
 }
@@ -596,13 +670,22 @@ type FactReporter interface {
 	Facts() map[string]any
 }
 
-// withFacts attaches facts to a retriever.
+// withFacts attaches facts to a retriever, and what to close when the
+// cell is done with it (nil: nothing).
 type withFacts struct {
 	lasagna.Retriever
-	facts map[string]any
+	facts  map[string]any
+	closer io.Closer
 }
 
 func (w withFacts) Facts() map[string]any { return w.facts }
+
+func (w withFacts) Close() error {
+	if w.closer == nil {
+		return nil
+	}
+	return w.closer.Close()
+}
 
 func posPrefix(p lasagna.Pos) string {
 	if s := p.String(); s != "" {

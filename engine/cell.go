@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"sync"
 	"time"
@@ -101,7 +102,7 @@ func startCell(ctx context.Context, cell *Cell, queries []*lasagna.Query, ids ma
 			}
 			cell.BuildErr = err
 		}
-		cr.pipe = pipe
+		cr.pipe = pipe // closed by cr.Close, on the error paths below too
 		if fr, ok := pipe.(FactReporter); ok {
 			cell.Facts = fr.Facts()
 			if cr.journal != nil {
@@ -188,13 +189,20 @@ func (cr *CellRun) journalled() int {
 	return n
 }
 
-// Close closes the journal and returns the first journal write error.
-// Queries never run keep an empty result (no scores, no error); Run runs
-// them all.
+// Close closes the journal, and the pipeline when it holds something to
+// close (io.Closer: a vector store's connections), and returns the first
+// journal write error, else the pipeline's close error. Queries never run
+// keep an empty result (no scores, no error); Run runs them all.
 func (cr *CellRun) Close() error {
 	var err error
 	if cr.journal != nil {
 		err = cr.journal.Close()
+	}
+	if c, ok := cr.pipe.(io.Closer); ok {
+		cr.pipe = nil
+		if cerr := c.Close(); err == nil {
+			err = cerr
+		}
 	}
 	cr.mu.Lock()
 	defer cr.mu.Unlock()

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -70,8 +71,13 @@ func BuiltinArms(s *Sweep) ([]Arm, error) { return Deps{}.Arms(s) }
 // Arms returns the arms of s's arm specs. The dimensions any arm
 // declares as varied are varied for all of them (the cells of one
 // factorial), so arms that differ only in declared dimensions share a
-// comparability key.
-func (d Deps) Arms(s *Sweep) ([]Arm, error) {
+// comparability key. An arm without its own judge or vector_backend takes
+// the sweep's. It is ArmsContext with context.Background().
+func (d Deps) Arms(s *Sweep) ([]Arm, error) { return d.ArmsContext(context.Background(), s) }
+
+// ArmsContext is Arms; ctx bounds the connections to the arms' vector
+// backends, each opened once to describe it.
+func (d Deps) ArmsContext(ctx context.Context, s *Sweep) ([]Arm, error) {
 	var (
 		arms   []Arm
 		errs   []error
@@ -87,7 +93,8 @@ func (d Deps) Arms(s *Sweep) ([]Arm, error) {
 		if spec.Judge == nil && spec.Generator != nil {
 			spec.Judge = s.Judge
 		}
-		a, err := d.Arm(spec, s.ArmTopK(spec))
+		spec.VectorBackend = s.ArmVectorBackend(spec)
+		a, err := d.ArmContext(ctx, spec, s.ArmTopK(spec))
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -39,6 +39,10 @@ type Sweep struct {
 	Cutoffs []int `yaml:"cutoffs"`
 	// Gate sets the baseline gate of `lasagna benchmark run --baseline`.
 	Gate Gate `yaml:"gate"`
+	// VectorBackend is the vector backend of every arm that keeps the
+	// corpus in one (dense, hybrid, weaviate-bm25, weaviate-hybrid) and
+	// does not set its own; nil means the exact index.
+	VectorBackend *VectorBackendSpec `yaml:"vector_backend"`
 }
 
 // RegistryScheme prefixes a benchmark path that names a benchmark of the
@@ -85,8 +89,10 @@ type ArmSpec struct {
 	// Name is the arm's unique name.
 	Name string `yaml:"name"`
 	// Retriever is the retrieval method: "bm25", "dense" or "hybrid"
-	// (BM25 and dense fused by reciprocal-rank fusion); "" for an arm whose
-	// generator answers from gold contexts or closed-book.
+	// (BM25 and dense fused by reciprocal-rank fusion), or a Weaviate
+	// server's own search: "weaviate-bm25" (its BM25) or "weaviate-hybrid"
+	// (its fusion of BM25 and the vector, weighted by Alpha); "" for an arm
+	// whose generator answers from gold contexts or closed-book.
 	Retriever string `yaml:"retriever"`
 	// TopK is the depth of the ranked list; 0 means the sweep's.
 	TopK int `yaml:"top_k"`
@@ -96,6 +102,14 @@ type ArmSpec struct {
 	Embedder EmbedderSpec `yaml:"embedder"`
 	// RRFK is the reciprocal-rank fusion constant of hybrid arms; 0 means 60.
 	RRFK int `yaml:"rrf_k"`
+	// VectorBackend is where the arm keeps the corpus's vectors (and, for
+	// the Weaviate retrievers, its texts); nil means the sweep's, else the
+	// exact index.
+	VectorBackend *VectorBackendSpec `yaml:"vector_backend"`
+	// Alpha weighs a weaviate-hybrid arm's fusion: 1 is pure vector
+	// search, 0 pure BM25; nil means DefaultWeaviateAlpha (Weaviate's
+	// default, 0.75).
+	Alpha *float64 `yaml:"alpha"`
 	// Generator, when set, makes the arm answer with an LLM (see
 	// GeneratorSpec); Retriever may then be empty.
 	Generator *GeneratorSpec `yaml:"generator"`
@@ -140,15 +154,21 @@ const (
 	RetrieverBM25   = "bm25"
 	RetrieverDense  = "dense"
 	RetrieverHybrid = "hybrid"
+	// RetrieverWeaviateBM25 is a Weaviate server's BM25 over the corpus's
+	// texts (no embedder).
+	RetrieverWeaviateBM25 = "weaviate-bm25"
+	// RetrieverWeaviateHybrid is a Weaviate server's hybrid search (its
+	// BM25 and the query's vector, weighted by alpha).
+	RetrieverWeaviateHybrid = "weaviate-hybrid"
 )
 
-var retrieverKinds = []string{RetrieverBM25, RetrieverDense, RetrieverHybrid}
+var retrieverKinds = []string{RetrieverBM25, RetrieverDense, RetrieverHybrid, RetrieverWeaviateBM25, RetrieverWeaviateHybrid}
 
 // Known keys of each level of a sweep file.
 var (
-	sweepKeys     = []string{"benchmarks", "arms", "seed", "top_k", "judge", "cutoffs", "gate"}
+	sweepKeys     = []string{"benchmarks", "arms", "seed", "top_k", "judge", "cutoffs", "gate", "vector_backend"}
 	benchmarkKeys = []string{"path", "name", "split", "n_samples", "seed", "filters", "corpus", "answer_normalization"}
-	armKeys       = []string{"name", "retriever", "top_k", "bm25", "embedder", "rrf_k", "generator", "judge", "varied", "thresholds"}
+	armKeys       = []string{"name", "retriever", "top_k", "bm25", "embedder", "rrf_k", "vector_backend", "alpha", "generator", "judge", "varied", "thresholds"}
 	thresholdKeys = []string{"metric", "at_least", "at_most", "per_query"}
 	gateKeys      = []string{"metrics", "tolerance", "alpha"}
 	bm25Keys      = []string{"k1", "b", "stemming", "analyzer", "norms"}
@@ -203,6 +223,7 @@ func ParseSweep(data []byte, file string) (*Sweep, error) {
 	check(root, sweepKeys, "the sweep")
 	check(mapValue(root, "judge"), judgeKeys, "judge")
 	check(mapValue(root, "gate"), gateKeys, "gate")
+	errs = append(errs, checkVectorBackendNode(mapValue(root, "vector_backend"), file, "vector_backend")...)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
@@ -218,6 +239,7 @@ func ParseSweep(data []byte, file string) (*Sweep, error) {
 			check(mapValue(a, "embedder"), embedderKeys, "embedder")
 			check(mapValue(a, "generator"), generatorKeys, "generator")
 			check(mapValue(a, "judge"), judgeKeys, "judge")
+			errs = append(errs, checkVectorBackendNode(mapValue(a, "vector_backend"), file, "vector_backend")...)
 			for _, th := range seqOf(mapValue(a, "thresholds")) {
 				check(th, thresholdKeys, "a threshold")
 			}
@@ -229,6 +251,9 @@ func ParseSweep(data []byte, file string) (*Sweep, error) {
 	var s Sweep
 	if err := root.Decode(&s); err != nil {
 		return nil, fmt.Errorf("%s: %v", file, strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:\n  "))
+	}
+	if s.VectorBackend != nil {
+		s.VectorBackend.Pos = lasagna.Pos{File: file, Line: mapKey(root, "vector_backend").Line}
 	}
 	dir := path.Dir(file)
 	for i := range s.Benchmarks {
@@ -242,6 +267,9 @@ func ParseSweep(data []byte, file string) (*Sweep, error) {
 	for i := range s.Arms {
 		a := &s.Arms[i]
 		a.Pos = lasagna.Pos{File: file, Line: armNodes[i].Line}
+		if a.VectorBackend != nil {
+			a.VectorBackend.Pos = lasagna.Pos{File: file, Line: mapKey(armNodes[i], "vector_backend").Line}
+		}
 		ths := seqOf(mapValue(armNodes[i], "thresholds"))
 		for j := range a.Thresholds {
 			if j < len(ths) {
@@ -297,6 +325,9 @@ func (s *Sweep) Check() error {
 	if s.Gate.Tolerance < 0 || s.Gate.Alpha < 0 || s.Gate.Alpha >= 1 {
 		errs = append(errs, errors.New("gate: tolerance must be ≥ 0 and alpha in (0, 1)"))
 	}
+	if vb := s.VectorBackend; vb != nil {
+		errs = append(errs, vb.problems(at(vb.Pos))...)
+	}
 	for _, e := range s.Benchmarks {
 		if _, err := metrics.ParseNormalization(e.AnswerNormalization); err != nil {
 			errs = append(errs, fmt.Errorf("%sanswer_normalization: %w", at(e.Pos), err))
@@ -345,9 +376,17 @@ func (s *Sweep) Check() error {
 		if _, err := bm25.ParseNorms(a.BM25.Norms); err != nil {
 			errs = append(errs, fmt.Errorf("%sarm %q: bm25: %w", at(a.Pos), a.Name, err))
 		}
-		if (a.Retriever == RetrieverDense || a.Retriever == RetrieverHybrid) && a.Embedder.Model == "" {
+		if a.NeedsEmbedder() && a.Embedder.Model == "" {
 			errs = append(errs, fmt.Errorf("%sarm %q: retriever %s needs embedder: {model: …}", at(a.Pos), a.Name, a.Retriever))
 		}
+		if vb := a.VectorBackend; vb != nil {
+			p := vb.Pos
+			if p.File == "" {
+				p = a.Pos
+			}
+			errs = append(errs, vb.problems(at(p))...)
+		}
+		errs = append(errs, checkArmVectorBackend(a, s.ArmVectorBackend(a), at(a.Pos))...)
 	}
 	return errors.Join(errs...)
 }
@@ -389,6 +428,19 @@ func mapValue(n *yaml.Node, key string) *yaml.Node {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if n.Content[i].Value == key {
 			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// mapKey returns the key node of key in mapping n, or nil.
+func mapKey(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i]
 		}
 	}
 	return nil

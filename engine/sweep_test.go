@@ -58,7 +58,7 @@ func TestParseSweepErrors(t *testing.T) {
 		{"unknown nested key", "benchmarks: [{path: a.jsonl}]\narms:\n  - name: a\n    retriever: bm25\n    bm25: {k: 1}\n",
 			[]string{`s.yaml:5: unknown key "k" in bm25`}},
 		{"bad retriever", "benchmarks: [{path: a.jsonl}]\narms:\n  - {name: a, retriever: bm52}\n",
-			[]string{`s.yaml:3: arm "a": retriever "bm52" is not one of bm25, dense, hybrid (did you mean "bm25"?)`}},
+			[]string{`s.yaml:3: arm "a": retriever "bm52" is not one of bm25, dense, hybrid, weaviate-bm25, weaviate-hybrid (did you mean "bm25"?)`}},
 		{"duplicate arm", "benchmarks: [{path: a.jsonl}]\narms:\n  - {name: a, retriever: bm25}\n  - {name: a, retriever: bm25}\n",
 			[]string{`s.yaml:4: arm name "a" is used twice`}},
 		{"no arms", "benchmarks: [{path: a.jsonl}]\n", []string{"the sweep lists no arms"}},

@@ -145,8 +145,10 @@ func (m *memStore) Seal(ctx context.Context, c vector.Collection, stored int) er
 	return nil
 }
 
-func (m *memStore) Describe() vector.Description { return vector.Description{Name: m.name, ServerVersion: "1.0"} }
-func (m *memStore) Close() error                 { return nil }
+func (m *memStore) Describe() vector.Description {
+	return vector.Description{Name: m.name, ServerVersion: "1.0"}
+}
+func (m *memStore) Close() error { return nil }
 
 // textStore is a memStore that keeps texts too (vector.TextStore).
 type textStore struct{ *memStore }
