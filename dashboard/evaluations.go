@@ -251,7 +251,7 @@ func (s *Server) runEvaluation(e *evaluation, sweep *engine.Sweep, bench *lasagn
 				return "", err
 			}
 		}
-		arms, err := deps.Arms(sweep)
+		arms, err := deps.ArmsContext(ctx, sweep)
 		if err != nil {
 			return "", err
 		}

@@ -218,7 +218,8 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 	if err != nil {
 		return err
 	}
-	arms, err := deps.Arms(sweep)
+	deps.VectorStore = openVectorStore
+	arms, err := deps.ArmsContext(ctx, sweep)
 	if err != nil {
 		return problems(err)
 	}
@@ -523,7 +524,7 @@ func progressLine(w io.Writer) func(done, total int) {
 func llmDeps(s *engine.Sweep, model string) (engine.Deps, *llm.Client, error) {
 	needsEmb, needsChat, unnamed := false, false, false
 	for _, a := range s.Arms {
-		needsEmb = needsEmb || a.Retriever == engine.RetrieverDense || a.Retriever == engine.RetrieverHybrid
+		needsEmb = needsEmb || a.NeedsEmbedder()
 		if a.Generator != nil {
 			needsChat = true
 			unnamed = unnamed || a.Generator.Model == "" || (a.Judge == nil && s.Judge != nil && s.Judge.Model == "") || (a.Judge != nil && a.Judge.Model == "")

@@ -102,11 +102,9 @@ a registry that cannot be opened.`,
 }
 
 // serveOptions are the dashboard's options: model-calling arms get the
-// clients benchmark run configures from the environment (llmDeps).
+// clients benchmark run configures from the environment (llmDeps), and
+// arms with a vector_backend the stores it opens (openVectorStore).
 func serveOptions(bundles, token, sweeps string, reg *registry.Registry) dashboard.Options {
 	return dashboard.Options{Bundles: bundles, Token: token, Version: version, Registry: reg, Sweeps: sweeps,
-		Deps: func(s *engine.Sweep) (engine.Deps, error) {
-			d, _, err := llmDeps(s, "")
-			return d, err
-		}}
+		Deps: func(s *engine.Sweep) (engine.Deps, error) { return sweepDeps(s, "") }}
 }

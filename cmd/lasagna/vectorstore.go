@@ -1,0 +1,31 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/lasagna-go/lasagna/engine"
+	"github.com/lasagna-go/lasagna/retrieval/vector"
+)
+
+// openVectorStore is the engine's Deps.VectorStore: a new store of the
+// vector backend a sweep's vector_backend names. Credentials come from the
+// environment only (PGPASSWORD, WEAVIATE_API_KEY), never from spec.
+func openVectorStore(ctx context.Context, spec engine.VectorBackendSpec) (vector.Store, error) {
+	switch spec.Name {
+	case engine.VectorBackendExact, "":
+		return vector.New(spec.Metric)
+	}
+	return nil, fmt.Errorf("vector_backend %q is not built into this lasagna (%s); use one of the backends `lasagna help benchmark run` lists", spec.Name, version)
+}
+
+// sweepDeps returns the Deps of the sweep's arms: llmDeps's model clients
+// and the vector stores of openVectorStore.
+func sweepDeps(s *engine.Sweep, model string) (engine.Deps, error) {
+	d, _, err := llmDeps(s, model)
+	if err != nil {
+		return engine.Deps{}, err
+	}
+	d.VectorStore = openVectorStore
+	return d, nil
+}
