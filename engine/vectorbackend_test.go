@@ -616,3 +616,33 @@ func TestVectorBackendSweepErrors(t *testing.T) {
 		t.Errorf("Deps.Arm: %v", err)
 	}
 }
+
+// TestVectorBackendVaried: arms that differ only in a declared
+// vector_backend share a comparability key and record their backends as
+// levels, so results compare pairs them.
+func TestVectorBackendVaried(t *testing.T) {
+	srv := newFakeServer("pgvector", false)
+	src := `benchmarks: [{path: tiny.jsonl}]
+arms:
+  - {name: exact, retriever: dense, embedder: {model: toy-embed}, varied: [vector_backend]}
+  - {name: pg, retriever: dense, embedder: {model: toy-embed}, vector_backend: {name: pgvector, dsn: 'host=db', index: {m: 4}}}
+`
+	rep, _ := vbRun(t, src, Deps{Embedder: func(string) (lasagna.Embedder, error) { return wordsEmbedder{}, nil }, VectorStore: srv.open})
+	b, err := rep.Bundle(BundleOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c0, c1 := b.Configs[0], b.Configs[1]
+	if c0.ComparabilityKey != c1.ComparabilityKey || c0.HeldFixed.VectorBackend != nil || c0.HeldFixed.FixedStages["vector_backend"] != "" {
+		t.Errorf("keys %s / %s, held_fixed vector_backend %v, stage %q", c0.ComparabilityKey, c1.ComparabilityKey, c0.HeldFixed.VectorBackend, c0.HeldFixed.FixedStages["vector_backend"])
+	}
+	if c0.VariedLevels["vector_backend"] != "exact cosine" || c1.VariedLevels["vector_backend"] != "pgvector 9.9.9 hnsw m=4 ef_construction=0 ef_search=0 cosine" {
+		t.Errorf("levels %v / %v", c0.VariedLevels, c1.VariedLevels)
+	}
+	// The fake searches exactly, so the lists are the exact index's.
+	for i := range rep.Cells[0].Queries {
+		if a, b := rep.Cells[0].Queries[i].Output.Hits, rep.Cells[1].Queries[i].Output.Hits; !slices.Equal(a, b) {
+			t.Errorf("query %d: exact %v, pgvector %v", i, a, b)
+		}
+	}
+}
