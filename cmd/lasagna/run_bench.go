@@ -64,6 +64,13 @@ and OPENAI_BASE_URL for any server other than OpenAI's (vLLM, Ollama,
 LiteLLM, …). Responses are cached under LASAGNA_CACHE_DIR (default: the
 user cache directory), so a rerun costs nothing.
 
+Sweep arms with retriever dense, hybrid, weaviate-bm25 or weaviate-hybrid
+keep the corpus in a vector_backend: exact (the embedded index, the
+default), pgvector (dsn:) or weaviate (url:), set sweep-wide or per arm.
+Credentials come from the environment only: PGPASSWORD and
+WEAVIATE_API_KEY. A rerun reuses the collection of the same corpus and
+embedder.
+
 The full and closed-book profiles (and sweep arms with a generator:) also
 call a chat model: the generator and the judge use --model (or MODEL_NAME)
 unless the sweep names their models; --judge-model picks another judge.

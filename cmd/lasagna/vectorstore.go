@@ -16,7 +16,7 @@ func openVectorStore(ctx context.Context, spec engine.VectorBackendSpec) (vector
 	case engine.VectorBackendExact, "":
 		return vector.New(spec.Metric)
 	}
-	return nil, fmt.Errorf("vector_backend %q is not built into this lasagna (%s); use one of the backends `lasagna help benchmark run` lists", spec.Name, version)
+	return nil, fmt.Errorf("vector_backend %q is not built into this lasagna (%s); see the vector_backend names in `lasagna help benchmark run`", spec.Name, version)
 }
 
 // sweepDeps returns the Deps of the sweep's arms: llmDeps's model clients
