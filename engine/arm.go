@@ -241,9 +241,9 @@ func (a *Arm) Check() error {
 
 // Build assembles the arm's pipeline for benchmark b from its components.
 // Callers of the engine need not call it (Run and StartCell do); it is
-// exported for tools that drive a pipeline themselves. A pipeline whose
-// retriever holds connections (a vector store's) implements io.Closer:
-// close it when done.
+// exported for tools that drive a pipeline themselves. A built-in arm's
+// pipeline may hold connections (a vector store's): release them with
+// ClosePipeline when done.
 func (a *Arm) Build(ctx context.Context, b *lasagna.Benchmark) (lasagna.Pipeline, error) {
 	if err := a.Check(); err != nil {
 		return nil, err
@@ -305,14 +305,30 @@ func (a *Arm) Build(ctx context.Context, b *lasagna.Benchmark) (lasagna.Pipeline
 			return answerWith(ctx, gen, q, ps, hits)
 		})
 	}
-	closer, _ := r.(io.Closer)
+	rel, _ := r.(releaser)
 	if fr, ok := r.(FactReporter); ok {
-		return pipelineFacts{p, fr.Facts(), closer}, nil
+		return pipelineFacts{p, fr.Facts(), rel}, nil
 	}
-	if closer != nil {
-		return pipelineCloser{p, closer}, nil
+	if rel != nil {
+		return pipelineReleaser{p, rel}, nil
 	}
 	return p, nil
+}
+
+// releaser is implemented by the retrievers and pipelines of built-in
+// arms that hold connections (a vector store's). It is unexported, so a
+// user's retriever that happens to have a Close method, and may serve
+// several cells, is never closed by the engine.
+type releaser interface{ release() error }
+
+// ClosePipeline releases what a pipeline from Arm.Build holds (a vector
+// store's connections); it does nothing for other pipelines. Run and
+// CellRun.Close call it.
+func ClosePipeline(p lasagna.Pipeline) error {
+	if r, ok := p.(releaser); ok {
+		return r.release()
+	}
+	return nil
 }
 
 // answerWith asks gen for an answer to q from ps and returns it as an
@@ -360,25 +376,26 @@ type Deps struct {
 
 type pipelineFacts struct {
 	lasagna.Pipeline
-	facts  map[string]any
-	closer io.Closer
+	facts map[string]any
+	rel   releaser
 }
 
 func (p pipelineFacts) Facts() map[string]any { return p.facts }
 
-func (p pipelineFacts) Close() error {
-	if p.closer == nil {
+func (p pipelineFacts) release() error {
+	if p.rel == nil {
 		return nil
 	}
-	return p.closer.Close()
+	return p.rel.release()
 }
 
-// pipelineCloser is a pipeline whose retriever holds something to close
-// (a vector store's connections).
-type pipelineCloser struct {
+// pipelineReleaser is a pipeline whose retriever holds connections.
+type pipelineReleaser struct {
 	lasagna.Pipeline
-	io.Closer
+	rel releaser
 }
+
+func (p pipelineReleaser) release() error { return p.rel.release() }
 
 // BuiltinArm returns the arm spec describes, with depth topK, using the
 // zero Deps: BM25 arms only.
@@ -670,8 +687,8 @@ type FactReporter interface {
 	Facts() map[string]any
 }
 
-// withFacts attaches facts to a retriever, and what to close when the
-// cell is done with it (nil: nothing).
+// withFacts attaches facts to a built-in arm's retriever, and what to
+// close when the cell is done with it (nil: nothing; see releaser).
 type withFacts struct {
 	lasagna.Retriever
 	facts  map[string]any
@@ -680,7 +697,7 @@ type withFacts struct {
 
 func (w withFacts) Facts() map[string]any { return w.facts }
 
-func (w withFacts) Close() error {
+func (w withFacts) release() error {
 	if w.closer == nil {
 		return nil
 	}

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"io"
 	"path/filepath"
 	"sync"
 	"time"
@@ -189,18 +188,19 @@ func (cr *CellRun) journalled() int {
 	return n
 }
 
-// Close closes the journal, and the pipeline when it holds something to
-// close (io.Closer: a vector store's connections), and returns the first
-// journal write error, else the pipeline's close error. Queries never run
+// Close closes the journal, and releases what a built-in arm's pipeline
+// holds (ClosePipeline: a vector store's connections), and returns the
+// first journal write error, else the pipeline's close error. Queries never run
 // keep an empty result (no scores, no error); Run runs them all.
 func (cr *CellRun) Close() error {
 	var err error
 	if cr.journal != nil {
 		err = cr.journal.Close()
 	}
-	if c, ok := cr.pipe.(io.Closer); ok {
+	if cr.pipe != nil {
+		cerr := ClosePipeline(cr.pipe)
 		cr.pipe = nil
-		if cerr := c.Close(); err == nil {
+		if err == nil {
 			err = cerr
 		}
 	}

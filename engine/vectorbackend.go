@@ -308,7 +308,7 @@ func newRedactor(vb VectorBackendSpec) redactor {
 
 func (r redactor) str(s string) string {
 	for _, secret := range r {
-		s = strings.ReplaceAll(s, secret, "<"+"vector_backend address"+">")
+		s = strings.ReplaceAll(s, secret, "<vector_backend address>")
 	}
 	return s
 }

@@ -646,3 +646,51 @@ arms:
 		}
 	}
 }
+
+// userRetriever is a user's retriever that has a Close method.
+type userRetriever struct {
+	lasagna.Retriever
+	closed *bool
+}
+
+func (u userRetriever) Close() error { *u.closed = true; return nil }
+
+// TestClosePipeline: the engine releases the stores of built-in arms and
+// never closes a user's retriever, which may serve other cells.
+func TestClosePipeline(t *testing.T) {
+	closed := false
+	user := Arm{Name: "user", Retriever: func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Retriever, error) {
+		return userRetriever{goldArmRetriever(b), &closed}, nil
+	}}
+	if _, err := Run(t.Context(), []*BenchmarkRun{tinyBench(t)}, []Arm{user}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if closed {
+		t.Error("the engine closed a user's retriever")
+	}
+	srv := newFakeServer("pgvector", false)
+	arm, err := (Deps{Embedder: func(string) (lasagna.Embedder, error) { return wordsEmbedder{}, nil }, VectorStore: srv.open}).Arm(
+		ArmSpec{Name: "d", Retriever: RetrieverDense, Embedder: EmbedderSpec{Model: "m"}, VectorBackend: &VectorBackendSpec{Name: "pgvector", DSN: "host=db"}}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := arm.Build(t.Context(), tinyBench(t).Benchmark)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srv.opens != 2 || srv.closes != 1 {
+		t.Errorf("before ClosePipeline: %d opens, %d closes; want 2 and 1 (the probe)", srv.opens, srv.closes)
+	}
+	if err := ClosePipeline(p); err != nil || srv.closes != 2 {
+		t.Errorf("ClosePipeline: %v, %d closes", err, srv.closes)
+	}
+	if err := ClosePipeline(lasagna.PipelineFunc(func(context.Context, lasagna.Query) (lasagna.Output, error) { return lasagna.Output{}, nil })); err != nil {
+		t.Errorf("ClosePipeline of a user's pipeline: %v", err)
+	}
+}
+
+func goldArmRetriever(b *lasagna.Benchmark) lasagna.Retriever {
+	return lasagna.RetrieverFunc(func(ctx context.Context, q lasagna.Query, k int) ([]lasagna.Hit, error) {
+		return []lasagna.Hit{{ID: b.Corpus[0].ID, Score: 1}}, nil
+	})
+}
