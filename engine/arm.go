@@ -623,7 +623,11 @@ func (d Deps) retriever(ctx context.Context, arm *Arm, spec ArmSpec) error {
 			if err != nil {
 				return nil, err
 			}
-			return withFacts{keywordRetriever{store.(vector.KeywordSearcher), vb.redact}, facts, store}, nil
+			ks, err := keywordSearcher(store)
+			if err != nil {
+				return nil, err
+			}
+			return withFacts{keywordRetriever{ks, vb.redact}, facts, store}, nil
 		}
 		arm.Stages[lasagna.StageRetriever] = RetrieverWeaviateBM25
 	case RetrieverWeaviateHybrid:
@@ -636,7 +640,11 @@ func (d Deps) retriever(ctx context.Context, arm *Arm, spec ArmSpec) error {
 			if err != nil {
 				return nil, err
 			}
-			return withFacts{hybridRetriever{store.(vector.KeywordSearcher), emb, alpha, vb.redact}, facts, store}, nil
+			ks, err := keywordSearcher(store)
+			if err != nil {
+				return nil, err
+			}
+			return withFacts{hybridRetriever{ks, emb, alpha, vb.redact}, facts, store}, nil
 		}
 		arm.Stages[lasagna.StageRetriever] = RetrieverWeaviateHybrid + " alpha=" + strconv.FormatFloat(alpha, 'g', -1, 64)
 	}

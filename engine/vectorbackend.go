@@ -338,6 +338,7 @@ type vectorBackend struct {
 	open   func(ctx context.Context) (vector.Store, error)
 	desc   string // held_fixed vector_backend: Description.String()
 	stage  string // fixed_stages vector_backend
+	text   bool   // the arm searches the store's texts (weaviate-*)
 	redact redactor
 }
 
@@ -355,7 +356,8 @@ func (d Deps) vectorBackend(ctx context.Context, spec ArmSpec) (*vectorBackend, 
 	if errs := append(vb.problems(at), checkArmVectorBackend(spec, &vb, posPrefix(spec.Pos))...); len(errs) > 0 {
 		return nil, errs[0]
 	}
-	b := &vectorBackend{spec: vb, redact: newRedactor(vb)}
+	b := &vectorBackend{spec: vb, redact: newRedactor(vb),
+		text: spec.Retriever == RetrieverWeaviateBM25 || spec.Retriever == RetrieverWeaviateHybrid}
 	switch {
 	case d.VectorStore != nil:
 		b.open = func(ctx context.Context) (vector.Store, error) {
@@ -383,7 +385,7 @@ func (d Deps) vectorBackend(ctx context.Context, spec ArmSpec) (*vectorBackend, 
 		// "exact cosine".
 		b.stage += " " + string(vb.Metric)
 	}
-	if spec.Retriever == RetrieverWeaviateBM25 || spec.Retriever == RetrieverWeaviateHybrid {
+	if b.text {
 		_, text := probe.(vector.TextStore)
 		_, kw := probe.(vector.KeywordSearcher)
 		if !text || !kw {
@@ -404,6 +406,11 @@ func (vb *vectorBackend) build(ctx context.Context, b *lasagna.Benchmark, emb la
 	if got := vb.redact.str(store.Describe().String()); got != vb.desc {
 		store.Close()
 		return nil, nil, fmt.Errorf("vector_backend changed while the sweep ran: it was %q when the arms were set up and is %q now; rerun the sweep", vb.desc, got)
+	}
+	if vb.text {
+		if _, err := keywordSearcher(store); err != nil {
+			return nil, nil, err
+		}
 	}
 	r, err := dense.Build(ctx, b.Corpus, emb, store, dense.Options{Model: model, Metric: vb.spec.Metric})
 	if err == nil && emb != nil && r.Reused() {
@@ -428,6 +435,18 @@ func learnDim(ctx context.Context, emb lasagna.Embedder) error {
 		return fmt.Errorf("embed a probe text to learn the embedding dimension: %w", err)
 	}
 	return nil
+}
+
+// keywordSearcher returns store as a KeywordSearcher, or closes it and
+// fails (Deps.VectorStore returned another kind of store than the one the
+// arm was set up with).
+func keywordSearcher(store vector.Store) (vector.KeywordSearcher, error) {
+	ks, ok := store.(vector.KeywordSearcher)
+	if _, text := store.(vector.TextStore); !ok || !text {
+		store.Close()
+		return nil, fmt.Errorf("the %s store opened for this benchmark does not keep and search texts (vector.TextStore and vector.KeywordSearcher), though the one the arm was set up with did", store.Describe().Name)
+	}
+	return ks, nil
 }
 
 // keywordRetriever searches a store's text with the engine's own BM25.

@@ -694,3 +694,26 @@ func goldArmRetriever(b *lasagna.Benchmark) lasagna.Retriever {
 		return []lasagna.Hit{{ID: b.Corpus[0].ID, Score: 1}}, nil
 	})
 }
+
+// TestVectorBackendStoreKindChanged: a factory that returns a store that
+// cannot search text after setting the arm up with one that could fails
+// the cell, and the store is closed.
+func TestVectorBackendStoreKindChanged(t *testing.T) {
+	srv := newFakeServer("weaviate", true)
+	s, err := ParseSweep([]byte("benchmarks: [{path: tiny.jsonl}]\nvector_backend: {name: weaviate, url: 'http://h:8080'}\narms: [{name: k, retriever: weaviate-bm25}]\n"), "s.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	arms, err := (Deps{VectorStore: srv.open}).Arms(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.text = false
+	rep, err := Run(t.Context(), []*BenchmarkRun{tinyBench(t)}, arms, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := rep.Cells[0].BuildErr; e == nil || !strings.Contains(e.Error(), "does not keep and search texts") || srv.opens != srv.closes {
+		t.Errorf("build error = %v; %d opens, %d closes", e, srv.opens, srv.closes)
+	}
+}
