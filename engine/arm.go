@@ -414,7 +414,7 @@ func (d Deps) Arm(spec ArmSpec, topK int) (Arm, error) {
 // backend, which is opened once to describe it.
 func (d Deps) ArmContext(ctx context.Context, spec ArmSpec, topK int) (Arm, error) {
 	where := fmt.Sprintf("%sarm %q", posPrefix(spec.Pos), spec.Name)
-	if errs := checkGeneration(spec, posPrefix(spec.Pos)); len(errs) > 0 {
+	if errs := append(checkGeneration(spec, posPrefix(spec.Pos)), checkArmVectorBackend(spec, spec.VectorBackend, posPrefix(spec.Pos))...); len(errs) > 0 {
 		return Arm{}, errs[0]
 	}
 	arm := Arm{Name: spec.Name, TopK: topK, Varied: spec.Varied, Stages: map[lasagna.Stage]string{}, Settings: map[string]any{}}

@@ -353,7 +353,7 @@ func (d Deps) vectorBackend(ctx context.Context, spec ArmSpec) (*vectorBackend, 
 	if at == "" {
 		at = posPrefix(spec.Pos)
 	}
-	if errs := append(vb.problems(at), checkArmVectorBackend(spec, &vb, posPrefix(spec.Pos))...); len(errs) > 0 {
+	if errs := vb.problems(at); len(errs) > 0 {
 		return nil, errs[0]
 	}
 	b := &vectorBackend{spec: vb, redact: newRedactor(vb),

@@ -615,6 +615,22 @@ func TestVectorBackendSweepErrors(t *testing.T) {
 	if _, err := (Deps{Embedder: func(string) (lasagna.Embedder, error) { return wordsEmbedder{}, nil }}).Arm(s.Arms[0], 10); err == nil || !strings.Contains(err.Error(), "dsn holds a password") {
 		t.Errorf("Deps.Arm: %v", err)
 	}
+	// Deps.Arm checks an ArmSpec made in Go too.
+	for _, c := range []struct {
+		spec ArmSpec
+		want string
+	}{
+		{ArmSpec{Name: "b", Retriever: RetrieverBM25, VectorBackend: &VectorBackendSpec{Name: "exact"}}, "vector_backend applies to arms that keep the corpus in one"},
+		{ArmSpec{Name: "k", Retriever: RetrieverWeaviateBM25}, "searches a Weaviate server"},
+		{ArmSpec{Name: "k", Retriever: RetrieverWeaviateBM25, VectorBackend: &VectorBackendSpec{Name: "pgvector", DSN: "host=db"}}, "searches a Weaviate server"},
+		{ArmSpec{Name: "d", Retriever: RetrieverDense, Embedder: EmbedderSpec{Model: "m"}, Alpha: new(float64)}, "alpha applies to retriever weaviate-hybrid only"},
+		{ArmSpec{Name: "d", Retriever: RetrieverDense, Embedder: EmbedderSpec{Model: "m"}, VectorBackend: &VectorBackendSpec{Name: "exakt"}}, `unknown name "exakt" (did you mean "exact"?)`},
+	} {
+		_, err := (Deps{Embedder: func(string) (lasagna.Embedder, error) { return wordsEmbedder{}, nil }}).Arm(c.spec, 10)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Deps.Arm(%+v): %v, want %q", c.spec, err, c.want)
+		}
+	}
 }
 
 // TestVectorBackendVaried: arms that differ only in a declared
