@@ -187,6 +187,8 @@ func refuse(store vector.Store, c vector.Collection, why string) error {
 			fix = fmt.Sprintf("psql -c 'DROP TABLE %s' (connecting as the sweep's dsn does)", c.Name)
 		case "weaviate":
 			fix = fmt.Sprintf("curl -X DELETE \"$WEAVIATE_URL/v1/schema/%s\" (the class of collection %s; add -H \"Authorization: Bearer $WEAVIATE_API_KEY\" when the server needs a key)", capitalize(c.Name), c.Name)
+		case "exact":
+			return fmt.Errorf("dense: the exact index %s; build each corpus into a new index (vector.New)", why)
 		default:
 			fix = "drop collection " + c.Name + " in the backend"
 		}

@@ -412,7 +412,7 @@ func TestBuildTwiceIntoTheExactIndex(t *testing.T) {
 	if texts.Load() != 12 {
 		t.Errorf("%d texts embedded, want 12", texts.Load())
 	}
-	if _, err := Build(t.Context(), sixDocs[:2], emb, ix, Options{}); err == nil || !strings.Contains(err.Error(), "exact collection") || !strings.Contains(err.Error(), "holds 6 documents and this corpus has 2") {
+	if _, err := Build(t.Context(), sixDocs[:2], emb, ix, Options{}); err == nil || !strings.Contains(err.Error(), "new index (vector.New)") || !strings.Contains(err.Error(), "holds 6 documents and this corpus has 2") {
 		t.Errorf("smaller corpus into a filled index: %v", err)
 	}
 }
