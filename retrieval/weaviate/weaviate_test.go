@@ -216,10 +216,30 @@ func TestKeywordFindsRareWordFirst(t *testing.T) {
 	if err := s.AddDocuments(ctx, docs, nil); err != nil {
 		t.Fatal(err)
 	}
-	hits, err := s.SearchKeyword(ctx, "the zyzzyva of", 5)
-	if err != nil {
-		t.Fatal(err)
+	// The rare word beside a word found in 5–30% of the passages (not a
+	// stopword, which Weaviate's BM25 drops) but not in passage 137, so
+	// that others match too and score lower.
+	df := map[string]int{}
+	for _, d := range docs {
+		seen := map[string]bool{}
+		for _, w := range strings.Fields(d.Text) {
+			if !seen[w] {
+				seen[w] = true
+				df[w]++
+			}
+		}
 	}
+	common := ""
+	for _, w := range strings.Fields(docs[0].Text) {
+		if len(w) > 4 && df[w] >= 15 && df[w] <= 90 && !slices.Contains(strings.Fields(docs[137].Text), w) {
+			common = w
+			break
+		}
+	}
+	if common == "" {
+		t.Fatalf("no common word in %q", docs[0].Text)
+	}
+	hits, err := s.SearchKeyword(ctx, common+" zyzzyva", 5)
 	if len(hits) == 0 || hits[0].ID != docs[137].ID {
 		t.Fatalf("BM25 for a rare word: %v, want %s first", hits, docs[137].ID)
 	}
@@ -229,6 +249,22 @@ func TestKeywordFindsRareWordFirst(t *testing.T) {
 	for i := 1; i < len(hits); i++ {
 		if hits[i].Score > hits[i-1].Score {
 			t.Fatalf("hits not best first: %v", hits)
+		}
+	}
+	// The top k is the first k of a longer list: the engine's BM25 ranks
+	// exactly at every limit (see internal/weaviatetest on BlockMax WAND).
+	q := strings.Join(strings.Fields(docs[0].Text)[:6], " ")
+	long, err := s.SearchKeyword(ctx, q, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []int{1, 3, 5, 10, 20} {
+		short, err := s.SearchKeyword(ctx, q, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(ids(short), ids(long[:k])) {
+			t.Fatalf("BM25 %q: limit %d gives %v, the first %d of limit 100 are %v", q, k, ids(short), k, ids(long[:k]))
 		}
 	}
 	// Quotes, backslashes and control characters reach the server as text.
