@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/lasagna-go/lasagna/engine"
 	"github.com/lasagna-go/lasagna/retrieval/vector"
+	"github.com/lasagna-go/lasagna/retrieval/weaviate"
 )
 
 // openVectorStore is the engine's Deps.VectorStore: a new store of the
@@ -15,6 +17,12 @@ func openVectorStore(ctx context.Context, spec engine.VectorBackendSpec) (vector
 	switch spec.Name {
 	case engine.VectorBackendExact, "":
 		return vector.New(spec.Metric)
+	case "weaviate":
+		s, err := weaviate.Open(ctx, weaviate.Config{URL: spec.URL, APIKey: os.Getenv("WEAVIATE_API_KEY"), Index: spec.Index.HNSW(), Metric: spec.Metric})
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
 	}
 	return nil, fmt.Errorf("vector_backend %q is not built into this lasagna (%s); see the vector_backend names in `lasagna help benchmark run`", spec.Name, version)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
@@ -18,7 +19,6 @@ import (
 	"github.com/go-openapi/strfmt"
 	"github.com/google/uuid"
 	wv "github.com/weaviate/weaviate-go-client/v5/weaviate"
-	"github.com/weaviate/weaviate-go-client/v5/weaviate/auth"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/fault"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/graphql"
 	"github.com/weaviate/weaviate/entities/models"
@@ -75,12 +75,13 @@ type Config struct {
 // It works on the collection of its last Open. Its methods are safe for
 // concurrent use.
 type Store struct {
-	client  *wv.Client
-	url     string // without userinfo
-	version string
-	index   vector.HNSW
-	metric  vector.Metric
-	batch   int
+	client    *wv.Client
+	transport *http.Transport
+	url       string // without userinfo
+	version   string
+	index     vector.HNSW
+	metric    vector.Metric
+	batch     int
 
 	mu      sync.RWMutex
 	class   string // "" until Open
@@ -93,6 +94,7 @@ type Store struct {
 var (
 	_ vector.TextStore       = (*Store)(nil)
 	_ vector.KeywordSearcher = (*Store)(nil)
+	_ vector.Dropper         = (*Store)(nil)
 )
 
 // Open connects to the Weaviate server at cfg.URL and checks that it
@@ -128,15 +130,24 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if batch <= 0 {
 		batch = DefaultBatchSize
 	}
-	wcfg := wv.Config{Host: u.Host, Scheme: u.Scheme, Timeout: cfg.Timeout}
+	timeout := cfg.Timeout
+	if timeout <= 0 {
+		timeout = time.Minute
+	}
+	// A transport of the Store's own, so Close can release its idle
+	// connections.
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	wcfg := wv.Config{Host: u.Host, Scheme: u.Scheme, Timeout: timeout,
+		ConnectionClient: &http.Client{Timeout: timeout, Transport: transport}}
 	if cfg.APIKey != "" {
-		wcfg.AuthConfig = auth.ApiKey{Value: cfg.APIKey}
+		// What the client's auth.ApiKey sends, without its second client.
+		wcfg.Headers = map[string]string{"Authorization": "Bearer " + cfg.APIKey}
 	}
 	client, err := wv.NewClient(wcfg)
 	if err != nil {
 		return nil, fmt.Errorf("weaviate at %s: %v", u, redact(err, cfg.APIKey))
 	}
-	s := &Store{client: client, url: u.String(), index: ix, metric: metric, batch: batch}
+	s := &Store{client: client, transport: transport, url: u.String(), index: ix, metric: metric, batch: batch}
 	var meta *models.Meta
 	err = s.retry(ctx, func() error {
 		var err error
@@ -294,8 +305,22 @@ func (s *Store) Describe() vector.Description {
 	}
 }
 
-// Close releases idle connections.
-func (s *Store) Close() error { return nil }
+// DropCommand returns the command that drops collection c's class (the
+// dense stage's fix when it refuses a collection), with the API key read
+// from the environment, never written out.
+func (s *Store) DropCommand(c vector.Collection) string {
+	class, err := ClassName(c.Name)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf(`curl -X DELETE -H "Authorization: Bearer $WEAVIATE_API_KEY" %s/v1/schema/%s`, s.url, class)
+}
+
+// Close releases the Store's idle connections.
+func (s *Store) Close() error {
+	s.transport.CloseIdleConnections()
+	return nil
+}
 
 func distanceOf(m vector.Metric) string {
 	if m == vector.Dot {

@@ -202,6 +202,10 @@ func TestDescribe(t *testing.T) {
 	if d.String() != want {
 		t.Fatalf("Describe() = %q, want %q", d, want)
 	}
+	srv := weaviatetest.Shared(t)
+	if got, want := s.DropCommand(c), `curl -X DELETE -H "Authorization: Bearer $WEAVIATE_API_KEY" `+srv.URL+`/v1/schema/Lasagna_describe`; got != want {
+		t.Fatalf("DropCommand = %q, want %q", got, want)
+	}
 }
 
 func TestKeywordFindsRareWordFirst(t *testing.T) {

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lasagna-go/lasagna/fixtures"
+	"github.com/lasagna-go/lasagna/internal/weaviatetest"
+	"github.com/lasagna-go/lasagna/results"
+)
+
+// TestBenchmarkRunWeaviate runs one sweep with the exact index, Weaviate
+// (dense) and Weaviate's own BM25 and hybrid, beside the built-in BM25,
+// against a real server; a second run reuses the collections. The dense
+// arms score the same (the corpus is small enough for HNSW to be exact)
+// and their configs differ only in vector_backend.
+func TestBenchmarkRunWeaviate(t *testing.T) {
+	srv := weaviatetest.Start(t)
+	t.Setenv("LASAGNA_CACHE_DIR", t.TempDir())
+	fake := fixtures.NewFakeOpenAI(fixtures.FakeOpenAIOptions{APIKey: "test-key"})
+	defer fake.Close()
+	t.Setenv("OPENAI_BASE_URL", fake.URL)
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	t.Setenv("WEAVIATE_API_KEY", "")
+	dir := t.TempDir()
+	data, err := os.ReadFile("../../examples/data/faq.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "faq.jsonl"), data, 0o644)
+	sweep := filepath.Join(dir, "s.yaml")
+	os.WriteFile(sweep, []byte(`benchmarks: [{path: faq.jsonl}]
+vector_backend: {name: weaviate, url: `+srv.URL+`}
+arms:
+  - {name: exact, retriever: dense, embedder: {model: toy-embed}, vector_backend: {name: exact}, varied: [vector_backend]}
+  - {name: weaviate, retriever: dense, embedder: {model: toy-embed}}
+  - {name: bm25, retriever: bm25}
+  - {name: weaviate-bm25, retriever: weaviate-bm25}
+  - {name: weaviate-hybrid, retriever: weaviate-hybrid, alpha: 0.5, embedder: {model: toy-embed}}
+`), 0o644)
+	for run := range 2 {
+		bundle := filepath.Join(dir, "b.json")
+		out, errOut, code := runCLI(t, "benchmark", "run", sweep, "-o", bundle)
+		if code != 0 {
+			t.Fatalf("run %d: exit %d\n%s\n%s", run, code, out, errOut)
+		}
+		if strings.Contains(out+errOut, srv.URL) {
+			t.Errorf("run %d: the output names the server's URL", run)
+		}
+		b, err := results.ReadFile(bundle)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := map[string]results.Config{}
+		for _, c := range b.Configs {
+			cfg[c.Name] = c
+		}
+		metrics := map[string]map[string]float64{}
+		for _, r := range b.Results {
+			metrics[r.ConfigName] = r.Metrics
+		}
+		want := "weaviate " + strings.TrimPrefix(weaviatetest.Version, "v") + " hnsw m=32 ef_construction=256 ef=256 cosine"
+		// vector_backend is varied (declared on the exact arm), so it is
+		// a level of each config and the dense arms share one key.
+		if got := cfg["weaviate"].VariedLevels["vector_backend"]; got != want {
+			t.Errorf("run %d: weaviate arm's vector_backend level %q, want %q", run, got, want)
+		}
+		if got := cfg["exact"].VariedLevels["vector_backend"]; got != "exact cosine" {
+			t.Errorf("run %d: exact arm's vector_backend level %q", run, got)
+		}
+		if cfg["exact"].ComparabilityKey != cfg["weaviate"].ComparabilityKey {
+			t.Errorf("run %d: the exact and weaviate dense arms have different comparability keys", run)
+		}
+		for _, m := range []string{"ndcg@10", "recall@10", "mrr@10"} {
+			if e, w := metrics["exact"][m], metrics["weaviate"][m]; e != w || e == 0 {
+				t.Errorf("run %d: %s exact %v, weaviate %v: want equal and > 0", run, m, e, w)
+			}
+		}
+		for _, arm := range []string{"weaviate-bm25", "weaviate-hybrid"} {
+			if metrics[arm]["ndcg@10"] <= 0.3 {
+				t.Errorf("run %d: %s ndcg@10 = %v, want a working ranking", run, arm, metrics[arm]["ndcg@10"])
+			}
+		}
+		for _, f := range append(b.Integrity.Warnings, b.Integrity.Blocking...) {
+			if strings.Contains(f, "PARTIAL_CORPUS") {
+				t.Errorf("run %d: %s", run, f)
+			}
+		}
+	}
+}
