@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,13 +47,15 @@ func BenchmarkWeaviate(b *testing.B) {
 	if err := exact.Add(ctx, ids, vecs); err != nil {
 		b.Fatal(err)
 	}
-	s, err := weaviate.Open(ctx, weaviate.Config{URL: srv.URL})
+	index := vector.HNSW{M: envInt("LASAGNA_BENCH_M"), EfConstruction: envInt("LASAGNA_BENCH_EFC")}
+	s, err := weaviate.Open(ctx, weaviate.Config{URL: srv.URL, Index: index})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Logf("%s, %d docs × %d-d, %d queries", s.Describe(), n, dim, nq)
 	var round int
 	var store *weaviate.Store
+	var coll vector.Collection
 	b.Run("ingest", func(b *testing.B) {
 		for b.Loop() {
 			round++
@@ -71,13 +74,48 @@ func BenchmarkWeaviate(b *testing.B) {
 			b.ReportMetric(float64(n)/wall.Seconds(), "docs/s")
 			b.ReportMetric((srv.CPU() - scpu).Seconds(), "server-cpu-s")
 			b.ReportMetric((cputime.Used() - cpu).Seconds(), "client-cpu-s")
-			store = s
+			store, coll = s, c
 		}
 	})
 	if store == nil {
 		return
 	}
-	b.Run("search", func(b *testing.B) {
+	efs := []int{0}
+	for _, f := range strings.Split(os.Getenv("LASAGNA_BENCH_EF"), ",") {
+		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
+			if efs[0] == 0 {
+				efs = efs[:0]
+			}
+			efs = append(efs, n)
+		}
+	}
+	for _, ef := range efs {
+		if ef > 0 {
+			// The same class, searched with another ef (Open updates it).
+			ix := index
+			ix.EfSearch = ef
+			var err error
+			store, err = weaviate.Open(ctx, weaviate.Config{URL: srv.URL, Index: ix})
+			if err == nil {
+				_, err = store.Open(ctx, coll)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		benchSearch(b, store, srv, exact, qvecs)
+	}
+}
+
+func envInt(name string) int {
+	n, _ := strconv.Atoi(os.Getenv(name))
+	return n
+}
+
+func benchSearch(b *testing.B, store *weaviate.Store, srv *weaviatetest.Server, exact *vector.Index, qvecs [][]float32) {
+	ctx := context.Background()
+	nq := len(qvecs)
+	b.Run("search/"+strings.Fields(store.Describe().Index)[3], func(b *testing.B) {
 		cpu, scpu, q := cputime.Used(), srv.CPU(), 0
 		for b.Loop() {
 			for _, qv := range qvecs {
@@ -106,6 +144,6 @@ func BenchmarkWeaviate(b *testing.B) {
 			}
 			sum += recallAt10(want, got, score)
 		}
-		b.ReportMetric(sum/nq, "recall@10")
+		b.ReportMetric(sum/float64(nq), "recall@10")
 	})
 }
