@@ -137,6 +137,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	// A transport of the Store's own, so Close can release its idle
 	// connections.
 	transport := http.DefaultTransport.(*http.Transport).Clone()
+	// Queries run concurrently: keep their connections instead of the
+	// default 2 per host.
+	transport.MaxIdleConnsPerHost = 32
 	wcfg := wv.Config{Host: u.Host, Scheme: u.Scheme, Timeout: timeout,
 		ConnectionClient: &http.Client{Timeout: timeout, Transport: transport}}
 	if cfg.APIKey != "" {

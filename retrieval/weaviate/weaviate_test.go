@@ -244,6 +244,9 @@ func TestKeywordFindsRareWordFirst(t *testing.T) {
 		t.Fatalf("no common word in %q", docs[0].Text)
 	}
 	hits, err := s.SearchKeyword(ctx, common+" zyzzyva", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(hits) == 0 || hits[0].ID != docs[137].ID {
 		t.Fatalf("BM25 for a rare word: %v, want %s first", hits, docs[137].ID)
 	}
