@@ -61,7 +61,7 @@ arms:
 		for _, r := range b.Results {
 			metrics[r.ConfigName] = r.Metrics
 		}
-		want := "weaviate " + strings.TrimPrefix(weaviatetest.Version, "v") + " hnsw m=32 ef_construction=256 ef=256 cosine"
+		want := "weaviate " + strings.TrimPrefix(weaviatetest.Version, "v") + " hnsw m=64 ef_construction=512 ef=1536 cosine"
 		// vector_backend is varied (declared on the exact arm), so it is
 		// a level of each config and the dense arms share one key.
 		if got := cfg["weaviate"].VariedLevels["vector_backend"]; got != want {

@@ -29,9 +29,9 @@ import (
 
 // Defaults for a zero Config field.
 const (
-	DefaultM              = 32
-	DefaultEfConstruction = 256
-	DefaultEfSearch       = 256
+	DefaultM              = 64
+	DefaultEfConstruction = 512
+	DefaultEfSearch       = 1536
 	DefaultBatchSize      = 256
 )
 

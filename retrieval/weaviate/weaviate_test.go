@@ -198,7 +198,7 @@ func TestDescribe(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := s.Describe()
-	want := "weaviate " + strings.TrimPrefix(weaviatetest.Version, "v") + " hnsw m=32 ef_construction=256 ef=256 cosine"
+	want := "weaviate " + strings.TrimPrefix(weaviatetest.Version, "v") + " hnsw m=64 ef_construction=512 ef=1536 cosine"
 	if d.String() != want {
 		t.Fatalf("Describe() = %q, want %q", d, want)
 	}
