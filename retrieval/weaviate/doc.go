@@ -28,8 +28,8 @@
 // small limit than the first k of a larger one (300 passages, limit 5: 4
 // of 5 differ, the best match missing); a server started with
 // USE_INVERTED_SEARCHABLE=false (the classic WAND, as the tests run it)
-// ranks the same at every limit. The setting applies to classes the
-// server creates afterwards.
+// ranks the same at every limit (set it before lasagna creates the
+// classes: the server stores the choice in each class).
 //
 // What a collection holds (fingerprint, documents, embedder, metric,
 // sealed) is recorded in one object per collection of the class
