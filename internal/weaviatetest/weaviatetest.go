@@ -332,7 +332,9 @@ func (s *Server) Stop() {
 // netns is a goroutine locked to an OS thread that lives in a new network
 // namespace; run executes functions on that thread. The thread is never
 // unlocked, so when the goroutine ends the runtime ends the thread with it
-// instead of reusing it outside the namespace.
+// (or, if it is the process's main thread, parks it for good) instead of
+// reusing it outside the namespace. Threads the runtime starts while it is
+// locked come from its template thread, in the host's namespace.
 type netns struct {
 	calls chan func()
 	stop  sync.Once

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -42,7 +43,11 @@ func TestMissingBinarySkipsOrFails(t *testing.T) {
 // is gone (with its data folder) after Stop.
 func TestServerIsolated(t *testing.T) {
 	s := Start(t)
-	mine, err := os.Readlink("/proc/self/ns/net")
+	// This goroutine's thread, not /proc/self (the main thread), which
+	// may be the one the namespace goroutine locked.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	mine, err := os.Readlink("/proc/thread-self/ns/net")
 	if err != nil {
 		t.Fatal(err)
 	}
