@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -578,5 +581,38 @@ func TestSearchBeforeOpen(t *testing.T) {
 	}
 	if _, err := s.Search(context.Background(), []float32{1}, 1); err == nil || !strings.Contains(err.Error(), "before Open") {
 		t.Fatalf("Search before Open: %v", err)
+	}
+}
+
+func TestRetriesAreBounded(t *testing.T) {
+	var calls, failFirst atomic.Int32
+	failFirst.Store(2)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := calls.Add(1)
+		if n <= failFirst.Load() {
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"version":"1.35.2"}`)
+	}))
+	defer srv.Close()
+	s, err := weaviate.Open(context.Background(), weaviate.Config{URL: srv.URL})
+	if err != nil {
+		t.Fatalf("two 503s then an answer: %v", err)
+	}
+	if calls.Load() != 3 || s.Describe().ServerVersion != "1.35.2" {
+		t.Fatalf("%d calls, version %q: want 3 and 1.35.2", calls.Load(), s.Describe().ServerVersion)
+	}
+	calls.Store(0)
+	failFirst.Store(1000)
+	_, err = weaviate.Open(context.Background(), weaviate.Config{URL: srv.URL})
+	if err == nil || !strings.Contains(err.Error(), "status 503") || !strings.Contains(err.Error(), srv.URL) {
+		t.Fatalf("always 503: %v", err)
+	}
+	// The client asks for the version once itself when it is made; then
+	// the Store's 4 tries.
+	if calls.Load() != 5 {
+		t.Fatalf("always 503: %d requests, want 5 (the client's version probe and 4 tries)", calls.Load())
 	}
 }
