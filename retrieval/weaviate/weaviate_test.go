@@ -320,6 +320,41 @@ func TestHybrid(t *testing.T) {
 	if got := ids(hits); len(got) != 10 || !slices.Contains(got[:2], docs[7].ID) || !slices.Contains(got[:2], docs[42].ID) {
 		t.Fatalf("hybrid alpha=0.5: %v, want %s and %s on top", got, docs[7].ID, docs[42].ID)
 	}
+	// Concurrent searches (the engine runs queries in parallel) agree
+	// with a sequential one.
+	want, err := s.Search(ctx, vecs[3], 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			for range 10 {
+				got, err := s.Search(ctx, vecs[3], 10)
+				if err == nil && !slices.Equal(ids(got), ids(want)) {
+					err = fmt.Errorf("concurrent search gave %v, sequential %v", ids(got), ids(want))
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				if _, err := s.SearchKeyword(ctx, "zyzzyva", 3); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A query without words is the vector part alone.
+	if hits, err := s.SearchHybrid(ctx, " ", q, 10, 0.5); err != nil || len(hits) == 0 || hits[0].ID != docs[7].ID {
+		t.Fatalf("hybrid with a blank query: %v %v, want %s first", hits, err, docs[7].ID)
+	}
 	if _, err := s.SearchHybrid(ctx, "x", q, 10, 1.5); err == nil || !strings.Contains(err.Error(), "[0, 1]") {
 		t.Fatalf("alpha 1.5: %v, want a refusal", err)
 	}
