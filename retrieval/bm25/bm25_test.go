@@ -3,15 +3,18 @@ package bm25
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/corpusgen"
 )
 
 // tiny is the hand-computed corpus. Without stemming, stopwords dropped:
@@ -443,5 +446,59 @@ func TestBuildReleasing(t *testing.T) {
 	}
 	if _, err := BuildReleasing(slices.Clone(docs[:10]), DefaultOptions()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestScoresAtFloat32Precision checks that a hit's Score is the float32
+// the index computed (recomputed here from the postings, term by term in
+// Search's order), recorded as the float64 nearest to that float32's
+// shortest decimal, so that JSON writes float32's digits.
+func TestScoresAtFloat32Precision(t *testing.T) {
+	docs, queries := corpusgen.Zipf(3000, 200)
+	ix, err := Build(docs, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	num := make(map[string]uint32, len(ix.ids))
+	for i, id := range ix.ids {
+		num[id] = uint32(i)
+	}
+	hits := 0
+	for _, q := range queries {
+		qtf := map[string]int{}
+		for _, term := range Tokens(q, ix.opts) {
+			if _, ok := ix.terms[term]; ok {
+				qtf[term]++
+			}
+		}
+		terms := slices.Sorted(maps.Keys(qtf))
+		for _, h := range ix.Search(q, 50) {
+			var want float32
+			for _, term := range terms {
+				tid := ix.terms[term]
+				lo, hi := ix.offsets[tid], ix.offsets[tid+1]
+				if p, ok := slices.BinarySearch(ix.docs[lo:hi], num[h.ID]); ok {
+					if qtf[term] == 1 {
+						want += ix.impacts[lo+p]
+					} else {
+						want += float32(qtf[term]) * ix.impacts[lo+p]
+					}
+				}
+			}
+			if float32(h.Score) != want {
+				t.Fatalf("query %q, %s: float32(Score) = %v, the index computed %v", q, h.ID, float32(h.Score), want)
+			}
+			dec := strconv.FormatFloat(float64(want), 'g', -1, 32)
+			if def, _ := strconv.ParseFloat(dec, 64); h.Score != def {
+				t.Fatalf("query %q, %s: Score = %v, want %v (the float64 nearest to %s)", q, h.ID, h.Score, def, dec)
+			}
+			if g := strconv.FormatFloat(h.Score, 'g', -1, 64); g != dec {
+				t.Fatalf("query %q, %s: the score's shortest text is %s, want float32's %s", q, h.ID, g, dec)
+			}
+			hits++
+		}
+	}
+	if hits < 1000 {
+		t.Fatalf("only %d hits checked", hits)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/numfmt"
 	"github.com/lasagna-go/lasagna/internal/topk"
 )
 
@@ -544,7 +545,7 @@ func (ix *Index) Search(query string, k int) []lasagna.Hit {
 	best := h.Sorted()
 	hits := make([]lasagna.Hit, len(best))
 	for i, it := range best {
-		hits[i] = lasagna.Hit{ID: ix.ids[it.Value], Score: float64(it.Score)}
+		hits[i] = lasagna.Hit{ID: ix.ids[it.Value], Score: numfmt.Float32(it.Score)}
 	}
 	s.touched, s.heap = touched, best
 	return hits
