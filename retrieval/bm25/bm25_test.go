@@ -502,3 +502,74 @@ func TestScoresAtFloat32Precision(t *testing.T) {
 		t.Fatalf("only %d hits checked", hits)
 	}
 }
+
+// TestPairStorage checks the analysis' pair storage where it changes
+// representation: frequencies around the one-byte limit (254, 255, 256 and
+// far above, kept beside the pairs) and enough pairs to fill several blocks
+// in each shard, against the direct formula.
+func TestPairStorage(t *testing.T) {
+	tfs := []int{1, 2, 254, 255, 256, 300, 1000, 70_000}
+	var docs []lasagna.Document
+	for i := range 6000 {
+		var w []string
+		for j := range 25 {
+			w = append(w, fmt.Sprintf("w%dx%d", (i*7+j*13)%997, j%5))
+		}
+		if i%700 == 0 {
+			w = append(w, strings.Repeat("apple ", tfs[(i/700)%len(tfs)]))
+		}
+		docs = append(docs, lasagna.Document{ID: fmt.Sprintf("d%05d", i), Text: strings.Join(w, " ")})
+	}
+	for _, workers := range []int{1, 3} {
+		ix, err := buildSharded(docs, Options{}, workers, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ix.Postings() <= 2*pairBlock {
+			t.Fatalf("%d postings; the test wants several blocks", ix.Postings())
+		}
+		opts := ix.Options()
+		n, df := float64(len(docs)), 0
+		dl := make([]int, len(docs))
+		tf := make([]int, len(docs))
+		total := 0
+		for i, d := range docs {
+			for _, tk := range Tokens(d.Text, opts) {
+				dl[i]++
+				if tk == "apple" {
+					tf[i]++
+				}
+			}
+			if tf[i] > 0 {
+				df++
+			}
+			total += dl[i]
+		}
+		avgdl := float64(total) / n
+		idf := math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
+		got := ix.Search("apple", len(docs))
+		if len(got) != df {
+			t.Fatalf("workers %d: %d hits for apple, want %d", workers, len(got), df)
+		}
+		for _, h := range got {
+			i := slices.IndexFunc(docs, func(d lasagna.Document) bool { return d.ID == h.ID })
+			x := float64(tf[i])
+			want := idf * x * (opts.K1 + 1) / (x + opts.K1*(1-opts.B+opts.B*float64(dl[i])/avgdl))
+			if math.Abs(h.Score-want) > 1e-6*want {
+				t.Errorf("workers %d: %s (tf %d) scores %v, want %v", workers, h.ID, tf[i], h.Score, want)
+			}
+		}
+		// Every posting of a common word, across blocks and shards.
+		for _, w := range []string{"w0x0", "w996x1", "w500x3"} {
+			want := 0
+			for _, d := range docs {
+				if strings.Contains(" "+d.Text+" ", " "+w+" ") {
+					want++
+				}
+			}
+			if got := ix.DocFreq(w); got != want || len(ix.Search(w, len(docs))) != want {
+				t.Errorf("workers %d: df(%s) = %d, want %d", workers, w, got, want)
+			}
+		}
+	}
+}
