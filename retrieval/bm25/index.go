@@ -153,9 +153,11 @@ type scratch struct {
 	tok     tokenizer
 }
 
-// item is a scored document in the top-k heap: tie key the rank of its id,
-// value its number.
-type item = topk.Entry[float32, uint32, uint32]
+// item is a scored document in the top-k heap: its score's bits and the
+// rank of its id in one key (scores are > 0, so their bits order as the
+// scores do, and the rank breaks ties), value its number. One integer
+// comparison ranks two items.
+type item = topk.Entry[uint64, uint8, uint32]
 
 type qterm struct {
 	term string
@@ -393,25 +395,33 @@ const (
 	tfBig     = 255     // the one-byte frequency that stands for ≥ 255
 )
 
-// add appends the pair (t, tf).
-func (p *pairs) add(t, tf uint32) {
-	last := len(p.terms) - 1
-	if last < 0 || len(p.terms[last]) == cap(p.terms[last]) {
-		size := min(pairBlock, max(256, p.n))
-		p.terms = append(p.terms, make([]uint32, 0, size))
-		p.tfs = append(p.tfs, make([]uint8, 0, size))
-		last++
-	}
-	if tf >= tfBig {
-		if p.big == nil {
-			p.big = make(map[int]uint32)
+// addDoc appends the pairs (terms[i], tfs[i]), a block's room at a time.
+func (p *pairs) addDoc(terms, tfs []uint32) {
+	for len(terms) > 0 {
+		last := len(p.terms) - 1
+		if last < 0 || len(p.terms[last]) == cap(p.terms[last]) {
+			size := min(pairBlock, max(256, p.n))
+			p.terms = append(p.terms, make([]uint32, 0, size))
+			p.tfs = append(p.tfs, make([]uint8, 0, size))
+			last++
 		}
-		p.big[p.n] = tf
-		tf = tfBig
+		n := min(len(terms), cap(p.terms[last])-len(p.terms[last]))
+		p.terms[last] = append(p.terms[last], terms[:n]...)
+		tb := p.tfs[last]
+		for j, tf := range tfs[:n] {
+			if tf >= tfBig {
+				if p.big == nil {
+					p.big = make(map[int]uint32)
+				}
+				p.big[p.n+j] = tf
+				tf = tfBig
+			}
+			tb = append(tb, uint8(tf))
+		}
+		p.tfs[last] = tb
+		p.n += n
+		terms, tfs = terms[n:], tfs[n:]
 	}
-	p.terms[last] = append(p.terms[last], t)
-	p.tfs[last] = append(p.tfs[last], uint8(tf))
-	p.n++
 }
 
 // analyse analyses docs[lo:hi], writing each document's length to dls;
@@ -466,9 +476,7 @@ func analyse(docs []lasagna.Document, lo, hi int, opts Options, dls []uint32, re
 		d = i
 		tok.scan(docs[i].Title, add) // Title + " " + Text: a token
 		tok.scan(docs[i].Text, add)  // never spans the two
-		for j, t := range docTerms {
-			sh.pairs.add(t, docTFs[j])
-		}
+		sh.pairs.addDoc(docTerms, docTFs)
 		sh.docPairs[i-lo] = uint32(len(docTerms))
 		docTerms, docTFs = docTerms[:0], docTFs[:0]
 		sh.total += uint64(dls[i])
@@ -599,16 +607,16 @@ func (ix *Index) Search(query string, k int) []lasagna.Hit {
 	rank := ix.idRank
 	h := topk.New(k, s.heap)
 	for _, d := range touched {
-		sc := acc[d]
+		key := uint64(math.Float32bits(acc[d]))<<32 | uint64(rank[d])
 		acc[d] = 0
-		if !h.Full() || sc >= h.Worst().Score {
-			h.Offer(sc, rank[d], d)
+		if !h.Full() || key > h.Worst().Score {
+			h.Offer(key, 0, d)
 		}
 	}
 	best := h.Sorted()
 	hits := make([]lasagna.Hit, len(best))
 	for i, it := range best {
-		hits[i] = lasagna.Hit{ID: ix.ids[it.Value], Score: numfmt.Float32(it.Score)}
+		hits[i] = lasagna.Hit{ID: ix.ids[it.Value], Score: numfmt.Float32(math.Float32frombits(uint32(it.Score >> 32)))}
 	}
 	s.touched, s.heap = touched, best
 	return hits
