@@ -110,5 +110,7 @@
 // An Index is immutable once built: Search and Retrieve are safe for
 // concurrent use. Postings hold, per term, the ascending integer ids of the
 // documents with the term and each posting's precomputed BM25 contribution
-// (float32), 8 bytes a posting; per-query scratch space is pooled.
+// (float32), 8 bytes a posting; per-query scratch space is pooled. While
+// an index is built, the analysis holds each document's distinct terms in
+// 5 bytes a pair (term id and a one-byte frequency, larger ones aside).
 package bm25

@@ -176,7 +176,10 @@ func Build(docs []lasagna.Document, opts Options) (*Index, error) {
 // afterwards: it sets each document's Title and Text to "" once analysed,
 // so that their memory can be reclaimed while the index is built. Ids are
 // kept. The index is the one Build returns. On an error, texts may already
-// be gone.
+// be gone. It runs garbage collections (before the analysis, between its
+// rounds and at the end), so that the texts' and the analysis' memory is
+// reused rather than added to: call it where a collection's pause is
+// acceptable.
 func BuildReleasing(docs []lasagna.Document, opts Options) (*Index, error) {
 	return buildSharded(docs, opts, 0, true)
 }
