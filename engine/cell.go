@@ -48,7 +48,7 @@ func StartCell(ctx context.Context, br *BenchmarkRun, arm *Arm, queries []*lasag
 	return startCell(ctx, &Cell{Bench: br, Arm: arm}, queries, corpusIDs(br.Benchmark), opts)
 }
 
-func startCell(ctx context.Context, cell *Cell, queries []*lasagna.Query, ids map[string]struct{}, opts Options) (*CellRun, error) {
+func startCell(ctx context.Context, cell *Cell, queries []*lasagna.Query, ids *idSet, opts Options) (*CellRun, error) {
 	b := cell.Bench.Benchmark
 	arm := cell.Arm
 	cr := &CellRun{

@@ -257,18 +257,34 @@ func (s Shard) Select(b *lasagna.Benchmark) []*lasagna.Query {
 	return out
 }
 
-// corpusIDs returns the set of b's document ids.
-func corpusIDs(b *lasagna.Benchmark) map[string]struct{} {
-	ids := make(map[string]struct{}, len(b.Corpus))
-	for _, d := range b.Corpus {
-		ids[d.ID] = struct{}{}
-	}
-	return ids
+// corpusIDs returns the set of b's document ids, made when first asked.
+func corpusIDs(b *lasagna.Benchmark) *idSet { return &idSet{b: b} }
+
+// idSet is the set of a benchmark's document ids, made on the first
+// lookup: after the arm's index is built, so that the set is never in
+// memory beside a build's analysis, and (with Options.ReleaseTexts) where
+// the released texts were. Safe for concurrent use.
+type idSet struct {
+	b    *lasagna.Benchmark
+	once sync.Once
+	ids  map[string]struct{}
+}
+
+// has reports whether id is a document id of the benchmark.
+func (s *idSet) has(id string) bool {
+	s.once.Do(func() {
+		s.ids = make(map[string]struct{}, len(s.b.Corpus))
+		for _, d := range s.b.Corpus {
+			s.ids[d.ID] = struct{}{}
+		}
+	})
+	_, ok := s.ids[id]
+	return ok
 }
 
 // runCell runs one cell and returns how many of its queries are on record
 // in its journal (0 without one).
-func runCell(ctx context.Context, cell *Cell, queries []*lasagna.Query, ids map[string]struct{}, opts Options, tick func()) (int, error) {
+func runCell(ctx context.Context, cell *Cell, queries []*lasagna.Query, ids *idSet, opts Options, tick func()) (int, error) {
 	cr, err := startCell(ctx, cell, queries, ids, opts)
 	if err != nil {
 		return 0, err
@@ -442,7 +458,7 @@ func orDefault[T any](s, def []T) []T {
 type scorer struct {
 	b       *lasagna.Benchmark
 	arm     *Arm
-	ids     map[string]struct{}
+	ids     *idSet
 	cutoffs []int
 }
 
@@ -477,7 +493,7 @@ func (s *scorer) score(r *QueryResult, sc *scratch) {
 			r.Duplicate = h.ID
 		}
 		seen[h.ID] = struct{}{}
-		if _, ok := s.ids[h.ID]; !ok && !s.noCorpus() {
+		if !s.ids.has(h.ID) && !s.noCorpus() {
 			switch {
 			case s.arm.OwnIndex:
 				r.Outside++

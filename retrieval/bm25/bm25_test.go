@@ -3,15 +3,18 @@ package bm25
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/corpusgen"
 )
 
 // tiny is the hand-computed corpus. Without stemming, stopwords dropped:
@@ -443,5 +446,130 @@ func TestBuildReleasing(t *testing.T) {
 	}
 	if _, err := BuildReleasing(slices.Clone(docs[:10]), DefaultOptions()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestScoresAtFloat32Precision checks that a hit's Score is the float32
+// the index computed (recomputed here from the postings, term by term in
+// Search's order), recorded as the float64 nearest to that float32's
+// shortest decimal, so that JSON writes float32's digits.
+func TestScoresAtFloat32Precision(t *testing.T) {
+	docs, queries := corpusgen.Zipf(3000, 200)
+	ix, err := Build(docs, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	num := make(map[string]uint32, len(ix.ids))
+	for i, id := range ix.ids {
+		num[id] = uint32(i)
+	}
+	hits := 0
+	for _, q := range queries {
+		qtf := map[string]int{}
+		for _, term := range Tokens(q, ix.opts) {
+			if _, ok := ix.terms[term]; ok {
+				qtf[term]++
+			}
+		}
+		terms := slices.Sorted(maps.Keys(qtf))
+		for _, h := range ix.Search(q, 50) {
+			var want float32
+			for _, term := range terms {
+				tid := ix.terms[term]
+				lo, hi := ix.offsets[tid], ix.offsets[tid+1]
+				if p, ok := slices.BinarySearch(ix.docs[lo:hi], num[h.ID]); ok {
+					if qtf[term] == 1 {
+						want += ix.impacts[lo+p]
+					} else {
+						want += float32(qtf[term]) * ix.impacts[lo+p]
+					}
+				}
+			}
+			if float32(h.Score) != want {
+				t.Fatalf("query %q, %s: float32(Score) = %v, the index computed %v", q, h.ID, float32(h.Score), want)
+			}
+			dec := strconv.FormatFloat(float64(want), 'g', -1, 32)
+			if def, _ := strconv.ParseFloat(dec, 64); h.Score != def {
+				t.Fatalf("query %q, %s: Score = %v, want %v (the float64 nearest to %s)", q, h.ID, h.Score, def, dec)
+			}
+			if g := strconv.FormatFloat(h.Score, 'g', -1, 64); g != dec {
+				t.Fatalf("query %q, %s: the score's shortest text is %s, want float32's %s", q, h.ID, g, dec)
+			}
+			hits++
+		}
+	}
+	if hits < 1000 {
+		t.Fatalf("only %d hits checked", hits)
+	}
+}
+
+// TestPairStorage checks the analysis' pair storage where it changes
+// representation: frequencies around the one-byte limit (254, 255, 256 and
+// far above, kept beside the pairs) and enough pairs to fill several blocks
+// in each shard, against the direct formula.
+func TestPairStorage(t *testing.T) {
+	tfs := []int{1, 2, 254, 255, 256, 300, 1000, 70_000}
+	var docs []lasagna.Document
+	for i := range 6000 {
+		var w []string
+		for j := range 25 {
+			w = append(w, fmt.Sprintf("w%dx%d", (i*7+j*13)%997, j%5))
+		}
+		if i%700 == 0 {
+			w = append(w, strings.Repeat("apple ", tfs[(i/700)%len(tfs)]))
+		}
+		docs = append(docs, lasagna.Document{ID: fmt.Sprintf("d%05d", i), Text: strings.Join(w, " ")})
+	}
+	for _, workers := range []int{1, 3} {
+		ix, err := buildSharded(docs, Options{}, workers, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ix.Postings() <= 2*pairBlock {
+			t.Fatalf("%d postings; the test wants several blocks", ix.Postings())
+		}
+		opts := ix.Options()
+		n, df := float64(len(docs)), 0
+		dl := make([]int, len(docs))
+		tf := make([]int, len(docs))
+		total := 0
+		for i, d := range docs {
+			for _, tk := range Tokens(d.Text, opts) {
+				dl[i]++
+				if tk == "apple" {
+					tf[i]++
+				}
+			}
+			if tf[i] > 0 {
+				df++
+			}
+			total += dl[i]
+		}
+		avgdl := float64(total) / n
+		idf := math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
+		got := ix.Search("apple", len(docs))
+		if len(got) != df {
+			t.Fatalf("workers %d: %d hits for apple, want %d", workers, len(got), df)
+		}
+		for _, h := range got {
+			i := slices.IndexFunc(docs, func(d lasagna.Document) bool { return d.ID == h.ID })
+			x := float64(tf[i])
+			want := idf * x * (opts.K1 + 1) / (x + opts.K1*(1-opts.B+opts.B*float64(dl[i])/avgdl))
+			if math.Abs(h.Score-want) > 1e-6*want {
+				t.Errorf("workers %d: %s (tf %d) scores %v, want %v", workers, h.ID, tf[i], h.Score, want)
+			}
+		}
+		// Every posting of a common word, across blocks and shards.
+		for _, w := range []string{"w0x0", "w996x1", "w500x3"} {
+			want := 0
+			for _, d := range docs {
+				if strings.Contains(" "+d.Text+" ", " "+w+" ") {
+					want++
+				}
+			}
+			if got := ix.DocFreq(w); got != want || len(ix.Search(w, len(docs))) != want {
+				t.Errorf("workers %d: df(%s) = %d, want %d", workers, w, got, want)
+			}
+		}
 	}
 }

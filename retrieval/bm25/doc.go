@@ -99,12 +99,18 @@
 // back when fewer documents match. Equal scores are ordered by document id
 // (byte-wise descending, the order trec_eval gives ties, so a run file
 // exported from these lists ranks the same under trec_eval), and a ranking
-// does not depend on the order in which documents were given to Build. Scores are accumulated in float32.
+// does not depend on the order in which documents were given to Build. Scores are accumulated in float32,
+// and a Hit's Score is recorded at that precision: the float64 nearest to
+// the float32's shortest decimal (12.9640255, not 12.964025497436523), so
+// that bundles and printed runs carry float32's digits; float32(Score) is
+// the float32 the index computed.
 //
 // # Concurrency and memory
 //
 // An Index is immutable once built: Search and Retrieve are safe for
 // concurrent use. Postings hold, per term, the ascending integer ids of the
 // documents with the term and each posting's precomputed BM25 contribution
-// (float32), 8 bytes a posting; per-query scratch space is pooled.
+// (float32), 8 bytes a posting; per-query scratch space is pooled. While
+// an index is built, the analysis holds each document's distinct terms in
+// 5 bytes a pair (term id and a one-byte frequency, larger ones aside).
 package bm25

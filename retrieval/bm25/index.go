@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/numfmt"
 	"github.com/lasagna-go/lasagna/internal/topk"
 )
 
@@ -152,9 +153,11 @@ type scratch struct {
 	tok     tokenizer
 }
 
-// item is a scored document in the top-k heap: tie key the rank of its id,
-// value its number.
-type item = topk.Entry[float32, uint32, uint32]
+// item is a scored document in the top-k heap: its score's bits and the
+// rank of its id in one key (scores are > 0, so their bits order as the
+// scores do, and the rank breaks ties), value its number. One integer
+// comparison ranks two items.
+type item = topk.Entry[uint64, uint8, uint32]
 
 type qterm struct {
 	term string
@@ -173,7 +176,10 @@ func Build(docs []lasagna.Document, opts Options) (*Index, error) {
 // afterwards: it sets each document's Title and Text to "" once analysed,
 // so that their memory can be reclaimed while the index is built. Ids are
 // kept. The index is the one Build returns. On an error, texts may already
-// be gone.
+// be gone. It runs garbage collections (before the analysis, between its
+// rounds and at the end), so that the texts' and the analysis' memory is
+// reused rather than added to: call it where a collection's pause is
+// acceptable.
 func BuildReleasing(docs []lasagna.Document, opts Options) (*Index, error) {
 	return buildSharded(docs, opts, 0, true)
 }
@@ -209,11 +215,11 @@ func buildSharded(docs []lasagna.Document, opts Options, workers int, release bo
 		workers = min(runtime.GOMAXPROCS(0), 8, max(1, len(docs)/minShard))
 	}
 	workers = min(workers, max(1, len(docs)))
-	// Releasing, the analysis runs in rounds of workers shards, and the
-	// texts each round analysed are collected and their pages returned
-	// before the next, so that the process never holds all the texts and
-	// all the analysis at once; the last collection comes before the
-	// postings are allocated.
+	// Releasing, the analysis starts from a collected heap and runs in
+	// rounds of workers shards, and the texts each round analysed are
+	// collected and their pages returned before the next, so that the
+	// process never holds all the texts and all the analysis at once; the
+	// last collection comes before the postings are allocated.
 	rounds := 1
 	if release {
 		rounds = max(1, min(releaseRounds, len(docs)/(workers*minShard)))
@@ -221,6 +227,11 @@ func buildSharded(docs []lasagna.Document, opts Options, workers int, release bo
 	nsh := workers * rounds
 	shards := make([]*shard, nsh)
 	dls := make([]uint32, len(docs))
+	if release {
+		// The caller's garbage (a loader's, the id check's map above) goes
+		// before the analysis adds to the heap.
+		runtime.GC()
+	}
 	for r := range rounds {
 		var wg sync.WaitGroup
 		for w := r * workers; w < (r+1)*workers; w++ {
@@ -247,20 +258,24 @@ func buildSharded(docs []lasagna.Document, opts Options, workers int, release bo
 			}
 			remap[lid] = gid
 		}
-		for p, t := range sh.pTerms {
-			sh.pTerms[p] = remap[t]
+		for _, blk := range sh.pairs.terms {
+			for p, t := range blk {
+				blk[p] = remap[t]
+			}
 		}
 		sh.terms, sh.dict = nil, nil
 		total += sh.total
-		npost += len(sh.pTerms)
+		npost += sh.pairs.n
 	}
 
 	// Pass 2: counting sort into term-major postings with impacts.
 	nt := len(ix.terms)
 	ix.offsets = make([]int, nt+1)
 	for _, sh := range shards {
-		for _, t := range sh.pTerms {
-			ix.offsets[t+1]++
+		for _, blk := range sh.pairs.terms {
+			for _, t := range blk {
+				ix.offsets[t+1]++
+			}
 		}
 	}
 	for t := range nt {
@@ -294,16 +309,28 @@ func buildSharded(docs []lasagna.Document, opts Options, workers int, release bo
 		cache = luceneNormCache(k1, b, ix.avgdl)
 	}
 	for _, sh := range shards {
-		for i := range sh.hi - sh.lo {
+		pr := &sh.pairs
+		blk, p := 0, 0 // the next pair is pr.terms[blk][p], number pi
+		pi := 0
+		for i, cnt := range sh.docPairs {
 			doc := sh.lo + i
 			norm := k1 * (1 - b + b*float64(dls[doc])/ix.avgdl)
 			var inv float32
 			if cache != nil {
 				inv = cache[intToByte4(dls[doc])]
 			}
-			for p := sh.docStart[i]; p < sh.docStart[i+1]; p++ {
-				t := sh.pTerms[p]
-				tf := float64(sh.pTFs[p])
+			for range cnt {
+				if p == len(pr.terms[blk]) {
+					pr.terms[blk], pr.tfs[blk] = nil, nil // garbage from here on
+					blk, p = blk+1, 0
+				}
+				t := pr.terms[blk][p]
+				tf := float64(pr.tfs[blk][p])
+				if tf == tfBig {
+					tf = float64(pr.big[pi])
+				}
+				p++
+				pi++
 				q := next[t]
 				next[t]++
 				ix.docs[q] = uint32(doc)
@@ -314,7 +341,7 @@ func buildSharded(docs []lasagna.Document, opts Options, workers int, release bo
 				}
 			}
 		}
-		sh.docStart, sh.pTerms, sh.pTFs = nil, nil, nil // garbage from here on
+		sh.docPairs, sh.pairs = nil, pairs{}
 	}
 
 	// Tie order: rank of each id in byte-wise order.
@@ -326,6 +353,12 @@ func buildSharded(docs []lasagna.Document, opts Options, workers int, release bo
 	ix.idRank = make([]uint32, len(docs))
 	for r, doc := range order {
 		ix.idRank[doc] = uint32(r)
+	}
+	if release {
+		// The analysis is garbage now: collect it, so that the searches
+		// that follow reuse its memory, and the next collection is paced
+		// from the index alone.
+		runtime.GC()
 	}
 	return ix, nil
 }
@@ -343,33 +376,74 @@ type shard struct {
 	lo, hi   int
 	terms    []string          // local id → term
 	dict     map[string]uint32 // term → local id
-	docStart []int             // document lo+i's pairs are [docStart[i], docStart[i+1])
-	pTerms   []uint32
-	pTFs     []uint32
-	total    uint64 // number of indexed terms
+	docPairs []uint32          // document lo+i's number of pairs (distinct terms)
+	pairs    pairs             // the documents' pairs, in document order
+	total    uint64            // number of indexed terms
+}
+
+// pairs holds (term, tf) pairs in order, in blocks that are filled and
+// never grown: term ids in 4 bytes, frequencies in 1 (tfBig stands for a
+// frequency of 255 or more, kept in big). So the pairs take 5 bytes each,
+// with no spare capacity beyond the last block's and no grown copies left
+// as garbage. Blocks double from 256 pairs up to pairBlock.
+type pairs struct {
+	terms [][]uint32
+	tfs   [][]uint8
+	big   map[int]uint32 // pair number → frequency, for the frequencies ≥ tfBig
+	n     int            // number of pairs
+}
+
+const (
+	pairBlock = 1 << 16 // the most pairs in a block
+	tfBig     = 255     // the one-byte frequency that stands for ≥ 255
+)
+
+// addDoc appends the pairs (terms[i], tfs[i]), a block's room at a time.
+func (p *pairs) addDoc(terms, tfs []uint32) {
+	for len(terms) > 0 {
+		last := len(p.terms) - 1
+		if last < 0 || len(p.terms[last]) == cap(p.terms[last]) {
+			size := min(pairBlock, max(256, p.n))
+			p.terms = append(p.terms, make([]uint32, 0, size))
+			p.tfs = append(p.tfs, make([]uint8, 0, size))
+			last++
+		}
+		n := min(len(terms), cap(p.terms[last])-len(p.terms[last]))
+		p.terms[last] = append(p.terms[last], terms[:n]...)
+		tb := p.tfs[last]
+		for j, tf := range tfs[:n] {
+			if tf >= tfBig {
+				if p.big == nil {
+					p.big = make(map[int]uint32)
+				}
+				p.big[p.n+j] = tf
+				tf = tfBig
+			}
+			tb = append(tb, uint8(tf))
+		}
+		p.tfs[last] = tb
+		p.n += n
+		terms, tfs = terms[n:], tfs[n:]
+	}
 }
 
 // analyse analyses docs[lo:hi], writing each document's length to dls;
 // release clears each document's texts once analysed.
 func analyse(docs []lasagna.Document, lo, hi int, opts Options, dls []uint32, release bool) *shard {
 	const stop = math.MaxUint32
-	textBytes := 0
-	for _, d := range docs[lo:hi] {
-		textBytes += len(d.Title) + len(d.Text)
-	}
 	sh := &shard{
 		lo: lo, hi: hi,
 		dict:     make(map[string]uint32),
-		docStart: make([]int, hi-lo+1),
-		pTerms:   make([]uint32, 0, textBytes/8), // about one pair a word
-		pTFs:     make([]uint32, 0, textBytes/8),
+		docPairs: make([]uint32, hi-lo),
 	}
 	var (
 		cache   = make(map[string]uint32) // lower-cased token → local id, or stop
 		lastDoc []uint32                  // local id → last document seen + 1
-		slot    []int                     // local id → its index in pTerms for that document
+		slot    []uint32                  // local id → its index in docTerms for that document
 		tok     = tokenizer{lucene: opts.Analyzer == AnalyzerLucene}
 		d       int
+		// the document's distinct terms and their frequencies
+		docTerms, docTFs []uint32
 	)
 	add := func(tok []byte) {
 		t, ok := cache[string(tok)]
@@ -394,24 +468,25 @@ func analyse(docs []lasagna.Document, lo, hi int, opts Options, dls []uint32, re
 		dls[d]++
 		if lastDoc[t] != uint32(d+1) {
 			lastDoc[t] = uint32(d + 1)
-			slot[t] = len(sh.pTerms)
-			sh.pTerms = append(sh.pTerms, t)
-			sh.pTFs = append(sh.pTFs, 1)
+			slot[t] = uint32(len(docTerms))
+			docTerms = append(docTerms, t)
+			docTFs = append(docTFs, 1)
 		} else {
-			sh.pTFs[slot[t]]++
+			docTFs[slot[t]]++
 		}
 	}
 	for i := lo; i < hi; i++ {
 		d = i
-		sh.docStart[i-lo] = len(sh.pTerms)
 		tok.scan(docs[i].Title, add) // Title + " " + Text: a token
 		tok.scan(docs[i].Text, add)  // never spans the two
+		sh.pairs.addDoc(docTerms, docTFs)
+		sh.docPairs[i-lo] = uint32(len(docTerms))
+		docTerms, docTFs = docTerms[:0], docTFs[:0]
 		sh.total += uint64(dls[i])
 		if release {
 			docs[i].Title, docs[i].Text = "", ""
 		}
 	}
-	sh.docStart[hi-lo] = len(sh.pTerms)
 	return sh
 }
 
@@ -535,16 +610,16 @@ func (ix *Index) Search(query string, k int) []lasagna.Hit {
 	rank := ix.idRank
 	h := topk.New(k, s.heap)
 	for _, d := range touched {
-		sc := acc[d]
+		key := uint64(math.Float32bits(acc[d]))<<32 | uint64(rank[d])
 		acc[d] = 0
-		if !h.Full() || sc >= h.Worst().Score {
-			h.Offer(sc, rank[d], d)
+		if !h.Full() || key > h.Worst().Score {
+			h.Offer(key, 0, d)
 		}
 	}
 	best := h.Sorted()
 	hits := make([]lasagna.Hit, len(best))
 	for i, it := range best {
-		hits[i] = lasagna.Hit{ID: ix.ids[it.Value], Score: float64(it.Score)}
+		hits[i] = lasagna.Hit{ID: ix.ids[it.Value], Score: numfmt.Float32(math.Float32frombits(uint32(it.Score >> 32)))}
 	}
 	s.touched, s.heap = touched, best
 	return hits

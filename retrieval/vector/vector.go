@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/numfmt"
 	"github.com/lasagna-go/lasagna/internal/topk"
 )
 
@@ -214,7 +215,7 @@ func (ix *Index) Search(ctx context.Context, vector []float32, k int) ([]lasagna
 	best := h.Sorted()
 	hits := make([]lasagna.Hit, len(best))
 	for r, e := range best {
-		hits[r] = lasagna.Hit{ID: e.Tie, Score: float64(e.Score)}
+		hits[r] = lasagna.Hit{ID: e.Tie, Score: numfmt.Float32(e.Score)}
 	}
 	return hits, nil
 }

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -194,6 +196,56 @@ func TestAgainstBruteForce(t *testing.T) {
 			for i := range got {
 				if got[i].ID != want[i].id || math.Abs(got[i].Score-want[i].s) > 1e-4*math.Max(1, math.Abs(want[i].s)) {
 					t.Errorf("%s rank %d: %v, want %s %v", m, i+1, got[i], want[i].id, want[i].s)
+				}
+			}
+		}
+	}
+}
+
+// TestScoresAtFloat32Precision checks that a hit's Score is the float32
+// dot product the index computed (recomputed here with dot over the stored
+// vectors), recorded as the float64 nearest to that float32's shortest
+// decimal, so that JSON writes float32's digits.
+func TestScoresAtFloat32Precision(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, m := range []Metric{Cosine, Dot} {
+		const n, dim = 200, 24
+		ix, _ := New(m)
+		var ids []string
+		var vs [][]float32
+		for i := range n {
+			v := make([]float32, dim)
+			for j := range v {
+				v[j] = float32(r.NormFloat64())
+			}
+			ids = append(ids, fmt.Sprintf("v%03d", i))
+			vs = append(vs, v)
+		}
+		if err := ix.Add(ctx, ids, vs); err != nil {
+			t.Fatal(err)
+		}
+		for range 20 {
+			q := vs[r.IntN(n)]
+			qn := slices.Clone(q)
+			if m == Cosine {
+				normalize(qn)
+			}
+			got, err := ix.Search(ctx, q, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range got {
+				i := ix.pos[h.ID]
+				want := dot(qn, ix.data[i*dim:(i+1)*dim])
+				if float32(h.Score) != want {
+					t.Fatalf("%s %s: float32(Score) = %v, the index computed %v", m, h.ID, float32(h.Score), want)
+				}
+				dec := strconv.FormatFloat(float64(want), 'g', -1, 32)
+				if def, _ := strconv.ParseFloat(dec, 64); h.Score != def {
+					t.Fatalf("%s %s: Score = %v, want %v (the float64 nearest to %s)", m, h.ID, h.Score, def, dec)
+				}
+				if g := strconv.FormatFloat(h.Score, 'g', -1, 64); g != dec {
+					t.Fatalf("%s %s: the score's shortest text is %s, want float32's %s", m, h.ID, g, dec)
 				}
 			}
 		}
