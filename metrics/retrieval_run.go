@@ -89,28 +89,10 @@ func EvaluateRun[H any](qrels map[string]map[string]int, run map[string][]H, id 
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	ids := make([]string, 0, len(qrels))
-	var missing []string
-	for q := range qrels {
-		_, inRun := run[q]
-		switch {
-		case inRun:
-			ids = append(ids, q)
-		case avg == AverageComplete:
-			ids = append(ids, q)
-		case avg == AverageTrecEval:
-			missing = append(missing, q)
-		}
+	ids, err := averagedIDs(qrels, func(q string) bool { _, ok := run[q]; return ok }, avg)
+	if err != nil {
+		return nil, err
 	}
-	if len(missing) > 0 {
-		slices.Sort(missing)
-		return nil, &MissingQueriesError{IDs: missing}
-	}
-	if len(ids) == 0 {
-		return nil, fmt.Errorf("no query has both results in the run and judgements in the qrels (averaging %s)", avg)
-	}
-	slices.SortFunc(ids, strings.Compare)
-
 	out := &TrecRun{Averaging: avg, Queries: make([]TrecQuery, len(ids)), NumQ: len(ids)}
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -134,6 +116,61 @@ func EvaluateRun[H any](qrels map[string]map[string]int, run map[string][]H, id 
 	wg.Wait()
 	out.Summary = summarize(out.Queries, &opts)
 	return out, nil
+}
+
+// SummarizeRun assembles a run's evaluation from measures computed query
+// by query, as [EvaluateRun] would: evaluated maps the id of every query
+// that has both results in the run and judgements in qrels to its
+// [EvaluateQuery] measures, computed with opts. Queries of qrels missing
+// from evaluated are missing from the run: under [AverageComplete] they
+// score as an empty ranking, under [AverageTrecEval] they are a
+// [*MissingQueriesError]. It lets a caller evaluate each query as soon as
+// it has read it instead of holding the whole run.
+func SummarizeRun(qrels map[string]map[string]int, evaluated map[string]TrecMeasures, opts TrecOptions, avg Averaging) (*TrecRun, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	ids, err := averagedIDs(qrels, func(q string) bool { _, ok := evaluated[q]; return ok }, avg)
+	if err != nil {
+		return nil, err
+	}
+	out := &TrecRun{Averaging: avg, Queries: make([]TrecQuery, len(ids)), NumQ: len(ids)}
+	var e Evaluator
+	for i, q := range ids {
+		m, ok := evaluated[q]
+		if !ok {
+			m = EvaluateQuery(&e, []Scored(nil), func(s Scored) string { return s.ID }, qrels[q], &opts)
+		}
+		out.Queries[i] = TrecQuery{ID: q, Missing: !ok, TrecMeasures: m}
+	}
+	out.Summary = summarize(out.Queries, &opts)
+	return out, nil
+}
+
+// averagedIDs returns the qrels queries a summary averages over under avg,
+// in byte-wise order; inRun tells whether the run has results for a query.
+func averagedIDs(qrels map[string]map[string]int, inRun func(string) bool, avg Averaging) ([]string, error) {
+	ids := make([]string, 0, len(qrels))
+	var missing []string
+	for q := range qrels {
+		switch {
+		case inRun(q):
+			ids = append(ids, q)
+		case avg == AverageComplete:
+			ids = append(ids, q)
+		case avg == AverageTrecEval:
+			missing = append(missing, q)
+		}
+	}
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		return nil, &MissingQueriesError{IDs: missing}
+	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("no query has both results in the run and judgements in the qrels (averaging %s)", avg)
+	}
+	slices.SortFunc(ids, strings.Compare)
+	return ids, nil
 }
 
 // summarize sums counts and averages values in query order (trec_eval's

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -421,51 +420,51 @@ func runMetricsTrec(stdout io.Writer, qrelsPath, runPath string, sel *trecSelect
 	// The qrels are read while the run is parsed (on all CPUs): the run's
 	// parser leaves a CPU idle while it reads the file.
 	var (
-		qrels    lasagna.Qrels
-		qrelsErr error
-		wg       sync.WaitGroup
+		qrels     lasagna.Qrels
+		qrelsErr  error
+		qrelsDone = make(chan struct{})
 	)
-	wg.Go(func() {
+	go func() {
+		defer close(qrelsDone)
 		qdata, err := datasets.ReadFile(cliPath(qrelsPath))
 		if err != nil {
 			qrelsErr = err
 			return
 		}
 		qrels, qrelsErr = datasets.ParseQrels(qrelsPath, qdata)
-	})
+	}()
 	rdata, release, runErr := readRunFile(runPath)
-	var run *trecparse.Run
+	var (
+		ev  *metrics.TrecRun
+		tag string
+		err error
+	)
 	if runErr == nil {
-		// The heap is nearly all live data (hits at 24 bytes a line, the
-		// qrels): about half the run file for runs of usual line lengths,
-		// the same as with the collector on. The limit only guards
-		// against garbage piling up.
+		// The heap is nearly all live data (the qrels, and the hits when
+		// the run must be held whole: 24 bytes a line, about half the run
+		// file for usual line lengths). The limit only guards against
+		// garbage piling up.
 		defer pauseGC(2 * int64(len(rdata)))()
 		// The run's ids alias rdata (trecparse, not datasets.ParseRun, which
 		// would copy the file); everything that uses them (evaluation,
 		// output) is done before release. Error messages hold copies.
 		defer release()
-		var probs []trecparse.Problem
-		run, probs = trecparse.ParseRun(runPath, rdata, datasets.MaxProblems)
-		switch {
-		case len(probs) == 1 && probs[0].Msg == trecparse.NoResults && avg == metrics.AverageComplete:
-			// A run without results, averaged over every qrels query:
-			// each query is missing and scores 0.
-			run = &trecparse.Run{Hits: map[string][]trecparse.Hit{}}
-		case len(probs) == 1 && probs[0].Msg == trecparse.NoResults:
-			runErr = fmt.Errorf("%s: %s; with -c every qrels query scores 0", runPath, trecparse.NoResults)
-		case probs != nil:
-			runErr = runProblems(probs)
+		var streamed bool
+		if opts.Validate() == nil {
+			ev, tag, streamed, err = streamTrec(rdata, qrelsDone, &qrels, &qrelsErr, opts, avg)
+		}
+		if !streamed {
+			<-qrelsDone
+			ev, tag, runErr, err = evaluateTrecWhole(runPath, rdata, qrels, qrelsErr, opts, avg)
 		}
 	}
-	wg.Wait()
+	<-qrelsDone
 	if qrelsErr != nil {
 		return problems(qrelsErr)
 	}
 	if runErr != nil {
 		return problems(runErr)
 	}
-	ev, err := metrics.EvaluateRun(qrels, run.Hits, hitID, opts, avg)
 	if err != nil {
 		var me *metrics.MissingQueriesError
 		if errors.As(err, &me) {
@@ -480,16 +479,117 @@ func runMetricsTrec(stdout io.Writer, qrelsPath, runPath string, sel *trecSelect
 	w := bufio.NewWriterSize(stdout, 64<<10)
 	if perQuery {
 		for i := range ev.Queries {
-			writeTrecBlock(w, ev.Queries[i].ID, &ev.Queries[i].TrecMeasures, sel, &opts, run.Tag, 0, false)
+			writeTrecBlock(w, ev.Queries[i].ID, &ev.Queries[i].TrecMeasures, sel, &opts, tag, 0, false)
 		}
 	}
 	if summary {
-		writeTrecBlock(w, "all", &ev.Summary, sel, &opts, run.Tag, ev.NumQ, true)
+		writeTrecBlock(w, "all", &ev.Summary, sel, &opts, tag, ev.NumQ, true)
 	}
 	return w.Flush()
 }
 
 func hitID(h trecparse.Hit) string { return h.ID }
+
+// evaluateTrecWhole parses the whole run and evaluates it: the path for
+// runs that cannot be streamed (queries not grouped, or problems to
+// report, which it returns as runErr). err is the evaluation's error.
+func evaluateTrecWhole(runPath string, rdata []byte, qrels lasagna.Qrels, qrelsErr error, opts metrics.TrecOptions, avg metrics.Averaging) (ev *metrics.TrecRun, tag string, runErr, err error) {
+	run, probs := trecparse.ParseRun(runPath, rdata, datasets.MaxProblems)
+	switch {
+	case len(probs) == 1 && probs[0].Msg == trecparse.NoResults && avg == metrics.AverageComplete:
+		// A run without results, averaged over every qrels query: each
+		// query is missing and scores 0.
+		run = &trecparse.Run{Hits: map[string][]trecparse.Hit{}}
+	case len(probs) == 1 && probs[0].Msg == trecparse.NoResults:
+		return nil, "", fmt.Errorf("%s: %s; with -c every qrels query scores 0", runPath, trecparse.NoResults), nil
+	case probs != nil:
+		return nil, "", runProblems(probs), nil
+	}
+	if qrelsErr != nil {
+		return nil, "", nil, nil
+	}
+	ev, err = metrics.EvaluateRun(qrels, run.Hits, hitID, opts, avg)
+	return ev, run.Tag, nil, err
+}
+
+// trecStreamWorker is one run parser's evaluation state in streamTrec.
+type trecStreamWorker struct {
+	e       metrics.Evaluator
+	ready   bool // the qrels are parsed
+	pending []trecPending
+	out     []trecEvaluated
+}
+
+type trecPending struct {
+	qid  string
+	hits []trecparse.Hit
+}
+
+type trecEvaluated struct {
+	qid string
+	m   metrics.TrecMeasures
+}
+
+// streamTrec evaluates each query of a run grouped by query as soon as it
+// is parsed (trecparse.StreamRun), so the run is never held whole. Queries
+// parsed before the qrels are ready wait in a copy. ok is false when the
+// run cannot be streamed; the caller then parses it whole. opts must be
+// valid.
+func streamTrec(rdata []byte, qrelsDone <-chan struct{}, qrels *lasagna.Qrels, qrelsErr *error, opts metrics.TrecOptions, avg metrics.Averaging) (ev *metrics.TrecRun, tag string, ok bool, err error) {
+	workers := make([]trecStreamWorker, trecparse.StreamWorkers(len(rdata)))
+	eval := func(s *trecStreamWorker, qid string, hits []trecparse.Hit) {
+		if *qrelsErr != nil {
+			return
+		}
+		judged, ok := (*qrels)[qid]
+		if !ok {
+			return // not averaged under any mode
+		}
+		s.out = append(s.out, trecEvaluated{qid, metrics.EvaluateQuery(&s.e, hits, hitID, judged, &opts)})
+	}
+	drain := func(s *trecStreamWorker) {
+		s.ready = true
+		for _, p := range s.pending {
+			eval(s, p.qid, p.hits)
+		}
+		s.pending = nil
+	}
+	tag, _, ok = trecparse.StreamRun(rdata, len(workers), func(w int, qid string, ranked []trecparse.Hit) {
+		s := &workers[w]
+		if !s.ready {
+			select {
+			case <-qrelsDone:
+				drain(s)
+			default:
+				s.pending = append(s.pending, trecPending{qid, slices.Clone(ranked)})
+				return
+			}
+		}
+		eval(s, qid, ranked)
+	})
+	if !ok {
+		return nil, "", false, nil
+	}
+	<-qrelsDone
+	if *qrelsErr != nil {
+		return nil, "", true, nil
+	}
+	n := 0
+	for i := range workers {
+		if !workers[i].ready {
+			drain(&workers[i])
+		}
+		n += len(workers[i].out)
+	}
+	evaluated := make(map[string]metrics.TrecMeasures, n)
+	for i := range workers {
+		for _, q := range workers[i].out {
+			evaluated[q.qid] = q.m
+		}
+	}
+	ev, err = metrics.SummarizeRun(*qrels, evaluated, opts, avg)
+	return ev, tag, true, err
+}
 
 // writeTrecBlock prints one query's (or the summary's) selected measures in
 // trec_eval's order and format.

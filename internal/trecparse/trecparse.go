@@ -271,10 +271,12 @@ func sortRanked(l []Hit) {
 // length and last eight bytes, which is cheap and spreads the ids of real
 // runs; ids built to collide there (more than a few probes an id) make it
 // start the list again with maphash, so a list costs O(n) either way.
+// Each slot holds the upper 32 bits of the id's hash beside its position,
+// so most probes that meet another id compare no bytes.
 type idSet struct {
 	seed  maphash.Seed
 	salt  uint64
-	slots []int32 // position+1 in the list; 0 is empty
+	slots []uint64 // hash>>32<<32 | position+1; 0 is empty
 }
 
 // duplicate reports an id that occurs twice in l.
@@ -294,30 +296,32 @@ func (s *idSet) probe(l []Hit, quick bool) (dup string, found, done bool) {
 		size *= 2
 	}
 	if cap(s.slots) < size {
-		s.slots = make([]int32, size)
+		s.slots = make([]uint64, size)
 		s.seed = maphash.MakeSeed()
 		s.salt = maphash.Comparable(s.seed, 0) | 1
 	} else {
 		s.slots = s.slots[:size]
 		clear(s.slots)
 	}
+	slots := s.slots
 	mask := uint64(size - 1)
 	budget := 4*len(l) + 16
 	for i, h := range l {
-		var k uint64
+		var x uint64
 		if quick {
-			k = suffixHash(h.ID, s.salt)
+			x = idhash.Suffix(h.ID) * s.salt
 		} else {
-			k = maphash.String(s.seed, h.ID)
+			x = maphash.String(s.seed, h.ID)
 		}
-		k &= mask
+		tag := x &^ (1<<32 - 1)
+		k := (x ^ x>>29) & mask
 		for {
-			p := s.slots[k]
+			p := slots[k]
 			if p == 0 {
-				s.slots[k] = int32(i + 1)
+				slots[k] = tag | uint64(i+1)
 				break
 			}
-			if l[p-1].ID == h.ID {
+			if p&^(1<<32-1) == tag && l[uint32(p)-1].ID == h.ID {
 				return h.ID, true, true
 			}
 			if budget--; quick && budget < 0 {
@@ -327,12 +331,6 @@ func (s *idSet) probe(l []Hit, quick bool) (dup string, found, done bool) {
 		}
 	}
 	return "", false, true
-}
-
-// suffixHash mixes an id's length and last eight bytes with salt.
-func suffixHash(d string, salt uint64) uint64 {
-	x := idhash.Suffix(d) * salt
-	return x>>32 ^ x>>7
 }
 
 // FindDuplicateLines returns the line numbers of the first two lines of a

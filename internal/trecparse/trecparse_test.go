@@ -175,3 +175,41 @@ func TestIdSetDuplicate(t *testing.T) {
 		t.Error("1000 ids with one suffix did not exceed the cheap hash's probe budget")
 	}
 }
+
+// checkScoreAt compares parseScoreAt on s, followed by pad, with strconv.
+func checkScoreAt(t *testing.T, s, pad string) {
+	t.Helper()
+	d := []byte(s + pad)
+	if len(s) == 0 {
+		return
+	}
+	got, ok := parseScoreAt(d, 0, len(s))
+	want, err := strconv.ParseFloat(s, 64)
+	wantOK := err == nil && !math.IsNaN(want)
+	if ok != wantOK || (ok && math.Float64bits(got) != math.Float64bits(want)) {
+		t.Fatalf("parseScoreAt(%q before %q) = %v, %v; strconv: %v, %v", s, pad, got, ok, want, err)
+	}
+}
+
+func TestParseScoreAtMatchesStrconv(t *testing.T) {
+	for _, s := range []string{"0", "-0", "1", "1.0", "2.129133", "0.1", ".5", "5.", "-.25", "+3", "007.50",
+		"12345678", "1234567.8", ".1234567", "1234567.", "-1234567.8", "+.0000001", "99999999", "9.9999999",
+		"123456789012345", "1e3", "1E-3", "inf", "-Inf", "0x1p-2", "30.0000", "29.9985", "1.7976931348623157e308",
+		".", "-", "+", "-.", "1.2.3", "1..2", "1_0", "nan", "1/2", "12:4", "1.2e", "0.0/", "/", "1 2"} {
+		for _, pad := range []string{"", " ", " run\n", "        ", "1234567890"} {
+			checkScoreAt(t, s, pad)
+		}
+	}
+}
+
+// FuzzParseScoreAt checks the word-at-a-time score parser against strconv
+// bit for bit, with and without bytes after the field.
+func FuzzParseScoreAt(f *testing.F) {
+	for _, s := range []string{"2.129133", "-0.0001", "1234.5678", "1e5", ".5", "5.", "12/4.5"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		checkScoreAt(t, s, "")
+		checkScoreAt(t, s, " tag\n")
+	})
+}

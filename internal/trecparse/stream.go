@@ -1,0 +1,344 @@
+package trecparse
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// StreamRun parses a run file whose lines are grouped by query (every
+// query's lines consecutive, as retrieval systems write them) and hands
+// each query to visit as soon as its last line is parsed: ranked in
+// trec_eval's order, checked for duplicate documents, in a buffer visit
+// may use only until it returns. Nothing is kept per line, so a run costs
+// its mapped bytes plus one query's hits per worker.
+//
+// The file is split at query boundaries into up to workers pieces parsed
+// in parallel; visit is called from the worker numbered w (0 ≤ w <
+// workers), one query at a time per worker, each query exactly once.
+//
+// ok is false when the file cannot be streamed: a line ParseRun would
+// report (too few fields, a bad score), a document retrieved twice for a
+// query, a query whose lines are not consecutive, or no result line. visit
+// may have been called for some queries by then; the caller discards what
+// it did and parses the file with ParseRun, which gives the same ranking
+// (and the problems, if any). When ok is true, tag and lines are ParseRun's
+// Tag and Lines, and visit has seen exactly ParseRun's Hits.
+func StreamRun(data []byte, workers int, visit func(w int, qid string, ranked []Hit)) (tag string, lines int, ok bool) {
+	if len(data) < ParallelMin {
+		workers = 1
+	}
+	bounds := queryBounds(data, max(workers, 1))
+	chunks := make([]streamChunk, len(bounds)-1)
+	var stop stopFlag
+	var wg sync.WaitGroup
+	for i := range chunks {
+		wg.Go(func() {
+			c := &chunks[i]
+			c.streamLines(data, bounds[i], bounds[i+1], &stop, func(qid string, ranked []Hit) { visit(i, qid, ranked) })
+		})
+	}
+	wg.Wait()
+	if stop.get() {
+		return "", 0, false
+	}
+	// Each query must have been one stretch of lines: the workers checked
+	// their own pieces; a query may not reappear in another piece either.
+	n := 0
+	for i := range chunks {
+		n += len(chunks[i].qids)
+		lines += chunks[i].lines
+		if chunks[i].tag != "" {
+			tag = chunks[i].tag
+		}
+	}
+	if lines == 0 {
+		return "", 0, false
+	}
+	if len(chunks) > 1 {
+		seen := make(map[string]struct{}, n)
+		for i := range chunks {
+			for _, q := range chunks[i].qids {
+				if _, dup := seen[q]; dup {
+					return "", 0, false
+				}
+				seen[q] = struct{}{}
+			}
+		}
+	}
+	return tag, lines, true
+}
+
+// stopFlag tells the workers that one of them found a reason to give up.
+type stopFlag struct{ atomic.Bool }
+
+func (s *stopFlag) set()      { s.Store(true) }
+func (s *stopFlag) get() bool { return s.Load() }
+
+// streamChunk is one worker's state in StreamRun.
+type streamChunk struct {
+	hits  []Hit
+	qids  []string
+	seen  map[string]struct{}
+	dups  idSet
+	tag   string
+	lines int
+}
+
+// queryBounds splits data into at most n pieces that begin where a line's
+// query id differs from that of the result line before it, so no query
+// spans two pieces when the run is grouped. Bounds are found by scanning
+// forward from equal splits; a piece that would hold only the tail of one
+// query merges with the next.
+func queryBounds(data []byte, n int) []int {
+	b := []int{0}
+	for i := 1; i < n; i++ {
+		at := len(data) * i / n
+		if at <= b[len(b)-1] {
+			continue
+		}
+		j := bytes.IndexByte(data[at:], '\n')
+		if j < 0 {
+			break
+		}
+		at += j + 1
+		// The query id of the first result line at or after at; then the
+		// first line with another id.
+		var first []byte
+		found := false
+		for at < len(data) {
+			q, next := lineQid(data, at)
+			if q == nil {
+				at = next
+				continue
+			}
+			if first == nil {
+				first = q
+			} else if !bytes.Equal(q, first) {
+				found = true
+				break
+			}
+			at = next
+		}
+		if !found {
+			break
+		}
+		b = append(b, at)
+	}
+	if b[len(b)-1] != len(data) {
+		b = append(b, len(data))
+	}
+	return b
+}
+
+// lineQid returns the first field of the line starting at off (nil for a
+// blank or comment line) and the offset of the next line.
+func lineQid(d []byte, off int) (qid []byte, next int) {
+	i := off
+	for i < len(d) && byteClass[d[i]] == 1 {
+		i++
+	}
+	if i == len(d) || d[i] == '\n' {
+		return nil, min(i+1, len(d))
+	}
+	if d[i] == '#' {
+		return nil, lineEnd(d, i)
+	}
+	j := fieldEnd(d, i)
+	return d[i:j], lineEnd(d, j)
+}
+
+// streamLines parses data[start:end] (whole lines), calling visit for
+// each query; it sets stop and returns at the first line it cannot take,
+// and returns early when another worker set stop.
+func (c *streamChunk) streamLines(data []byte, start, end int, stop *stopFlag, visit func(qid string, ranked []Hit)) {
+	if c.hits == nil {
+		c.hits = make([]Hit, 0, 1024)
+	}
+	c.seen = map[string]struct{}{}
+	d := data[:end]
+	var qid, tag []byte
+	have := false
+	flush := func() bool {
+		q := AliasString(qid)
+		if _, dup := c.seen[q]; dup {
+			return false
+		}
+		c.seen[q] = struct{}{}
+		c.qids = append(c.qids, q)
+		sortRanked(c.hits)
+		if _, dup := c.dups.duplicate(c.hits); dup {
+			return false
+		}
+		visit(q, c.hits)
+		c.hits = c.hits[:0]
+		return true
+	}
+	// Separators (bytes up to 0x20) are found eight bytes at a time (past
+	// the end, newlines are yielded); a
+	// line is then cut at them. Lines that hold a control byte other than
+	// a blank stop the stream (the general parser takes them).
+	base, m := start-8, uint64(0) // current word and its separators not yet taken
+	var f [6][2]int
+	for off := start; off < end; {
+		n := 0
+		fs := off
+		comment := false
+		for {
+			for m == 0 {
+				base += 8
+				if base+8 <= len(d) {
+					m = sepMask(binary.LittleEndian.Uint64(d[base:]))
+				} else {
+					m = tailSepMask(d, base)
+				}
+			}
+			s := base + bits.TrailingZeros64(m)>>3
+			m &= m - 1
+			if s > fs && n < len(f) && !comment {
+				if n == 0 && d[fs] == '#' {
+					comment = true
+				} else {
+					f[n] = [2]int{fs, s}
+					n++
+				}
+			}
+			if s >= end {
+				off = end
+				break
+			}
+			if c := d[s]; c == '\n' {
+				off = s + 1
+				break
+			} else if byteClass[c] != 1 {
+				stop.set()
+				return
+			}
+			fs = s + 1
+		}
+		if comment || n == 0 {
+			continue
+		}
+		if n < 6 {
+			stop.set()
+			return
+		}
+		score, ok := parseScoreAt(d, f[4][0], f[4][1])
+		if !ok {
+			stop.set()
+			return
+		}
+		q := d[f[0][0]:f[0][1]]
+		tag = d[f[5][0]:f[5][1]]
+		if !have || !bytes.Equal(q, qid) {
+			if have && !flush() {
+				stop.set()
+				return
+			}
+			if stop.get() {
+				return
+			}
+			qid, have = q, true
+		}
+		c.hits = append(c.hits, Hit{ID: AliasString(d[f[2][0]:f[2][1]]), Score: score})
+		c.lines++
+	}
+	if have && !flush() {
+		stop.set()
+		return
+	}
+	c.tag = AliasString(tag)
+}
+
+// tailSepMask is sepMask of the last, partial word of d at base, padded
+// with newlines.
+func tailSepMask(d []byte, base int) uint64 {
+	var w [8]byte
+	for i := range w {
+		if base+i < len(d) {
+			w[i] = d[base+i]
+		} else {
+			w[i] = '\n'
+		}
+	}
+	return sepMask(binary.LittleEndian.Uint64(w[:]))
+}
+
+// sepMask sets the high bit of each byte of x that is at most 0x20.
+func sepMask(x uint64) uint64 {
+	const lo7, add, high = 0x7f7f7f7f7f7f7f7f, 0x5f5f5f5f5f5f5f5f, 0x8080808080808080
+	return ^((x&lo7 + add) | x) & high
+}
+
+// skipBlanks returns the index of the first byte at or after i that is not
+// a blank other than newline, or len(d).
+func skipBlanks(d []byte, i int) int {
+	for i < len(d) && byteClass[d[i]] == 1 {
+		i++
+	}
+	return i
+}
+
+// StreamWorkers is the number of workers StreamRun uses for a file of n
+// bytes at most.
+func StreamWorkers(n int) int {
+	if n < ParallelMin {
+		return 1
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// parseScoreAt parses the score d[i:j] as parseScore does. Scores of at
+// most eight bytes after a sign that are digits with at most one '.',
+// such as 12.5 or 29.9985, take a branch-light path when eight bytes can
+// be loaded at the first digit: the digits are gathered into one word,
+// checked and converted together; the value is then the same exact
+// integer divided by an exact power of ten as in parseScore.
+func parseScoreAt(d []byte, i, j int) (float64, bool) {
+	start, neg := i, false
+	if c := d[i]; c == '-' || c == '+' {
+		neg = c == '-'
+		i++
+	}
+	n := j - i
+	if n < 1 || n > 8 || i+8 > len(d) {
+		return parseScore(d[start:j])
+	}
+	x := binary.LittleEndian.Uint64(d[i:])
+	sh := uint(8-n) * 8
+	x = x << sh >> sh // the field's n bytes, zero above
+	// The '.', if any: the lowest zero byte of x^'.' among the n bytes (a
+	// second flagged byte may be a borrow's artefact: the slow path).
+	y := x ^ 0x2e2e2e2e2e2e2e2e
+	dots := (y - 0x0101010101010101) &^ y & 0x8080808080808080 & (^uint64(0) >> sh)
+	frac := 0
+	if dots != 0 {
+		if dots&(dots-1) != 0 || n == 1 {
+			return parseScore(d[start:j])
+		}
+		p := bits.TrailingZeros64(dots) >> 3
+		low := uint64(1)<<(8*uint(p)) - 1
+		x = x&low | x>>8&^low // drop the '.'
+		frac = n - 1 - p
+		sh += 8
+	}
+	// Right-align the digits (the first is the most significant) and fill
+	// the bytes before them with '0'.
+	x = x<<sh | 0x3030303030303030&(uint64(1)<<sh-1)
+	// Every byte a digit: high nibble 3 and low nibble at most 9.
+	if x&0xf0f0f0f0f0f0f0f0 != 0x3030303030303030 || (x+0x0606060606060606)&0xf0f0f0f0f0f0f0f0 != 0x3030303030303030 {
+		return parseScore(d[start:j])
+	}
+	x &= 0x0f0f0f0f0f0f0f0f
+	x = x * 2561 >> 8 & 0x00ff00ff00ff00ff
+	x = x * 6553601 >> 16 & 0x0000ffff0000ffff
+	x = x * 42949672960001 >> 32
+	v := float64(x) / pow10[frac]
+	if neg {
+		v = -v
+	}
+	return v, true
+}

@@ -1,0 +1,135 @@
+package trecparse
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// genRun writes lines result lines in the shapes TREC files take (every
+// blank byte, blank and comment lines, CR LF, extra fields, a last line
+// with or without a newline), queries of perQuery consecutive lines.
+func genRun(rng *rand.Rand, lines, perQuery int) []byte {
+	blanks := []string{" ", "\t", "\r", "\v", "\f", "  \t"}
+	sep := func() string { return blanks[rng.IntN(len(blanks))] }
+	var b strings.Builder
+	for i := range lines {
+		switch rng.IntN(20) {
+		case 0:
+			b.WriteString(sep() + "\n")
+		case 1:
+			b.WriteString(sep() + "# comment q1 Q0 d 1 2 r\n")
+		case 2:
+			b.WriteString("\n")
+		}
+		if rng.IntN(3) == 0 {
+			b.WriteString(sep())
+		}
+		score := fmt.Sprintf("%d.%03d", rng.IntN(100), rng.IntN(1000))
+		switch rng.IntN(10) {
+		case 0:
+			score = "-" + score
+		case 1:
+			score = fmt.Sprintf("%.17g", rng.Float64()*1e6)
+		case 2:
+			score = fmt.Sprintf("%de-%d", rng.IntN(1000), rng.IntN(5))
+		}
+		fmt.Fprintf(&b, "q%d%sQ0%sdoc-%d%s%d%s%s%srun%d", i/perQuery, sep(), sep(), uint32(i)*2654435761, sep(), i%50+1, sep(), score, sep(), i%3)
+		if rng.IntN(4) == 0 {
+			b.WriteString(sep() + "extra" + sep() + "fields")
+		}
+		if rng.IntN(3) == 0 {
+			b.WriteString(sep())
+		}
+		if i < lines-1 || rng.IntN(2) == 0 {
+			b.WriteString("\n")
+		}
+	}
+	return []byte(b.String())
+}
+
+// streamAll collects what StreamRun hands to visit.
+func streamAll(t *testing.T, data []byte, workers int) (map[string][]Hit, string, int, bool) {
+	t.Helper()
+	var mu sync.Mutex
+	got := map[string][]Hit{}
+	twice := ""
+	tag, lines, ok := StreamRun(data, workers, func(w int, qid string, ranked []Hit) {
+		if w < 0 || w >= workers {
+			t.Errorf("worker %d of %d", w, workers)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if _, dup := got[qid]; dup {
+			twice = qid
+		}
+		got[qid] = slices.Clone(ranked)
+	})
+	if ok && twice != "" {
+		t.Errorf("query %q visited twice", twice)
+	}
+	return got, tag, lines, ok
+}
+
+// TestStreamRunMatchesParseRun checks that StreamRun sees exactly what
+// ParseRun returns (hits in rank order, tag, line count), on one worker
+// and on several, for files below and above ParallelMin.
+func TestStreamRunMatchesParseRun(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, c := range []struct{ lines, perQuery int }{{1, 1}, {7, 3}, {300, 50}, {40000, 1000}, {40000, 1}, {40000, 40000}} {
+		data := genRun(rng, c.lines, c.perQuery)
+		run, probs := ParseRun("r", data, 10)
+		if probs != nil {
+			t.Fatalf("%d lines: %v", c.lines, probs)
+		}
+		for _, workers := range []int{1, 2, 3, 8} {
+			got, tag, lines, ok := streamAll(t, data, workers)
+			if !ok {
+				t.Fatalf("%d lines of %d a query, %d workers: not streamed", c.lines, c.perQuery, workers)
+			}
+			if lines != run.Lines || tag != run.Tag || !reflect.DeepEqual(got, run.Hits) {
+				t.Errorf("%d lines of %d a query, %d workers: %d lines, tag %q, %d queries; ParseRun: %d, %q, %d",
+					c.lines, c.perQuery, workers, lines, tag, len(got), run.Lines, run.Tag, len(run.Hits))
+			}
+		}
+	}
+}
+
+// TestStreamRunRefuses checks that StreamRun gives up (for ParseRun to
+// rank or report) on every file it cannot stream, wherever the trouble
+// is: queries not consecutive (within one worker's piece and across
+// pieces), a short line, a bad score, a duplicate document, a control
+// byte, no result line.
+func TestStreamRunRefuses(t *testing.T) {
+	big := genRun(rand.New(rand.NewPCG(5, 6)), 60000, 1000) // > ParallelMin: two pieces
+	if len(big) < 2*ParallelMin {
+		t.Fatalf("generated run of %d bytes, want at least %d", len(big), 2*ParallelMin)
+	}
+	mid := len(big) / 2
+	mid += strings.IndexByte(string(big[mid:]), '\n') + 1
+	cases := map[string][]byte{
+		"split query":           []byte("q1 Q0 a 1 2 r\nq2 Q0 b 1 2 r\nq1 Q0 c 2 1 r\n"),
+		"query in both pieces":  slices.Concat(big, []byte("q0 Q0 again 1 2 r\n")),
+		"short line":            slices.Concat(big[:mid], []byte("q7 Q0 d 1 2\n"), big[mid:]),
+		"bad score":             slices.Concat(big[:mid], []byte("q7 Q0 d 1 2x r\n"), big[mid:]),
+		"duplicate doc":         []byte("q1 Q0 a 1 2 r\nq1 Q0 a 2 1 r\n"),
+		"duplicate doc late":    slices.Concat(big, []byte("qz Q0 a 1 2 r\nqz Q0 a 2 1 r\n")),
+		"control byte":          []byte("q1 Q0 a\x01b 1 2 r\n"),
+		"no results":            []byte("# only a comment\n\n"),
+		"empty":                 nil,
+		"five fields, last":     []byte("q1 Q0 a 1 2"),
+		"NaN":                   []byte("q1 Q0 a 1 NaN r\n"),
+		"split query, 2 pieces": slices.Concat([]byte("qz Q0 first 1 2 r\n"), big, []byte("qz Q0 last 1 2 r\n")),
+	}
+	for name, data := range cases {
+		for _, workers := range []int{1, 2} {
+			if _, _, _, ok := streamAll(t, data, workers); ok {
+				t.Errorf("%s, %d workers: streamed; want StreamRun to give up", name, workers)
+			}
+		}
+	}
+}
