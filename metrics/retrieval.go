@@ -73,7 +73,23 @@ type TrecOptions struct {
 	// RelString is the number of leading ranks relstring shows (trec_eval's
 	// default is 10; 0 computes no relstring).
 	RelString int
+	// Omit names measures left at 0, to save their cost when nobody reads
+	// them (as trec_eval computes only the measures it prints); the zero
+	// value computes them all.
+	Omit TrecOmit
 }
+
+// TrecOmit is a set of measures [EvaluateQuery] may leave at 0.
+type TrecOmit uint8
+
+const (
+	// OmitGain omits the gain measures binG, G, ndcg_rel and Rndcg.
+	OmitGain TrecOmit = 1 << iota
+	// OmitInfAPRBP omits infAP, rbp and rbp_resid.
+	OmitInfAPRBP
+	// Omit11pt omits 11pt_avg.
+	Omit11pt
+)
 
 // DefaultTrecOptions returns trec_eval's defaults: relevance level 1 and
 // the default parameters of every measure (see [DefaultCutoffs]).
@@ -400,17 +416,23 @@ func (e *Evaluator) evaluate(judged map[string]int, opts *TrecOptions) TrecMeasu
 	}
 	m.IPrecAtRecall = make([]float64, len(opts.IPrecAtRecall))
 	e.iprec(&m, opts.IPrecAtRecall, m.IPrecAtRecall, level)
-	var pts [11]float64
-	e.iprec(&m, DefaultRecallPoints, pts[:], level)
-	sum := 0.0
-	for _, v := range pts {
-		sum += v
+	if opts.Omit&Omit11pt == 0 {
+		var pts [11]float64
+		e.iprec(&m, DefaultRecallPoints, pts[:], level)
+		sum := 0.0
+		for _, v := range pts {
+			sum += v
+		}
+		m.Avg11pt = sum / float64(len(pts))
 	}
-	m.Avg11pt = sum / float64(len(pts))
 	m.RPrecMult = make([]float64, len(opts.RPrecMult))
 	e.rprecMult(&m, opts.RPrecMult, m.RPrecMult)
-	e.gainMeasures(&m, level)
-	e.infAPAndRBP(&m, judged, level)
+	if opts.Omit&OmitGain == 0 {
+		e.gainMeasures(&m, level)
+	}
+	if opts.Omit&OmitInfAPRBP == 0 {
+		e.infAPAndRBP(&m, judged, level)
+	}
 	if opts.RelString > 0 {
 		m.RelString = e.relString(min(opts.RelString, n))
 	}

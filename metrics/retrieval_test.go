@@ -2,7 +2,10 @@ package metrics
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 )
@@ -309,6 +312,50 @@ func TestEvaluateQueryGainMeasuresByHand(t *testing.T) {
 	for _, c := range checks {
 		if math.Abs(c.got-c.want) > 1e-12 {
 			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+}
+
+// TestTrecOmit checks that each Omit bit zeroes exactly its measures and
+// leaves every other value as the full evaluation computes it.
+func TestTrecOmit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	opts := DefaultTrecOptions()
+	var e Evaluator
+	for q := range 50 {
+		judged := map[string]int{}
+		var ranked []Scored
+		for d := range 200 {
+			id := fmt.Sprintf("d%d", d)
+			if rng.IntN(4) == 0 {
+				judged[id] = rng.IntN(5) - 1
+			}
+			if rng.IntN(2) == 0 {
+				ranked = append(ranked, Scored{ID: id, Score: float64(rng.IntN(50))})
+			}
+		}
+		SortTREC(ranked)
+		id := func(s Scored) string { return s.ID }
+		full := EvaluateQuery(&e, ranked, id, judged, &opts)
+		for _, c := range []struct {
+			omit TrecOmit
+			zero func(m *TrecMeasures)
+		}{
+			{OmitGain, func(m *TrecMeasures) { m.BinG, m.G, m.NDCGRel, m.RNDCG = 0, 0, 0, 0 }},
+			{OmitInfAPRBP, func(m *TrecMeasures) { m.InfAP, m.RBP, m.RBPResid = 0, 0, 0 }},
+			{Omit11pt, func(m *TrecMeasures) { m.Avg11pt = 0 }},
+		} {
+			o := opts
+			o.Omit = c.omit
+			got := EvaluateQuery(&e, ranked, id, judged, &o)
+			want := full
+			c.zero(&want)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("query %d, omit %b: %+v; want %+v", q, c.omit, got, want)
+			}
+		}
+		if full.BinG == 0 && full.InfAP == 0 && full.Avg11pt == 0 && full.NumRelRet > 0 {
+			t.Fatalf("query %d: the omitted measures are 0 even in full; the test cannot fail", q)
 		}
 	}
 }

@@ -297,7 +297,19 @@ func (s *trecSelection) options(level int) metrics.TrecOptions {
 		}
 		return def
 	}
+	// Measures nobody prints are not computed.
+	var omit metrics.TrecOmit
+	if !s.on["binG"] && !s.on["G"] && !s.on["ndcg_rel"] && !s.on["Rndcg"] {
+		omit |= metrics.OmitGain
+	}
+	if !s.on["infAP"] && !s.on["rbp"] && !s.on["rbp_resid"] {
+		omit |= metrics.OmitInfAPRBP
+	}
+	if !s.on["11pt_avg"] {
+		omit |= metrics.Omit11pt
+	}
 	return metrics.TrecOptions{
+		Omit:          omit,
 		RelLevel:      level,
 		P:             pick("P", d.P),
 		Recall:        pick("recall", d.Recall),
@@ -517,8 +529,13 @@ type trecStreamWorker struct {
 	e       metrics.Evaluator
 	ready   bool // the qrels are parsed
 	pending []trecPending
+	held    []trecparse.Hit // the pending queries' hits
 	out     []trecEvaluated
 }
+
+// trecPendingHits is how many hits a streamTrec worker holds while the
+// qrels are parsed (3 MB); with more, it waits for them.
+const trecPendingHits = 1 << 17
 
 type trecPending struct {
 	qid  string
@@ -552,16 +569,26 @@ func streamTrec(rdata []byte, qrelsDone <-chan struct{}, qrels *lasagna.Qrels, q
 		for _, p := range s.pending {
 			eval(s, p.qid, p.hits)
 		}
-		s.pending = nil
+		s.pending, s.held = nil, nil
 	}
 	tag, _, ok = trecparse.StreamRun(rdata, len(workers), func(w int, qid string, ranked []trecparse.Hit) {
 		s := &workers[w]
 		if !s.ready {
+			if s.held == nil {
+				s.held = make([]trecparse.Hit, 0, trecPendingHits)
+			}
 			select {
 			case <-qrelsDone:
 				drain(s)
 			default:
-				s.pending = append(s.pending, trecPending{qid, slices.Clone(ranked)})
+				if len(s.held)+len(ranked) > cap(s.held) {
+					<-qrelsDone
+					drain(s)
+					break
+				}
+				at := len(s.held)
+				s.held = append(s.held, ranked...)
+				s.pending = append(s.pending, trecPending{qid, s.held[at:len(s.held):len(s.held)]})
 				return
 			}
 		}
