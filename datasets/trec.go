@@ -67,6 +67,46 @@ func ReadQrels(fsys fs.FS, name string) (lasagna.Qrels, error) {
 // used in error positions. The returned ids share data's memory: data must
 // not be modified afterwards.
 func ParseQrels(name string, data []byte) (lasagna.Qrels, error) {
+	// Files without problems are split in one pass and each query's map
+	// is made at its final size; any problem (or none of the lines a
+	// judgement) sends the file to the line-by-line parser, which reports.
+	if js, ok := trecparse.QrelsLines(data); ok && len(js) > 0 {
+		if qrels, ok := groupQrels(js); ok {
+			return qrels, nil
+		}
+	}
+	return parseQrelsLines(name, data)
+}
+
+// groupQrels builds the qrels of well-formed judgements, sizing each
+// query's map by its consecutive lines; ok is false when a (qid, docno)
+// pair is judged twice.
+func groupQrels(js []trecparse.Judgement) (lasagna.Qrels, bool) {
+	qrels := lasagna.Qrels{}
+	for i := 0; i < len(js); {
+		qid := js[i].Qid
+		j := i + 1
+		for j < len(js) && js[j].Qid == qid {
+			j++
+		}
+		judged := qrels[qid]
+		if judged == nil {
+			judged = make(map[string]int, j-i)
+			qrels[qid] = judged
+		}
+		for _, x := range js[i:j] {
+			if _, dup := judged[x.Doc]; dup {
+				return nil, false
+			}
+			judged[x.Doc] = x.Grade
+		}
+		i = j
+	}
+	return qrels, true
+}
+
+// parseQrelsLines is ParseQrels line by line, with problems.
+func parseQrelsLines(name string, data []byte) (lasagna.Qrels, error) {
 	qrels := lasagna.Qrels{}
 	all := data
 	var c collector

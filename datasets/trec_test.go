@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -348,5 +349,61 @@ func TestParseRunCopies(t *testing.T) {
 	}
 	if run.Tag != "tag" || !slices.Equal(hitIDs(run.Hits["q1"]), []string{"d1", "d2"}) {
 		t.Errorf("after the buffer changed: tag %q, hits %v", run.Tag, run.Hits)
+	}
+}
+
+// TestParseQrelsOnePassMatchesLines checks the one-pass qrels parser
+// (trecparse.QrelsLines and presized maps) against the line-by-line one
+// on generated files in every shape (blanks of every kind, comments, CR
+// LF, signs and leading zeros in grades, a query's lines split in two, a
+// last line without newline), and that files with a problem give the
+// line-by-line parser's problems.
+func TestParseQrelsOnePassMatchesLines(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	blanks := []string{" ", "\t", "\r", "\v", "\f", "  \t"}
+	sep := func() string { return blanks[rng.IntN(len(blanks))] }
+	grades := []string{"0", "1", "2", "3", "-1", "+2", "007", "-0", "2147483647", "-2147483648", "123456789"}
+	for _, lines := range []int{1, 10, 5000} {
+		var b strings.Builder
+		for i := range lines {
+			switch rng.IntN(15) {
+			case 0:
+				b.WriteString(sep() + "\n")
+			case 1:
+				b.WriteString("# comment 1 0 d 1\n")
+			}
+			q := i / 40
+			if i%97 == 0 {
+				q = 0 // query 0's lines are not all consecutive
+			}
+			fmt.Fprintf(&b, "%sq%d%s0%sdoc-%d%s%s%s", sep(), q, sep(), sep(), i, sep(), grades[rng.IntN(len(grades))], sep())
+			if i < lines-1 || rng.IntN(2) == 0 {
+				b.WriteString("\n")
+			}
+		}
+		data := []byte(b.String())
+		if _, ok := trecparse.QrelsLines(data); !ok {
+			t.Fatalf("%d lines: the one-pass split refused a well-formed file", lines)
+		}
+		got, err := ParseQrels("q", data)
+		want, werr := parseQrelsLines("q", data)
+		if err != nil || werr != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%d lines: one pass %v, %v; line by line %v, %v", lines, len(got), err, len(want), werr)
+		}
+		for _, bad := range []string{"q1 0 d\n", "q1 0 d 1 x\n", "q1 0 d 1.5\n", "q1 0 d 2147483648\n", "q0 0 doc-0 1\n"} {
+			data := slices.Concat(data, []byte("\n"+bad))
+			_, err := ParseQrels("q", data)
+			_, werr := parseQrelsLines("q", data)
+			if err == nil || werr == nil || err.Error() != werr.Error() {
+				t.Errorf("%d lines + %q: %v; line by line %v", lines, bad, err, werr)
+			}
+		}
+		// A control byte is part of a field, as in trec_eval.
+		odd := slices.Concat(data, []byte("\nq1 0 d\x01 1\n"))
+		got, err = ParseQrels("q", odd)
+		want, werr = parseQrelsLines("q", odd)
+		if err != nil || werr != nil || !reflect.DeepEqual(got, want) || got["q1"]["d\x01"] != 1 {
+			t.Errorf("%d lines + a control byte: %v, %v; line by line %v, %v", lines, len(got), err, len(want), werr)
+		}
 	}
 }

@@ -1,0 +1,107 @@
+package trecparse
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"strconv"
+)
+
+// Judgement is one qrels line: query id, document id and grade (the iter
+// field is not kept). The ids alias the parsed bytes.
+type Judgement struct {
+	Qid, Doc string
+	Grade    int
+}
+
+// QrelsLines splits a qrels file (qid iter docno rel, blank and comment
+// lines skipped) into its judgements, in file order, when every line is
+// well formed: exactly four fields and a grade that strconv.Atoi reads and
+// int32 holds. ok is false otherwise; the caller then parses the file line
+// by line to report the problems. Separators are found eight bytes at a
+// time, as in StreamRun.
+func QrelsLines(data []byte) (js []Judgement, ok bool) {
+	js = make([]Judgement, 0, len(data)/24+1)
+	d := data
+	base, m := -8, uint64(0)
+	var f [4][2]int
+	for off := 0; off < len(d); {
+		n := 0
+		fs := off
+		comment := false
+		for {
+			for m == 0 {
+				base += 8
+				if base+8 <= len(d) {
+					m = sepMask(binary.LittleEndian.Uint64(d[base:]))
+				} else {
+					m = tailSepMask(d, base)
+				}
+			}
+			s := base + bits.TrailingZeros64(m)>>3
+			m &= m - 1
+			if s > fs && !comment {
+				switch {
+				case n == 0 && d[fs] == '#':
+					comment = true
+				case n == len(f):
+					return nil, false // a fifth field
+				default:
+					f[n] = [2]int{fs, s}
+					n++
+				}
+			}
+			if s >= len(d) {
+				off = len(d)
+				break
+			}
+			if c := d[s]; c == '\n' {
+				off = s + 1
+				break
+			} else if byteClass[c] != 1 {
+				return nil, false
+			}
+			fs = s + 1
+		}
+		if comment || n == 0 {
+			continue
+		}
+		if n != 4 {
+			return nil, false
+		}
+		g, ok := parseGrade(d[f[3][0]:f[3][1]])
+		if !ok {
+			return nil, false
+		}
+		js = append(js, Judgement{AliasString(d[f[0][0]:f[0][1]]), AliasString(d[f[2][0]:f[2][1]]), g})
+	}
+	return js, true
+}
+
+// parseGrade reads a grade as strconv.Atoi does, refusing values int32
+// does not hold. Up to nine digits after an optional '-' take a quick
+// path.
+func parseGrade(b []byte) (int, bool) {
+	i, neg := 0, false
+	if len(b) > 1 && b[0] == '-' {
+		i, neg = 1, true
+	}
+	if n := len(b) - i; n >= 1 && n <= 9 {
+		v := 0
+		for _, c := range b[i:] {
+			if c-'0' > 9 {
+				goto slow
+			}
+			v = v*10 + int(c-'0')
+		}
+		if neg {
+			v = -v
+		}
+		return v, true
+	}
+slow:
+	v, err := strconv.Atoi(string(b))
+	if err != nil || v != int(int32(v)) {
+		return 0, false
+	}
+	return v, true
+}
