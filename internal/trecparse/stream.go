@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
 )
 
 // StreamRun parses a run file whose lines are grouped by query (every
@@ -81,6 +82,7 @@ func (s *stopFlag) get() bool { return s.Load() }
 // streamChunk is one worker's state in StreamRun.
 type streamChunk struct {
 	hits  []Hit
+	fracs []uint8 // per hit: Score holds the mantissa, to divide by 10^frac
 	qids  []string
 	seen  map[string]struct{}
 	dups  idSet
@@ -169,12 +171,15 @@ func (c *streamChunk) streamLines(data []byte, start, end int, stop *stopFlag, v
 		}
 		c.seen[q] = struct{}{}
 		c.qids = append(c.qids, q)
-		sortRanked(c.hits)
+		for i, f := range c.fracs {
+			c.hits[i].Score /= pow10[f]
+		}
 		if _, dup := c.dups.duplicate(c.hits); dup {
 			return false
 		}
+		sortRanked(c.hits)
 		visit(q, c.hits)
-		c.hits = c.hits[:0]
+		c.hits, c.fracs = c.hits[:0], c.fracs[:0]
 		return true
 	}
 	// Separators (bytes up to 0x20) are found eight bytes at a time (past
@@ -226,7 +231,7 @@ func (c *streamChunk) streamLines(data []byte, start, end int, stop *stopFlag, v
 			stop.set()
 			return
 		}
-		score, ok := parseScoreAt(d, f[4][0], f[4][1])
+		score, frac, ok := scoreParts(d, f[4][0], f[4][1])
 		if !ok {
 			stop.set()
 			return
@@ -243,7 +248,9 @@ func (c *streamChunk) streamLines(data []byte, start, end int, stop *stopFlag, v
 			}
 			qid, have = q, true
 		}
-		c.hits = append(c.hits, Hit{ID: AliasString(d[f[2][0]:f[2][1]]), Score: score})
+		id := AliasString(d[f[2][0]:f[2][1]])
+		c.hits = append(c.hits, Hit{ID: id, Score: score})
+		c.fracs = append(c.fracs, frac)
 		c.lines++
 	}
 	if have && !flush() {
@@ -298,6 +305,13 @@ func StreamWorkers(n int) int {
 // checked and converted together; the value is then the same exact
 // integer divided by an exact power of ten as in parseScore.
 func parseScoreAt(d []byte, i, j int) (float64, bool) {
+	v, frac, ok := scoreParts(d, i, j)
+	return v / pow10[frac], ok
+}
+
+// scoreParts is parseScoreAt without the division: the score is
+// v / 10^frac, divided later, away from the parsing's dependency chains.
+func scoreParts(d []byte, i, j int) (v float64, frac uint8, ok bool) {
 	start, neg := i, false
 	if c := d[i]; c == '-' || c == '+' {
 		neg = c == '-'
@@ -305,7 +319,8 @@ func parseScoreAt(d []byte, i, j int) (float64, bool) {
 	}
 	n := j - i
 	if n < 1 || n > 8 || i+8 > len(d) {
-		return parseScore(d[start:j])
+		v, ok := parseScore(d[start:j])
+		return v, 0, ok
 	}
 	x := binary.LittleEndian.Uint64(d[i:])
 	sh := uint(8-n) * 8
@@ -314,15 +329,15 @@ func parseScoreAt(d []byte, i, j int) (float64, bool) {
 	// second flagged byte may be a borrow's artefact: the slow path).
 	y := x ^ 0x2e2e2e2e2e2e2e2e
 	dots := (y - 0x0101010101010101) &^ y & 0x8080808080808080 & (^uint64(0) >> sh)
-	frac := 0
 	if dots != 0 {
 		if dots&(dots-1) != 0 || n == 1 {
-			return parseScore(d[start:j])
+			v, ok := parseScore(d[start:j])
+			return v, 0, ok
 		}
 		p := bits.TrailingZeros64(dots) >> 3
 		low := uint64(1)<<(8*uint(p)) - 1
 		x = x&low | x>>8&^low // drop the '.'
-		frac = n - 1 - p
+		frac = uint8(n - 1 - p)
 		sh += 8
 	}
 	// Right-align the digits (the first is the most significant) and fill
@@ -330,15 +345,16 @@ func parseScoreAt(d []byte, i, j int) (float64, bool) {
 	x = x<<sh | 0x3030303030303030&(uint64(1)<<sh-1)
 	// Every byte a digit: high nibble 3 and low nibble at most 9.
 	if x&0xf0f0f0f0f0f0f0f0 != 0x3030303030303030 || (x+0x0606060606060606)&0xf0f0f0f0f0f0f0f0 != 0x3030303030303030 {
-		return parseScore(d[start:j])
+		v, ok := parseScore(d[start:j])
+		return v, 0, ok
 	}
 	x &= 0x0f0f0f0f0f0f0f0f
 	x = x * 2561 >> 8 & 0x00ff00ff00ff00ff
 	x = x * 6553601 >> 16 & 0x0000ffff0000ffff
 	x = x * 42949672960001 >> 32
-	v := float64(x) / pow10[frac]
+	v = float64(x)
 	if neg {
 		v = -v
 	}
-	return v, true
+	return v, frac, true
 }

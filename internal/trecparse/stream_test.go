@@ -133,3 +133,46 @@ func TestStreamRunRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamRunDuplicates checks StreamRun's duplicate check (idSet's
+// cheap hash, and maphash for ids that collide in it), on short and long
+// queries: every duplicate is found and no distinct ids are taken for one,
+// also when the ids of many queries are the same.
+func TestStreamRunDuplicates(t *testing.T) {
+	query := func(qid string, n int, id func(int) string) []byte {
+		var b []byte
+		for i := range n {
+			b = fmt.Appendf(b, "%s Q0 %s %d %d.5 r\n", qid, id(i), i+1, n-i)
+		}
+		return b
+	}
+	spread := func(i int) string { return fmt.Sprintf("doc-%d", i) }
+	short := func(i int) string { return fmt.Sprintf("%x", i) }
+	collide := func(i int) string { return fmt.Sprintf("%06d-same-suffix", i) }
+	for _, c := range []struct {
+		name string
+		n    int
+		id   func(int) string
+	}{{"spread", 100, spread}, {"short ids", 100, short}, {"long query", 6000, spread}, {"colliding ids", 500, collide}} {
+		clean := query("q1", c.n, c.id)
+		for _, workers := range []int{1, 2} {
+			if _, _, _, ok := streamAll(t, slices.Concat(query("q0", 10, spread), clean, query("q2", 10, spread)), workers); !ok {
+				t.Errorf("%s, %d workers: distinct ids refused", c.name, workers)
+			}
+			for _, at := range []int{1, c.n / 2, c.n - 1} {
+				dup := slices.Concat(clean, []byte(fmt.Sprintf("q1 Q0 %s 1 0.25 r\n", c.id(at))))
+				if _, _, _, ok := streamAll(t, dup, workers); ok {
+					t.Errorf("%s, %d workers: document %d retrieved twice, not found", c.name, workers, at)
+				}
+			}
+		}
+	}
+	// 70,000 one-line queries, each with the same document.
+	var b []byte
+	for q := range 70000 {
+		b = fmt.Appendf(b, "q%d Q0 same 1 1 r\n", q)
+	}
+	if _, _, lines, ok := streamAll(t, b, 1); !ok || lines != 70000 {
+		t.Errorf("70000 one-line queries: ok %v, %d lines", ok, lines)
+	}
+}
