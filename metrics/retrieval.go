@@ -202,6 +202,7 @@ const (
 // concurrent use. The zero value is ready to use.
 type Evaluator struct {
 	rels   []int
+	grades []int // the query's judged grades, in map order
 	ideal  []int
 	nRel   []int     // prefix: relevant among the first i documents
 	apSum  []float64 // prefix: sum of precision at relevant ranks
@@ -305,8 +306,13 @@ func (e *Evaluator) evaluate(judged map[string]int, opts *TrecOptions) TrecMeasu
 	var m TrecMeasures
 
 	// Judged side: num_rel and the ideal gains (positive grades, descending).
-	e.ideal = e.ideal[:0]
+	// The grades are read from the map once, for every measure.
+	e.grades = e.grades[:0]
 	for _, g := range judged {
+		e.grades = append(e.grades, g)
+	}
+	e.ideal = e.ideal[:0]
+	for _, g := range e.grades {
 		if g < 0 {
 			continue
 		}
@@ -397,7 +403,7 @@ func (e *Evaluator) evaluate(judged map[string]int, opts *TrecOptions) TrecMeasu
 			m.Success[j] = 1
 		}
 	}
-	e.setMeasures(&m, judged, level)
+	e.setMeasures(&m, level)
 	m.RelativeP = make([]float64, len(opts.RelativeP))
 	if m.NumRel > 0 {
 		for j, k := range opts.RelativeP {
@@ -431,7 +437,7 @@ func (e *Evaluator) evaluate(judged map[string]int, opts *TrecOptions) TrecMeasu
 		e.gainMeasures(&m, level)
 	}
 	if opts.Omit&OmitInfAPRBP == 0 {
-		e.infAPAndRBP(&m, judged, level)
+		e.infAPAndRBP(&m, level)
 	}
 	if opts.RelString > 0 {
 		m.RelString = e.relString(min(opts.RelString, n))
@@ -575,7 +581,7 @@ const infapEpsilon = 0.00001
 // outputs hold the values for both starting at 0, which is what this
 // computes: gain = grade ÷ the query's largest judged grade when that is
 // above 1.
-func (e *Evaluator) infAPAndRBP(m *TrecMeasures, judged map[string]int, level int) {
+func (e *Evaluator) infAPAndRBP(m *TrecMeasures, level int) {
 	nonrelSoFar, relSoFar, unjudgedSoFar := 0, 0, 0
 	infAP := 0.0
 	for j, r := range e.rels {
@@ -604,7 +610,7 @@ func (e *Evaluator) infAPAndRBP(m *TrecMeasures, judged map[string]int, level in
 	m.InfAP = infAP
 
 	maxGrade := 0
-	for _, g := range judged {
+	for _, g := range e.grades {
 		maxGrade = max(maxGrade, g)
 	}
 	p := 0.9
@@ -653,7 +659,7 @@ func (e *Evaluator) relString(k int) string {
 // setMeasures computes the measures of the retrieved set and bpref, as
 // trec_eval's m_set_*.c, m_utility.c, m_num_nonrel_judged_ret.c and
 // m_bpref.c do.
-func (e *Evaluator) setMeasures(m *TrecMeasures, judged map[string]int, level int) {
+func (e *Evaluator) setMeasures(m *TrecMeasures, level int) {
 	unjudged := 0
 	for _, r := range e.rels {
 		if r < 0 {
@@ -680,7 +686,7 @@ func (e *Evaluator) setMeasures(m *TrecMeasures, judged map[string]int, level in
 
 	// bpref: judged non-relevant documents are those with 0 <= grade < level.
 	numNonrel := 0
-	for _, g := range judged {
+	for _, g := range e.grades {
 		if g >= 0 && g < level {
 			numNonrel++
 		}

@@ -238,7 +238,7 @@ func (c *streamChunk) streamLines(data []byte, start, end int, stop *stopFlag, v
 		}
 		q := d[f[0][0]:f[0][1]]
 		tag = d[f[5][0]:f[5][1]]
-		if !have || !bytes.Equal(q, qid) {
+		if !have || !sameField(d, f[0][0], q, qid) {
 			if have && !flush() {
 				stop.set()
 				return
@@ -258,6 +258,22 @@ func (c *streamChunk) streamLines(data []byte, start, end int, stop *stopFlag, v
 		return
 	}
 	c.tag = AliasString(tag)
+}
+
+// sameField reports whether the field q, which starts at d[i], equals
+// prev; fields of up to eight bytes with eight bytes to load at i and at
+// prev are compared as one word.
+func sameField(d []byte, i int, q, prev []byte) bool {
+	if len(q) != len(prev) {
+		return false
+	}
+	if len(q) <= 8 && i+8 <= len(d) && cap(prev) >= 8 {
+		sh := uint(8-len(q)) * 8
+		a := binary.LittleEndian.Uint64(d[i:])
+		b := binary.LittleEndian.Uint64(prev[:8])
+		return (a^b)<<sh == 0
+	}
+	return bytes.Equal(q, prev)
 }
 
 // tailSepMask is sepMask of the last, partial word of d at base, padded
