@@ -1,6 +1,7 @@
 package trecparse
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 	"strconv"
@@ -20,7 +21,7 @@ type Judgement struct {
 // by line to report the problems. Separators are found eight bytes at a
 // time, as in StreamRun.
 func QrelsLines(data []byte) (js []Judgement, ok bool) {
-	js = make([]Judgement, 0, len(data)/24+1)
+	js = make([]Judgement, 0, bytes.Count(data, []byte{'\n'})+1)
 	d := data
 	base, m := -8, uint64(0)
 	var f [4][2]int
