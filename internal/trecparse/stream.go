@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/lasagna-go/lasagna/internal/idhash"
 )
 
 // StreamRun parses a run file whose lines are grouped by query (every
@@ -82,7 +83,8 @@ func (s *stopFlag) get() bool { return s.Load() }
 // streamChunk is one worker's state in StreamRun.
 type streamChunk struct {
 	hits  []Hit
-	fracs []uint8 // per hit: Score holds the mantissa, to divide by 10^frac
+	fracs []uint8  // per hit: Score holds the mantissa, to divide by 10^frac
+	sufs  []uint64 // per hit: idhash.Suffix of its id, taken while its bytes are in cache
 	qids  []string
 	seen  map[string]struct{}
 	dups  idSet
@@ -174,12 +176,12 @@ func (c *streamChunk) streamLines(data []byte, start, end int, stop *stopFlag, v
 		for i, f := range c.fracs {
 			c.hits[i].Score /= pow10[f]
 		}
-		if _, dup := c.dups.duplicate(c.hits); dup {
+		if _, dup := c.dups.duplicateSuffixes(c.hits, c.sufs); dup {
 			return false
 		}
 		sortRanked(c.hits)
 		visit(q, c.hits)
-		c.hits, c.fracs = c.hits[:0], c.fracs[:0]
+		c.hits, c.fracs, c.sufs = c.hits[:0], c.fracs[:0], c.sufs[:0]
 		return true
 	}
 	// Separators (bytes up to 0x20) are found eight bytes at a time (past
@@ -249,6 +251,13 @@ func (c *streamChunk) streamLines(data []byte, start, end int, stop *stopFlag, v
 			qid, have = q, true
 		}
 		id := AliasString(d[f[2][0]:f[2][1]])
+		var x uint64
+		if len(id) >= 8 {
+			x = binary.LittleEndian.Uint64(d[f[2][1]-8:]) ^ uint64(len(id))<<59
+		} else {
+			x = idhash.Suffix(id)
+		}
+		c.sufs = append(c.sufs, x)
 		c.hits = append(c.hits, Hit{ID: id, Score: score})
 		c.fracs = append(c.fracs, frac)
 		c.lines++

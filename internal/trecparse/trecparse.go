@@ -288,11 +288,48 @@ func (s *idSet) duplicate(l []Hit) (string, bool) {
 	return d, ok
 }
 
-// probe looks for a duplicate in l with the cheap hash (quick) or maphash;
-// done is false when the cheap hash needed too many probes.
-func (s *idSet) probe(l []Hit, quick bool) (dup string, found, done bool) {
+// duplicateSuffixes is duplicate for a list whose ids' idhash.Suffix
+// values are sufs (computed earlier, while the ids' bytes were in cache).
+func (s *idSet) duplicateSuffixes(l []Hit, sufs []uint64) (string, bool) {
+	if d, ok, done := s.probeSuffixes(l, sufs); done {
+		return d, ok
+	}
+	d, ok, _ := s.probe(l, false)
+	return d, ok
+}
+
+// probeSuffixes is probe's quick pass with the suffixes given.
+func (s *idSet) probeSuffixes(l []Hit, sufs []uint64) (dup string, found, done bool) {
+	slots := s.table(len(l))
+	mask := uint64(len(slots) - 1)
+	budget := 4*len(l) + 16
+	sufs = sufs[:len(l)]
+	for i, x := range sufs {
+		x *= s.salt
+		tag := x &^ (1<<32 - 1)
+		k := (x ^ x>>29) & mask
+		for {
+			p := slots[k]
+			if p == 0 {
+				slots[k] = tag | uint64(i+1)
+				break
+			}
+			if p&^(1<<32-1) == tag && l[uint32(p)-1].ID == l[i].ID {
+				return l[i].ID, true, true
+			}
+			if budget--; budget < 0 {
+				return "", false, false
+			}
+			k = (k + 1) & mask
+		}
+	}
+	return "", false, true
+}
+
+// table returns the cleared table for a list of n ids.
+func (s *idSet) table(n int) []uint64 {
 	size := 16
-	for size < 2*len(l) {
+	for size < 2*n {
 		size *= 2
 	}
 	if cap(s.slots) < size {
@@ -303,8 +340,14 @@ func (s *idSet) probe(l []Hit, quick bool) (dup string, found, done bool) {
 		s.slots = s.slots[:size]
 		clear(s.slots)
 	}
-	slots := s.slots
-	mask := uint64(size - 1)
+	return s.slots
+}
+
+// probe looks for a duplicate in l with the cheap hash (quick) or maphash;
+// done is false when the cheap hash needed too many probes.
+func (s *idSet) probe(l []Hit, quick bool) (dup string, found, done bool) {
+	slots := s.table(len(l))
+	mask := uint64(len(slots) - 1)
 	budget := 4*len(l) + 16
 	for i, h := range l {
 		var x uint64
