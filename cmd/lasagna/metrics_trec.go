@@ -620,19 +620,77 @@ func streamTrec(rdata []byte, qrelsDone <-chan struct{}, qrels *lasagna.Qrels, q
 	return ev, tag, true, err
 }
 
+// trecLine formats one line of trec_eval's output, as its printf formats
+// "%-22s\t%s\t%6.4f\n" (or %d, %s) do: strconv rounds a float's exact
+// value to the nearest with ties to even, as C's printf does.
+type trecLine struct{ b []byte }
+
+// name starts the line with name, then sep and k when sep is not empty
+// ("P" "_" 10: P_10); the caller may append more before the value.
+func (o *trecLine) name(name, sep string, k int) {
+	o.b = append(o.b[:0], name...)
+	if sep != "" {
+		o.b = append(o.b, sep...)
+		if k > 0 {
+			o.b = strconv.AppendInt(o.b, int64(k), 10)
+		}
+	}
+}
+
+// pad pads the name to 22 bytes and adds the query id.
+func (o *trecLine) pad(qid string) {
+	for len(o.b) < 22 {
+		o.b = append(o.b, ' ')
+	}
+	o.b = append(o.b, '\t')
+	o.b = append(o.b, qid...)
+	o.b = append(o.b, '\t')
+}
+
+func (o *trecLine) float(w *bufio.Writer, qid string, v float64) {
+	o.pad(qid)
+	at := len(o.b)
+	o.b = strconv.AppendFloat(o.b, v, 'f', 4, 64)
+	if n := len(o.b) - at; n < 6 { // %6.4f: right-aligned in 6 (NaN, +Inf)
+		o.b = append(o.b, "      "[:6-n]...)
+		copy(o.b[at+6-n:], o.b[at:at+n])
+		copy(o.b[at:], "      "[:6-n])
+	}
+	o.b = append(o.b, '\n')
+	_, _ = w.Write(o.b)
+}
+
+func (o *trecLine) int(w *bufio.Writer, qid string, v int) {
+	o.pad(qid)
+	o.b = strconv.AppendInt(o.b, int64(v), 10)
+	o.b = append(o.b, '\n')
+	_, _ = w.Write(o.b)
+}
+
+func (o *trecLine) str(w *bufio.Writer, qid, v string) {
+	o.pad(qid)
+	o.b = append(o.b, v...)
+	o.b = append(o.b, '\n')
+	_, _ = w.Write(o.b)
+}
+
 // writeTrecBlock prints one query's (or the summary's) selected measures in
 // trec_eval's order and format.
 func writeTrecBlock(w *bufio.Writer, qid string, m *metrics.TrecMeasures, sel *trecSelection, opts *metrics.TrecOptions, tag string, numQ int, isSummary bool) {
-	long := func(name string, v int) { fmt.Fprintf(w, "%-22s\t%s\t%d\n", name, qid, v) }
-	float := func(name string, v float64) { fmt.Fprintf(w, "%-22s\t%s\t%6.4f\n", name, qid, v) }
+	var o trecLine
+	long := func(name string, v int) { o.name(name, "", 0); o.int(w, qid, v) }
+	float := func(name string, v float64) { o.name(name, "", 0); o.float(w, qid, v) }
 	cuts := func(name string, ks []int, vs []float64) {
 		for j, k := range ks {
-			float(name+"_"+strconv.Itoa(k), vs[j])
+			o.name(name, "_", k)
+			o.float(w, qid, vs[j])
 		}
 	}
 	fcuts := func(name string, ks []float64, vs []float64) {
 		for j, k := range ks {
-			float(fmt.Sprintf("%s_%3.2f", name, k), vs[j])
+			o.name(name, "_", 0)
+			o.b = strconv.AppendFloat(o.b, k, 'f', 2, 64) // %3.2f: always 4 bytes or more
+			o.float(w, qid, vs[j])
 		}
 	}
 	for _, tm := range trecMeasures {
@@ -641,7 +699,8 @@ func writeTrecBlock(w *bufio.Writer, qid string, m *metrics.TrecMeasures, sel *t
 		}
 		switch tm.name {
 		case "runid":
-			fmt.Fprintf(w, "%-22s\t%s\t%s\n", "runid", qid, tag)
+			o.name("runid", "", 0)
+			o.str(w, qid, tag)
 		case "num_q":
 			long("num_q", numQ)
 		case "num_ret":
@@ -693,7 +752,8 @@ func writeTrecBlock(w *bufio.Writer, qid string, m *metrics.TrecMeasures, sel *t
 			if sel.relstringParam != "" {
 				name += "_" + sel.relstringParam
 			}
-			fmt.Fprintf(w, "%-22s\t%s\t'%s'\n", name, qid, m.RelString)
+			o.name(name, "", 0)
+			o.str(w, qid, "'"+m.RelString+"'")
 		case "infAP":
 			float("infAP", m.InfAP)
 		case "rbp":
