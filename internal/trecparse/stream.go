@@ -305,14 +305,6 @@ func sepMask(x uint64) uint64 {
 	return ^((x&lo7 + add) | x) & high
 }
 
-// skipBlanks returns the index of the first byte at or after i that is not
-// a blank other than newline, or len(d).
-func skipBlanks(d []byte, i int) int {
-	for i < len(d) && byteClass[d[i]] == 1 {
-		i++
-	}
-	return i
-}
 
 // StreamWorkers is the number of workers StreamRun uses for a file of n
 // bytes at most.
