@@ -305,7 +305,6 @@ func sepMask(x uint64) uint64 {
 	return ^((x&lo7 + add) | x) & high
 }
 
-
 // StreamWorkers is the number of workers StreamRun uses for a file of n
 // bytes at most.
 func StreamWorkers(n int) int {
