@@ -185,9 +185,9 @@ func (c *streamChunk) streamLines(data []byte, start, end int, stop *stopFlag, v
 		return true
 	}
 	// Separators (bytes up to 0x20) are found eight bytes at a time (past
-	// the end, newlines are yielded); a
-	// line is then cut at them. Lines that hold a control byte other than
-	// a blank stop the stream (the general parser takes them).
+	// the end, newlines are yielded) and each line is cut at them. A line
+	// holding a control byte other than a blank stops the stream (the
+	// general parser, which takes it as part of a field, reads the file).
 	base, m := start-8, uint64(0) // current word and its separators not yet taken
 	var f [6][2]int
 	for off := start; off < end; {
