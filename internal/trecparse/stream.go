@@ -193,7 +193,6 @@ func (c *streamChunk) streamLines(data []byte, start, end int, stop *stopFlag, v
 	for off := start; off < end; {
 		n := 0
 		fs := off
-		comment := false
 		for {
 			for m == 0 {
 				base += 8
@@ -205,13 +204,11 @@ func (c *streamChunk) streamLines(data []byte, start, end int, stop *stopFlag, v
 			}
 			s := base + bits.TrailingZeros64(m)>>3
 			m &= m - 1
-			if s > fs && n < len(f) && !comment {
-				if n == 0 && d[fs] == '#' {
-					comment = true
-				} else {
+			if s > fs { // a field ends at s
+				if n < len(f) {
 					f[n] = [2]int{fs, s}
-					n++
 				}
+				n++
 			}
 			if s >= end {
 				off = end
@@ -220,14 +217,14 @@ func (c *streamChunk) streamLines(data []byte, start, end int, stop *stopFlag, v
 			if c := d[s]; c == '\n' {
 				off = s + 1
 				break
-			} else if byteClass[c] != 1 {
+			} else if c != ' ' && byteClass[c] != 1 {
 				stop.set()
 				return
 			}
 			fs = s + 1
 		}
-		if comment || n == 0 {
-			continue
+		if n == 0 || d[f[0][0]] == '#' {
+			continue // blank line or comment
 		}
 		if n < 6 {
 			stop.set()
