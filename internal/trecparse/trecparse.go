@@ -248,7 +248,8 @@ func compareTREC(a, b Hit) int {
 func sortRanked(l []Hit) {
 	moves := 0
 	for i := 1; i < len(l); i++ {
-		if compareTREC(l[i-1], l[i]) <= 0 {
+		// compareTREC(l[i-1], l[i]) <= 0, without a call.
+		if a, b := &l[i-1], &l[i]; a.Score > b.Score || a.Score == b.Score && b.ID <= a.ID {
 			continue
 		}
 		x := l[i]
