@@ -203,13 +203,16 @@ const (
 type Evaluator struct {
 	rels   []int
 	grades []int // the query's judged grades, in map order
-	ideal  []int
-	nRel   []int     // prefix: relevant among the first i documents
-	apSum  []float64 // prefix: sum of precision at relevant ranks
-	dcg    []float64 // prefix: discounted cumulative gain
-	idcg   []float64 // prefix: ideal DCG
-	firstR int
-	filter []uint64 // bitmap of idBits of the judged ids (judgedFilter)
+	// relRanks are the ranks (1-based) whose relevance value is at least
+	// the level, ascending.
+	relRanks []int
+	ideal    []int
+	nRel     []int     // prefix: relevant among the first i documents
+	apSum    []float64 // prefix: sum of precision at relevant ranks
+	dcg      []float64 // prefix: discounted cumulative gain
+	idcg     []float64 // prefix: ideal DCG
+	firstR   int
+	filter   []uint64 // bitmap of idBits of the judged ids (judgedFilter)
 }
 
 // judgedFilter returns a bitmap with the bit idBits(d) set for every
@@ -335,8 +338,10 @@ func (e *Evaluator) evaluate(judged map[string]int, opts *TrecOptions) TrecMeasu
 	e.firstR = 0
 	relSoFar := 0
 	ap, dcg := 0.0, 0.0
+	e.relRanks = e.relRanks[:0]
 	for i, r := range e.rels {
 		if r >= level {
+			e.relRanks = append(e.relRanks, i+1)
 			relSoFar++
 			ap += float64(relSoFar) / float64(i+1)
 			if e.firstR == 0 {
@@ -732,6 +737,27 @@ func (e *Evaluator) iprec(m *TrecMeasures, pcts, out []float64, level int) {
 	}
 	intPrecis := float64(m.NumRelRet) / float64(m.NumRet)
 	relSoFar := m.NumRelRet
+	if level >= 0 && len(e.relRanks) == relSoFar {
+		// The same, visiting only the relevant ranks: precision at a rank
+		// that is not relevant is below that at the relevant rank before
+		// it (the same count over fewer documents; correctly rounded
+		// division keeps the order), so it never sets the maximum read at
+		// a relevant rank or after the loop.
+		for j := len(e.relRanks) - 1; j >= 0; j-- {
+			if p := float64(relSoFar) / float64(e.relRanks[j]); intPrecis < p {
+				intPrecis = p
+			}
+			for cur >= 0 && relSoFar == cut(cur) {
+				out[cur] = intPrecis
+				cur--
+			}
+			relSoFar--
+		}
+		for ; cur >= 0; cur-- {
+			out[cur] = intPrecis
+		}
+		return
+	}
 	for i := m.NumRet; i > 0 && relSoFar > 0; i-- {
 		if p := float64(relSoFar) / float64(i); intPrecis < p {
 			intPrecis = p

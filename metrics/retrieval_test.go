@@ -359,3 +359,44 @@ func TestTrecOmit(t *testing.T) {
 		}
 	}
 }
+
+// TestIprecRelevantRanksOnly checks iprec's walk over the relevant ranks
+// against its walk over every rank, bit for bit, on random rankings at
+// levels 0 to 3 and recall levels 0 to 1.
+func TestIprecRelevantRanksOnly(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	opts := DefaultTrecOptions()
+	var e Evaluator
+	for q := range 3000 {
+		judged := map[string]int{}
+		var ranked []Scored
+		n := 1 + rng.IntN(300)
+		for d := range n {
+			id := fmt.Sprintf("d%d", d)
+			if rng.IntN(3) == 0 {
+				judged[id] = rng.IntN(5) - 1
+			}
+			if rng.IntN(4) != 0 {
+				ranked = append(ranked, Scored{ID: id, Score: float64(n - d)})
+			}
+		}
+		opts.RelLevel = q % 4
+		m := EvaluateQuery(&e, ranked, scoredID, judged, &opts)
+		if m.NumRet == 0 {
+			continue
+		}
+		fast := make([]float64, len(DefaultRecallPoints))
+		e.iprec(&m, DefaultRecallPoints, fast, opts.RelLevel)
+		if len(e.relRanks) != m.NumRelRet {
+			t.Fatalf("query %d: %d relevant ranks, NumRelRet %d", q, len(e.relRanks), m.NumRelRet)
+		}
+		e.relRanks = append(e.relRanks, -1) // no longer NumRelRet long: the walk over every rank
+		slow := make([]float64, len(DefaultRecallPoints))
+		e.iprec(&m, DefaultRecallPoints, slow, opts.RelLevel)
+		for j := range fast {
+			if math.Float64bits(fast[j]) != math.Float64bits(slow[j]) {
+				t.Fatalf("query %d, level %d, recall %v: %v over relevant ranks, %v over all", q, opts.RelLevel, DefaultRecallPoints[j], fast[j], slow[j])
+			}
+		}
+	}
+}
