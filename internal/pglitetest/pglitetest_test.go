@@ -58,4 +58,3 @@ func TestMissing(t *testing.T) {
 		t.Errorf("Missing() without node on PATH = %q, want a message naming %q", why, pglitetest.InstallCommand)
 	}
 }
-
