@@ -4,7 +4,7 @@ GO ?= go
 FUZZTIME ?= 20s
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: test lint bench fuzz cover build junit golden
+.PHONY: test lint bench fuzz cover build junit golden test-backends pglite
 
 build:
 	$(GO) build ./...
@@ -12,6 +12,16 @@ build:
 test:
 	$(GO) test -race ./...
 	cd bench && $(GO) test ./...
+
+# pglite installs the npm packages (pinned in the lock file) that the
+# pgvector tests serve PostgreSQL with; needs node and npm.
+pglite:
+	npm ci --prefix internal/pglitetest/testdata --no-audit --no-fund
+
+# test-backends runs just the tests against real vector engines; they fail
+# instead of skipping when a server cannot start.
+test-backends: pglite
+	LASAGNA_REQUIRE_BACKENDS=1 $(GO) test -race -count=1 ./internal/pglitetest/... ./retrieval/pgvector/...
 
 # golden rewrites every golden file under testdata/ (internal/golden);
 # review the diff before committing.

@@ -28,7 +28,9 @@
 // Seal builds an HNSW index with explicit parameters (Config.Index; zero
 // fields take DefaultM, DefaultEfConstruction and DefaultEfSearch),
 // vector_cosine_ops for vector.Cosine and vector_ip_ops for vector.Dot.
-// Search sets hnsw.ef_search before each query and orders by the metric's
+// Search sets hnsw.ef_search before each query, turns off sequential
+// scans (the planner would otherwise scan a small table exactly, and the
+// run would not be the one Describe records), and orders by the metric's
 // distance operator (<=> or <#>); the score is 1 − cosine distance, or the
 // inner product. Equal scores are ordered by descending id, as the exact
 // index orders them.
@@ -176,14 +178,14 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 func (s *Store) setup(ctx context.Context) error {
 	err := s.retry(ctx, func(ctx context.Context) error { return s.pool.Ping(ctx) })
 	if err != nil {
-		return fmt.Errorf("pgvector: cannot connect to %s after %d attempts: %v; check that the server runs and accepts connections there, and that PGPASSWORD holds the user's password when the server asks for one", s.dsn, maxAttempts, s.clean(err))
+		return fmt.Errorf("pgvector: cannot connect to %s: %w; check that the server runs and accepts connections there, and that PGPASSWORD holds the user's password when the server asks for one", s.dsn, err)
 	}
 	err = s.retry(ctx, func(ctx context.Context) error {
 		_, err := s.pool.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS vector")
 		return ignoreDuplicate(err)
 	})
 	if err != nil {
-		return fmt.Errorf("pgvector: CREATE EXTENSION vector on %s failed: %v; install pgvector on the server (Debian: postgresql-NN-pgvector) and connect as a user allowed to create the extension, or have an administrator run CREATE EXTENSION vector in that database", s.dsn, s.clean(err))
+		return fmt.Errorf("pgvector: CREATE EXTENSION vector on %s failed: %w; install pgvector on the server (Debian: postgresql-NN-pgvector) and connect as a user allowed to create the extension, or have an administrator run CREATE EXTENSION vector in that database", s.dsn, err)
 	}
 	err = s.retry(ctx, func(ctx context.Context) error {
 		_, err := s.pool.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+MetaTable+` (
@@ -200,14 +202,14 @@ func (s *Store) setup(ctx context.Context) error {
 		return ignoreDuplicate(err)
 	})
 	if err != nil {
-		return fmt.Errorf("pgvector: creating table %s on %s failed: %v; connect as a user allowed to create tables in that database", MetaTable, s.dsn, s.clean(err))
+		return fmt.Errorf("pgvector: creating table %s on %s failed: %w; connect as a user allowed to create tables in that database", MetaTable, s.dsn, err)
 	}
 	var ext, server string
 	err = s.retry(ctx, func(ctx context.Context) error {
 		return s.pool.QueryRow(ctx, "SELECT extversion, current_setting('server_version') FROM pg_extension WHERE extname = 'vector'").Scan(&ext, &server)
 	})
 	if err != nil {
-		return fmt.Errorf("pgvector: reading the pgvector and server versions on %s failed: %v", s.dsn, s.clean(err))
+		return fmt.Errorf("pgvector: reading the pgvector and server versions on %s failed: %w", s.dsn, err)
 	}
 	if f := strings.Fields(server); len(f) > 0 {
 		server = f[0]
@@ -254,6 +256,12 @@ func (s *Store) indexString(m vector.Metric) string {
 	return fmt.Sprintf("hnsw m=%d ef_construction=%d ef_search=%d %s", s.index.M, s.index.EfConstruction, s.index.EfSearch, m)
 }
 
+// builtString states what the index build depends on (not ef_search, a
+// search-time setting), as lasagna_collections records it.
+func (s *Store) builtString(m vector.Metric) string {
+	return fmt.Sprintf("hnsw m=%d ef_construction=%d %s", s.index.M, s.index.EfConstruction, m)
+}
+
 // Close closes the connections.
 func (s *Store) Close() error {
 	s.pool.Close()
@@ -266,8 +274,9 @@ var validName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 const indexSuffix = "_hnsw"
 
 // Open makes c the store's collection and reports what the database holds
-// of it. A sealed collection whose index was built with other parameters
-// or another metric gets its index rebuilt here.
+// of it. A sealed collection whose index was built with another m,
+// ef_construction or metric gets its index rebuilt here (ef_search is set
+// per search and needs no rebuild).
 func (s *Store) Open(ctx context.Context, c vector.Collection) (vector.State, error) {
 	if !validName.MatchString(c.Name) || len(c.Name)+len(indexSuffix) > 63 {
 		return vector.State{}, fmt.Errorf("pgvector: collection name %q is not a table name this adapter creates; use lower-case ASCII letters, digits and underscores, starting with a letter, at most %d characters (vector.CollectionName makes one)", c.Name, 63-len(indexSuffix))
@@ -324,7 +333,7 @@ func (s *Store) Open(ctx context.Context, c vector.Collection) (vector.State, er
 	s.mu.Lock()
 	s.coll, s.opened, s.dim, s.unsealed = c, true, dim, false
 	s.mu.Unlock()
-	if st.Sealed && (hnsw != s.indexString(c.Metric) || metric != string(c.Metric)) {
+	if st.Sealed && (hnsw != s.builtString(c.Metric) || metric != string(c.Metric)) {
 		if err := s.buildIndex(ctx, c); err != nil {
 			return vector.State{}, err
 		}
@@ -438,7 +447,7 @@ func (s *Store) Add(ctx context.Context, ids []string, vectors [][]float32) erro
 			return err
 		})
 		if err != nil {
-			return fmt.Errorf("pgvector: storing %d vectors (ids %q to %q) in table %s on %s failed: %v; %d of this call's %d vectors were stored before it, and adding them again is safe", len(chunk), ids[chunk[0]], ids[chunk[len(chunk)-1]], table, s.dsn, s.clean(err), start, len(rows))
+			return fmt.Errorf("pgvector: storing %d vectors (ids %q to %q) in table %s on %s failed: %w; %d of this call's %d vectors were stored before it, and adding them again is safe", len(chunk), ids[chunk[0]], ids[chunk[len(chunk)-1]], table, s.dsn, err, start, len(rows))
 		}
 	}
 	return nil
@@ -558,7 +567,7 @@ func opclass(m vector.Metric) (ops, op string) {
 func (s *Store) buildIndex(ctx context.Context, c vector.Collection) error {
 	table, index := quote(c.Name), quote(c.Name+indexSuffix)
 	ops, _ := opclass(c.Metric)
-	desc := s.indexString(c.Metric)
+	desc := s.builtString(c.Metric)
 	var have string
 	err := s.retry(ctx, func(ctx context.Context) error {
 		have = ""
@@ -612,7 +621,10 @@ func (s *Store) Search(ctx context.Context, v []float32, k int) ([]lasagna.Hit, 
 		order = "(" + order + ") + 0" // not the index's expression: an exact scan
 	}
 	q := fmt.Sprintf("SELECT id, embedding %s $1::vector FROM %s ORDER BY %s LIMIT %d", op, table, order, k)
-	set := fmt.Sprintf("SET hnsw.ef_search = %d", max(s.index.EfSearch, min(k, 1000)))
+	// enable_seqscan off: the planner would scan a small table exactly
+	// instead of using the index, and the run would not be the one
+	// Describe records.
+	set := fmt.Sprintf("SET hnsw.ef_search = %d; SET enable_seqscan = off", max(s.index.EfSearch, min(k, 1000)))
 	qv := pgv.NewVector(v)
 	var hits []lasagna.Hit
 	err = s.retry(ctx, func(ctx context.Context) error {
@@ -655,7 +667,7 @@ func (s *Store) Search(ctx context.Context, v []float32, k int) ([]lasagna.Hit, 
 
 // fail wraps err from doing what to table name.
 func (s *Store) fail(what, name string, err error) error {
-	return fmt.Errorf("pgvector: %s table %s on %s failed: %v%s", what, quote(name), s.dsn, s.clean(err), hint(err))
+	return fmt.Errorf("pgvector: %s table %s on %s failed: %w%s", what, quote(name), s.dsn, err, hint(err))
 }
 
 // hint suggests a fix for the errors a user can act on.
@@ -677,8 +689,6 @@ func hint(err error) string {
 	}
 	return ""
 }
-
-func (s *Store) clean(err error) string { return redactErr(err, "") }
 
 // retry runs f until it succeeds, fails with an error that is not
 // transient, or has run maxAttempts times, waiting 100 ms, 200 ms, 400 ms, …

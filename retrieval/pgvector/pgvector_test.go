@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	pgv "github.com/pgvector/pgvector-go"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/fixtures"
 	"github.com/lasagna-go/lasagna/internal/corpusgen"
 	"github.com/lasagna-go/lasagna/internal/pglitetest"
 	"github.com/lasagna-go/lasagna/retrieval/pgvector"
@@ -317,6 +319,14 @@ func testTies(t *testing.T, dsn string) {
 	if got := strings.Join(ids(hits), ","); got != "c,b,a,d" {
 		t.Errorf("Search with three equal scores = %s, want c,b,a,d (ties by descending id, as the exact index)", got)
 	}
+	// Above pgvector's largest ef_search (1000) the search scans exactly.
+	hits, err = s.Search(ctx, []float32{1, 1}, 2000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(ids(hits), ","); got != "c,b,a,d" {
+		t.Errorf("Search with k = 2000 = %s, want c,b,a,d", got)
+	}
 }
 
 func testDot(t *testing.T, dsn string) {
@@ -363,10 +373,32 @@ func testConformance(t *testing.T, dsn string) {
 		n, nq = 1000, 50
 	}
 	docs, queries := corpusgen.Zipf(n, nq)
-	r := Conformance(t, dsn, "conform_t", docs, queries, dim, pgvector.Config{}, 10)
+	r := Conformance(t, dsn, 0, "conform_t", docs, queries, dim, pgvector.Config{}, 10)
 	t.Logf("recall@10 = %.4f over %d queries on %d vectors of %d dimensions", r.Recall, nq, n, dim)
 	if r.Recall < 0.99 {
 		t.Errorf("recall@10 against the exact index = %.4f, want ≥ 0.99", r.Recall)
+	}
+	// The figure is the HNSW index's, not an exact scan's: the planner
+	// takes the index for the store's query.
+	ctx := ctxFor(t)
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "SET enable_seqscan = off"); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := conn.Query(ctx, "EXPLAIN SELECT id, embedding <=> $1::vector FROM conform_t ORDER BY embedding <=> $1::vector LIMIT 10", pgv.NewVector(fixtures.HashEmbedding(queries[0], dim)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := strings.Join(plan, "\n"); !strings.Contains(p, "Index Scan using conform_t_hnsw") {
+		t.Errorf("the plan of the store's query does not use the HNSW index:\n%s", p)
 	}
 }
 
