@@ -145,14 +145,16 @@ func cosine(a, b []float32) float64 {
 
 // BenchmarkConformance50k ingests 50,000 vectors of the fake embedder into
 // PGlite, builds the HNSW index with the default m and ef_construction,
-// and runs 1,000 queries one at a time at ef_search 100, 200, 400 and 800
-// on the same index; it reports ingest rate, queries/s and recall@10
-// against the exact index for each. LASAGNA_PGVECTOR_BENCH_N and _DIM
-// change the corpus size and the dimension (defaults 50000 and 64);
+// and runs 1,000 queries one at a time at ef_search 100, 200, 400, 800 and
+// 1000 on the same index; it reports ingest rate, queries/s and recall@10
+// against the exact index for each. LASAGNA_PGVECTOR_BENCH_N, _DIM, _M and
+// _EFC change the corpus size, the dimension, m and ef_construction
+// (defaults 50000, 64 and the package's defaults);
 // LASAGNA_PGVECTOR_BENCH_DSN runs it against another server. Run it with
 // -benchtime 1x.
 func BenchmarkConformance50k(b *testing.B) {
 	n, dim, nq := envInt(b, "LASAGNA_PGVECTOR_BENCH_N", 50000), envInt(b, "LASAGNA_PGVECTOR_BENCH_DIM", 64), 1000
+	m, efc := envInt(b, "LASAGNA_PGVECTOR_BENCH_M", pgvector.DefaultM), envInt(b, "LASAGNA_PGVECTOR_BENCH_EFC", pgvector.DefaultEfConstruction)
 	dsn, pid := os.Getenv("LASAGNA_PGVECTOR_BENCH_DSN"), 0
 	if dsn == "" {
 		srv := pglitetest.Start(b)
@@ -161,8 +163,8 @@ func BenchmarkConformance50k(b *testing.B) {
 	docs, queries := corpusgen.Zipf(n, nq)
 	for i := 0; i < b.N; i++ {
 		name := "conform_bench_" + strconv.Itoa(i)
-		for _, ef := range []int{100, 200, 400, 800} {
-			cfg := pgvector.Config{Index: vector.HNSW{EfSearch: ef}}
+		for _, ef := range []int{100, 200, 400, 800, 1000} {
+			cfg := pgvector.Config{Index: vector.HNSW{M: m, EfConstruction: efc, EfSearch: ef}}
 			r := Conformance(b, dsn, pid, name, docs, queries, dim, cfg, 10)
 			if r.Ingest > 0 {
 				b.ReportMetric(float64(n)/r.Ingest.Seconds(), "vectors/s-ingest")
@@ -171,8 +173,8 @@ func BenchmarkConformance50k(b *testing.B) {
 			b.ReportMetric(float64(nq)/r.Search.Seconds(), "queries/s-ef"+strconv.Itoa(ef))
 			b.ReportMetric(r.Recall, "recall@10-ef"+strconv.Itoa(ef))
 			ms := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
-			b.Logf("n=%d dim=%d ef_search=%d: ingest %v (CPU client %v, server %v), seal (HNSW build) %v (CPU client %v, server %v), %d searches %v (CPU client %v, server %v), recall@10 %.4f; %s",
-				n, dim, ef, ms(r.Ingest), ms(r.IngestCPU), ms(r.IngestServerCPU), ms(r.Seal), ms(r.SealCPU), ms(r.SealServerCPU),
+			b.Logf("n=%d dim=%d m=%d ef_construction=%d ef_search=%d: ingest %v (CPU client %v, server %v), seal (HNSW build) %v (CPU client %v, server %v), %d searches %v (CPU client %v, server %v), recall@10 %.4f; %s",
+				n, dim, m, efc, ef, ms(r.Ingest), ms(r.IngestCPU), ms(r.IngestServerCPU), ms(r.Seal), ms(r.SealCPU), ms(r.SealServerCPU),
 				nq, ms(r.Search), ms(r.SearchCPU), ms(r.SearchServerCPU), r.Recall, strings.TrimSpace(loadavg()))
 		}
 	}

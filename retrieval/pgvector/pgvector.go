@@ -799,3 +799,41 @@ func redactErr(err error, dsn string) string {
 	}
 	return msg
 }
+
+// DropCommand returns the psql command that drops collection c's table
+// (Open forgets a lasagna_collections record whose table is gone). It names
+// the DSN without a password and without pgx's own parameters, which psql
+// does not know; credentials come from the environment.
+func (s *Store) DropCommand(c vector.Collection) string {
+	return "psql " + shellQuote(psqlDSN(s.dsn)) + " -c " + shellQuote("DROP TABLE IF EXISTS "+quote(c.Name))
+}
+
+// pgxParams are the DSN parameters pgx reads and libpq (psql) rejects.
+var pgxParams = regexp.MustCompile(`^(default_query_exec_mode|statement_cache_capacity|description_cache_capacity|pool_[a-z_]+|min_read_buffer_size)$`)
+
+// psqlDSN returns dsn without pgx's own parameters.
+func psqlDSN(dsn string) string {
+	if u, err := url.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
+		q := u.Query()
+		for k := range q {
+			if pgxParams.MatchString(k) {
+				q.Del(k)
+			}
+		}
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	var keep []string
+	for _, f := range strings.Fields(dsn) {
+		if k, _, ok := strings.Cut(f, "="); ok && pgxParams.MatchString(k) {
+			continue
+		}
+		keep = append(keep, f)
+	}
+	return strings.Join(keep, " ")
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

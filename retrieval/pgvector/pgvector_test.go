@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -33,6 +34,7 @@ func TestPGlite(t *testing.T) {
 	t.Run("BadInput", func(t *testing.T) { testBadInput(t, dsn) })
 	t.Run("TiesByDescendingID", func(t *testing.T) { testTies(t, dsn) })
 	t.Run("Dot", func(t *testing.T) { testDot(t, dsn) })
+	t.Run("DropCommand", func(t *testing.T) { testDrop(t, dsn) })
 	t.Run("ConformanceWithExactIndex", func(t *testing.T) { testConformance(t, dsn) })
 }
 
@@ -436,5 +438,43 @@ func TestUnreachable(t *testing.T) {
 	}
 	if _, err := pgvector.Open(ctx, pgvector.Config{}); err == nil || !strings.Contains(err.Error(), "DSN is empty") {
 		t.Errorf("Open without a DSN: err = %v", err)
+	}
+}
+
+// testDrop runs the command a refusal names (with psql, where installed)
+// and checks the collection starts anew.
+func testDrop(t *testing.T, dsn string) {
+	ctx := ctxFor(t)
+	s := open(t, dsn, pgvector.Config{})
+	c := coll("drop_t", 1)
+	if _, err := s.Open(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Add(ctx, []string{"a"}, [][]float32{{1, 0}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Seal(ctx, c, 1); err != nil {
+		t.Fatal(err)
+	}
+	cmd := s.DropCommand(c)
+	if !strings.HasPrefix(cmd, "psql 'postgres://postgres@") || !strings.HasSuffix(cmd, ` -c 'DROP TABLE IF EXISTS "drop_t"'`) || strings.Contains(cmd, "default_query_exec_mode") {
+		t.Fatalf("DropCommand = %s, want psql with the DSN without pgx's parameters and DROP TABLE", cmd)
+	}
+	if _, err := exec.LookPath("psql"); err != nil {
+		t.Skip("psql is not on PATH (Debian: postgresql-client); the drop command was not run")
+	}
+	if out, err := exec.CommandContext(ctx, "sh", "-c", cmd).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", cmd, err, out)
+	}
+	s2 := open(t, dsn, pgvector.Config{})
+	st, err := s2.Open(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st != (vector.State{}) {
+		t.Errorf("Open after the drop command = %+v, want the zero State", st)
+	}
+	if err := s2.Add(ctx, []string{"a"}, [][]float32{{1, 0, 0}}); err != nil {
+		t.Errorf("Add of another dimension after the drop: %v", err)
 	}
 }
