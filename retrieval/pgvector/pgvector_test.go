@@ -156,11 +156,11 @@ func testReuse(t *testing.T, dsn string) {
 		}
 		d := s.Describe()
 		if d.Name != "pgvector" || !regexp.MustCompile(`^pgvector \d+\.\d+\.\d+ PostgreSQL \d+\.\d+$`).MatchString(d.ServerVersion) ||
-			d.Index != "hnsw m=16 ef_construction=200 ef_search=200 cosine" {
+			d.Index != "hnsw m=32 ef_construction=400 ef_search=800 cosine" {
 			t.Errorf("Describe() = %+v, want pgvector, \"pgvector X.Y.Z PostgreSQL N.M\", the default HNSW parameters", d)
 		}
-		if def := indexDef(t, dsn, "reuse_t"); !strings.Contains(def, "USING hnsw (embedding vector_cosine_ops) WITH (m='16', ef_construction='200')") {
-			t.Errorf("index after Seal = %q, want HNSW with vector_cosine_ops, m=16, ef_construction=200", def)
+		if def := indexDef(t, dsn, "reuse_t"); !strings.Contains(def, "USING hnsw (embedding vector_cosine_ops) WITH (m='32', ef_construction='400')") {
+			t.Errorf("index after Seal = %q, want HNSW with vector_cosine_ops, m=32, ef_construction=400", def)
 		}
 	}
 	s := open(t, dsn, pgvector.Config{})
