@@ -35,6 +35,7 @@ func TestPGlite(t *testing.T) {
 	t.Run("TiesByDescendingID", func(t *testing.T) { testTies(t, dsn) })
 	t.Run("Dot", func(t *testing.T) { testDot(t, dsn) })
 	t.Run("DropCommand", func(t *testing.T) { testDrop(t, dsn) })
+	t.Run("ConnectionLost", func(t *testing.T) { testConnectionLost(t, dsn, srv.Addr) })
 	t.Run("ConformanceWithExactIndex", func(t *testing.T) { testConformance(t, dsn) })
 }
 
