@@ -2,6 +2,7 @@ package pglitetest_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"syscall"
 	"testing"
@@ -50,11 +51,29 @@ func TestStart(t *testing.T) {
 	}
 }
 
-// TestMissing checks the skip message names the install command.
-func TestMissing(t *testing.T) {
+// fakeTB records what Start asks of a test.
+type fakeTB struct {
+	skipped, fatal string
+	cleanups       int
+}
+
+func (f *fakeTB) Helper()                        {}
+func (f *fakeTB) Skip(args ...any)               { f.skipped = fmt.Sprint(args...) }
+func (f *fakeTB) Fatalf(format string, a ...any) { f.fatal = fmt.Sprintf(format, a...) }
+func (f *fakeTB) Cleanup(func())                 { f.cleanups++ }
+
+// TestStartWithoutNode checks that Start skips where node is missing, and
+// fails instead when LASAGNA_REQUIRE_BACKENDS=1.
+func TestStartWithoutNode(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
-	why := pglitetest.Missing()
-	if why == "" || !strings.Contains(why, pglitetest.InstallCommand) {
-		t.Errorf("Missing() without node on PATH = %q, want a message naming %q", why, pglitetest.InstallCommand)
+	t.Setenv(pglitetest.RequireEnv, "")
+	var f fakeTB
+	if s := pglitetest.Start(&f); s != nil || f.fatal != "" || !strings.Contains(f.skipped, pglitetest.InstallCommand) {
+		t.Errorf("Start without node: server %v, skip %q, fatal %q; want a skip naming %q", s, f.skipped, f.fatal, pglitetest.InstallCommand)
+	}
+	t.Setenv(pglitetest.RequireEnv, "1")
+	f = fakeTB{}
+	if s := pglitetest.Start(&f); s != nil || f.skipped != "" || !strings.Contains(f.fatal, "LASAGNA_REQUIRE_BACKENDS=1") || !strings.Contains(f.fatal, pglitetest.InstallCommand) {
+		t.Errorf("Start without node, backends required: server %v, skip %q, fatal %q; want a failure", s, f.skipped, f.fatal)
 	}
 }
