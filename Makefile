@@ -22,6 +22,7 @@ pglite:
 # instead of skipping when a server cannot start.
 test-backends: pglite
 	LASAGNA_REQUIRE_BACKENDS=1 $(GO) test -race -count=1 ./internal/pglitetest/... ./retrieval/pgvector/...
+	LASAGNA_REQUIRE_BACKENDS=1 $(GO) test -race -count=1 -run 'Pgvector' ./cmd/lasagna
 
 # golden rewrites every golden file under testdata/ (internal/golden);
 # review the diff before committing.

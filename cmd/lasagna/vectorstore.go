@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/lasagna-go/lasagna/engine"
+	"github.com/lasagna-go/lasagna/retrieval/pgvector"
 	"github.com/lasagna-go/lasagna/retrieval/vector"
 	"github.com/lasagna-go/lasagna/retrieval/weaviate"
 )
@@ -17,6 +18,12 @@ func openVectorStore(ctx context.Context, spec engine.VectorBackendSpec) (vector
 	switch spec.Name {
 	case engine.VectorBackendExact, "":
 		return vector.New(spec.Metric)
+	case engine.VectorBackendPgvector:
+		s, err := pgvector.Open(ctx, pgvector.Config{DSN: spec.DSN, Index: spec.Index.HNSW(), Metric: spec.Metric})
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
 	case "weaviate":
 		s, err := weaviate.Open(ctx, weaviate.Config{URL: spec.URL, APIKey: os.Getenv("WEAVIATE_API_KEY"), Index: spec.Index.HNSW(), Metric: spec.Metric})
 		if err != nil {
