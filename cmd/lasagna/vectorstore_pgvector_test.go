@@ -59,6 +59,7 @@ arms:
 		if code != 0 {
 			t.Fatalf("run %d: exit %d\n%s\n%s", run, code, out, errOut)
 		}
+		t.Logf("run %d (go test -v shows the CLI's output):\n%s", run, out)
 		raw, err := os.ReadFile(bundle)
 		if err != nil {
 			t.Fatal(err)
