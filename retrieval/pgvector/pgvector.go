@@ -10,7 +10,8 @@
 // dimension set by the first vector added). The table lasagna_collections
 // records, per collection, its fingerprint, document count, embedder,
 // metric, dimension, whether it was sealed, and the index built at Seal, so
-// that a rerun's Open reports the State to reuse.
+// that a rerun's Open reports the State to reuse. DropCommand states the
+// psql command that drops a collection.
 //
 // # Ingest
 //
@@ -32,8 +33,9 @@
 // scans (the planner would otherwise scan a small table exactly, and the
 // run would not be the one Describe records), and orders by the metric's
 // distance operator (<=> or <#>); the score is 1 − cosine distance, or the
-// inner product. Equal scores are ordered by descending id, as the exact
-// index orders them.
+// inner product. Equal scores among the k hits are ordered by descending
+// id, as the exact index orders them (which of several equal-scored rows
+// at the k-th place make the cut is the index's choice).
 //
 // # Connections and secrets
 //
