@@ -18,11 +18,12 @@ test:
 pglite:
 	npm ci --prefix internal/pglitetest/testdata --no-audit --no-fund
 
-# test-backends runs just the tests against real vector engines; they fail
-# instead of skipping when a server cannot start.
-test-backends: pglite
-	LASAGNA_REQUIRE_BACKENDS=1 $(GO) test -race -count=1 ./internal/pglitetest/... ./retrieval/pgvector/...
-	LASAGNA_REQUIRE_BACKENDS=1 $(GO) test -race -count=1 -run 'Pgvector' ./cmd/lasagna
+# test-backends runs just the tests against real vector engines (PGlite
+# with pgvector, Weaviate); they fail instead of skipping when a server
+# cannot start.
+test-backends: pglite weaviate-server
+	LASAGNA_REQUIRE_BACKENDS=1 $(GO) test -race -count=1 ./internal/pglitetest/... ./retrieval/pgvector/... ./internal/weaviatetest/... ./retrieval/weaviate/...
+	LASAGNA_REQUIRE_BACKENDS=1 $(GO) test -race -count=1 -run 'Pgvector|Weaviate' ./cmd/lasagna
 
 # golden rewrites every golden file under testdata/ (internal/golden);
 # review the diff before committing.
