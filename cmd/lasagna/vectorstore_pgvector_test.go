@@ -38,7 +38,7 @@ arms:
   - {name: exact, retriever: dense, embedder: {model: toy-embed}, vector_backend: {name: exact}, varied: [vector_backend]}
   - {name: pg, retriever: dense, embedder: {model: toy-embed}, vector_backend: {name: pgvector, dsn: '`+srv.DSN+`'}, varied: [vector_backend]}
 `), 0o644)
-	wantPG := regexp.MustCompile(`^pgvector pgvector \d+\.\d+\.\d+ PostgreSQL \d+\.\d+ hnsw m=32 ef_construction=400 ef_search=800 cosine$`)
+	wantPG := regexp.MustCompile(`^pgvector \d+\.\d+\.\d+ PostgreSQL \d+\.\d+ hnsw m=32 ef_construction=400 ef_search=800 cosine$`)
 	// The collection's record, which every Add and Seal updates.
 	record := func() string {
 		conn, err := pgx.Connect(t.Context(), srv.DSN)

@@ -221,7 +221,7 @@ func (s *Store) setup(ctx context.Context) error {
 	if f := strings.Fields(server); len(f) > 0 {
 		server = f[0]
 	}
-	s.version = "pgvector " + ext + " PostgreSQL " + server
+	s.version = ext + " PostgreSQL " + server
 	return nil
 }
 

@@ -156,7 +156,7 @@ func testReuse(t *testing.T, dsn string) {
 			t.Fatal(err)
 		}
 		d := s.Describe()
-		if d.Name != "pgvector" || !regexp.MustCompile(`^pgvector \d+\.\d+\.\d+ PostgreSQL \d+\.\d+$`).MatchString(d.ServerVersion) ||
+		if d.Name != "pgvector" || !regexp.MustCompile(`^\d+\.\d+\.\d+ PostgreSQL \d+\.\d+$`).MatchString(d.ServerVersion) ||
 			d.Index != "hnsw m=32 ef_construction=400 ef_search=800 cosine" {
 			t.Errorf("Describe() = %+v, want pgvector, \"pgvector X.Y.Z PostgreSQL N.M\", the default HNSW parameters", d)
 		}

@@ -74,8 +74,9 @@ type State struct {
 type Description struct {
 	// Name is "exact", "pgvector" or "weaviate".
 	Name string
-	// ServerVersion is the engine's version as the server reports it
-	// ("" for the embedded index).
+	// ServerVersion is the engine's version as the server reports it,
+	// without the backend's name: "1.35.2" for Weaviate, "0.8.7
+	// PostgreSQL 18.6" for pgvector ("" for the embedded index).
 	ServerVersion string
 	// Index states the index and its parameters, for example "hnsw m=16
 	// ef_construction=200 ef_search=400 cosine".
