@@ -23,7 +23,7 @@ pglite:
 # cannot start.
 test-backends: pglite weaviate-server
 	LASAGNA_REQUIRE_BACKENDS=1 $(GO) test -race -count=1 ./internal/pglitetest/... ./retrieval/pgvector/... ./internal/weaviatetest/... ./retrieval/weaviate/...
-	LASAGNA_REQUIRE_BACKENDS=1 $(GO) test -race -count=1 -run 'Pgvector|Weaviate' ./cmd/lasagna
+	LASAGNA_REQUIRE_BACKENDS=1 $(GO) test -race -count=1 -run 'Pgvector|Weaviate|ThreeBackends' ./cmd/lasagna
 
 # golden rewrites every golden file under testdata/ (internal/golden);
 # review the diff before committing.
