@@ -194,12 +194,7 @@ func compareTableMetrics(out string) (arms, comparisons []string) {
 // the rest.
 func TestResultsCompareGateMetricsByDefault(t *testing.T) {
 	t.Setenv("LASAGNA_CACHE_DIR", t.TempDir())
-	dir := t.TempDir()
-	data, err := os.ReadFile("../../examples/data/faq.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(dir, "faq.jsonl"), data, 0o644)
+	dir := faqDir(t)
 	sweep := filepath.Join(dir, "sweep.yaml")
 	os.WriteFile(sweep, []byte(`benchmarks:
   - {path: faq.jsonl}

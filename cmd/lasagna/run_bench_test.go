@@ -21,6 +21,34 @@ func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	return out.String(), errb.String(), code
 }
 
+// fakeEmbedder gives the test a fresh response cache and points the CLI at
+// a fake OpenAI server that takes the key "test-key" (closed when the test
+// ends), so dense arms with embedder toy-embed run offline.
+func fakeEmbedder(t *testing.T) *fixtures.FakeOpenAI {
+	t.Helper()
+	t.Setenv("LASAGNA_CACHE_DIR", t.TempDir())
+	srv := fixtures.NewFakeOpenAI(fixtures.FakeOpenAIOptions{APIKey: "test-key"})
+	t.Cleanup(srv.Close)
+	t.Setenv("OPENAI_BASE_URL", srv.URL)
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	return srv
+}
+
+// faqDir returns a temporary directory holding a copy of
+// examples/data/faq.jsonl, for sweeps that name it as faq.jsonl.
+func faqDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	data, err := os.ReadFile("../../examples/data/faq.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "faq.jsonl"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 func TestBenchmarkRunSpeedProfile(t *testing.T) {
 	t.Setenv("LASAGNA_CACHE_DIR", t.TempDir())
 	dir := t.TempDir()
@@ -76,11 +104,7 @@ func TestBenchmarkRunSpeedProfile(t *testing.T) {
 }
 
 func TestBenchmarkRunHybridProfileOnFakeServer(t *testing.T) {
-	t.Setenv("LASAGNA_CACHE_DIR", t.TempDir())
-	srv := fixtures.NewFakeOpenAI(fixtures.FakeOpenAIOptions{APIKey: "test-key"})
-	defer srv.Close()
-	t.Setenv("OPENAI_BASE_URL", srv.URL)
-	t.Setenv("OPENAI_API_KEY", "test-key")
+	srv := fakeEmbedder(t)
 	bundle := filepath.Join(t.TempDir(), "b.json")
 	out, errOut, code := runCLI(t, "benchmark", "run", "../../examples/data/faq.jsonl", "--profile", "hybrid", "--embedding-model", "toy-embed", "-o", bundle)
 	if code != 0 {

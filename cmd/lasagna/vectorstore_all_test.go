@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lasagna-go/lasagna/fixtures"
 	"github.com/lasagna-go/lasagna/internal/pglitetest"
 	"github.com/lasagna-go/lasagna/internal/weaviatetest"
 	"github.com/lasagna-go/lasagna/results"
@@ -24,11 +23,7 @@ import (
 func TestOneSweepThreeBackends(t *testing.T) {
 	pg := pglitetest.Start(t)
 	wv := weaviatetest.Start(t)
-	t.Setenv("LASAGNA_CACHE_DIR", t.TempDir())
-	fake := fixtures.NewFakeOpenAI(fixtures.FakeOpenAIOptions{APIKey: "test-key"})
-	defer fake.Close()
-	t.Setenv("OPENAI_BASE_URL", fake.URL)
-	t.Setenv("OPENAI_API_KEY", "test-key")
+	fakeEmbedder(t)
 	t.Setenv("WEAVIATE_API_KEY", "")
 	dir := t.TempDir()
 	beir, _, err := writeBEIR(dir, 2000, 200)

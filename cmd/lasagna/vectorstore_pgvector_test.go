@@ -9,7 +9,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/lasagna-go/lasagna/fixtures"
 	"github.com/lasagna-go/lasagna/internal/pglitetest"
 	"github.com/lasagna-go/lasagna/results"
 )
@@ -21,17 +20,8 @@ import (
 // levels, and it holds no DSN.
 func TestBenchmarkRunPgvector(t *testing.T) {
 	srv := pglitetest.Start(t)
-	t.Setenv("LASAGNA_CACHE_DIR", t.TempDir())
-	fake := fixtures.NewFakeOpenAI(fixtures.FakeOpenAIOptions{APIKey: "test-key"})
-	defer fake.Close()
-	t.Setenv("OPENAI_BASE_URL", fake.URL)
-	t.Setenv("OPENAI_API_KEY", "test-key")
-	dir := t.TempDir()
-	data, err := os.ReadFile("../../examples/data/faq.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(dir, "faq.jsonl"), data, 0o644)
+	fakeEmbedder(t)
+	dir := faqDir(t)
 	sweep := filepath.Join(dir, "s.yaml")
 	os.WriteFile(sweep, []byte(`benchmarks: [{path: faq.jsonl}]
 arms:

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/lasagna-go/lasagna/engine"
-	"github.com/lasagna-go/lasagna/fixtures"
 	"github.com/lasagna-go/lasagna/results"
 	"github.com/lasagna-go/lasagna/retrieval/vector"
 )
@@ -37,17 +36,8 @@ func TestOpenVectorStore(t *testing.T) {
 // what a sweep without vector_backend records (same comparability key), and
 // a sweep with a password in its DSN is refused without quoting it.
 func TestBenchmarkRunVectorBackend(t *testing.T) {
-	t.Setenv("LASAGNA_CACHE_DIR", t.TempDir())
-	srv := fixtures.NewFakeOpenAI(fixtures.FakeOpenAIOptions{APIKey: "test-key"})
-	defer srv.Close()
-	t.Setenv("OPENAI_BASE_URL", srv.URL)
-	t.Setenv("OPENAI_API_KEY", "test-key")
-	dir := t.TempDir()
-	data, err := os.ReadFile("../../examples/data/faq.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(dir, "faq.jsonl"), data, 0o644)
+	fakeEmbedder(t)
+	dir := faqDir(t)
 	write := func(name, backend string) string {
 		p := filepath.Join(dir, name)
 		os.WriteFile(p, []byte("benchmarks: [{path: faq.jsonl, n_samples: 5}]\n"+backend+"arms:\n  - {name: dense, retriever: dense, embedder: {model: toy-embed}}\n"), 0o644)

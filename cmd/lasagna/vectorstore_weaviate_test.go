@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lasagna-go/lasagna/fixtures"
 	"github.com/lasagna-go/lasagna/internal/weaviatetest"
 	"github.com/lasagna-go/lasagna/results"
 )
@@ -18,18 +17,9 @@ import (
 // and their configs differ only in vector_backend.
 func TestBenchmarkRunWeaviate(t *testing.T) {
 	srv := weaviatetest.Start(t)
-	t.Setenv("LASAGNA_CACHE_DIR", t.TempDir())
-	fake := fixtures.NewFakeOpenAI(fixtures.FakeOpenAIOptions{APIKey: "test-key"})
-	defer fake.Close()
-	t.Setenv("OPENAI_BASE_URL", fake.URL)
-	t.Setenv("OPENAI_API_KEY", "test-key")
+	fakeEmbedder(t)
 	t.Setenv("WEAVIATE_API_KEY", "")
-	dir := t.TempDir()
-	data, err := os.ReadFile("../../examples/data/faq.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(dir, "faq.jsonl"), data, 0o644)
+	dir := faqDir(t)
 	sweep := filepath.Join(dir, "s.yaml")
 	os.WriteFile(sweep, []byte(`benchmarks: [{path: faq.jsonl}]
 vector_backend: {name: weaviate, url: `+srv.URL+`}
