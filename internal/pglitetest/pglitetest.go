@@ -31,19 +31,12 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/lasagna-go/lasagna/internal/servertest"
 )
 
 // TB is the part of testing.TB Start uses.
-type TB interface {
-	Helper()
-	Skip(args ...any)
-	Fatalf(format string, args ...any)
-	Cleanup(func())
-}
-
-// RequireEnv is the environment variable that turns a skip for a missing
-// node or npm package into a failure.
-const RequireEnv = "LASAGNA_REQUIRE_BACKENDS"
+type TB = servertest.CleanupTB
 
 // InstallCommand is the command that installs the pinned npm packages,
 // run from the module's root folder.
@@ -90,11 +83,7 @@ func Missing() string {
 func Start(tb TB) *Server {
 	tb.Helper()
 	if why := Missing(); why != "" {
-		if os.Getenv(RequireEnv) == "1" {
-			tb.Fatalf("%s=1 but %s", RequireEnv, why)
-		} else {
-			tb.Skip(why)
-		}
+		servertest.SkipOrFail(tb, why)
 		return nil
 	}
 	s, stop, err := start(8)

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lasagna-go/lasagna/internal/pglitetest"
+	"github.com/lasagna-go/lasagna/internal/servertest"
 )
 
 // TestStart starts the server, runs a pgvector query through two
@@ -66,12 +67,12 @@ func (f *fakeTB) Cleanup(func())                 { f.cleanups++ }
 // fails instead when LASAGNA_REQUIRE_BACKENDS=1.
 func TestStartWithoutNode(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
-	t.Setenv(pglitetest.RequireEnv, "")
+	t.Setenv(servertest.RequireEnv, "")
 	var f fakeTB
 	if s := pglitetest.Start(&f); s != nil || f.fatal != "" || !strings.Contains(f.skipped, pglitetest.InstallCommand) {
 		t.Errorf("Start without node: server %v, skip %q, fatal %q; want a skip naming %q", s, f.skipped, f.fatal, pglitetest.InstallCommand)
 	}
-	t.Setenv(pglitetest.RequireEnv, "1")
+	t.Setenv(servertest.RequireEnv, "1")
 	f = fakeTB{}
 	if s := pglitetest.Start(&f); s != nil || f.skipped != "" || !strings.Contains(f.fatal, "LASAGNA_REQUIRE_BACKENDS=1") || !strings.Contains(f.fatal, pglitetest.InstallCommand) {
 		t.Errorf("Start without node, backends required: server %v, skip %q, fatal %q; want a failure", s, f.skipped, f.fatal)

@@ -25,20 +25,15 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/lasagna-go/lasagna/internal/servertest"
 )
 
 // TB is the part of testing.TB Database uses.
-type TB interface {
-	Helper()
-	Skip(args ...any)
-	Fatalf(format string, args ...any)
-}
+type TB = servertest.TB
 
 // CleanupTB is a TB with Cleanup, for New.
-type CleanupTB interface {
-	TB
-	Cleanup(func())
-}
+type CleanupTB = servertest.CleanupTB
 
 // Cluster is a running throwaway cluster of one's own (see New).
 type Cluster struct{ c *cluster }

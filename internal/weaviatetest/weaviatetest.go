@@ -43,6 +43,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/lasagna-go/lasagna/internal/servertest"
 )
 
 // Version is the Weaviate server version the tests run.
@@ -57,17 +59,7 @@ const InstallCommand = "make weaviate-server (GOBIN=<user cache>/lasagna/weaviat
 const restPort = 8080
 
 // TB is the part of testing.TB Start uses.
-type TB interface {
-	Helper()
-	Skip(args ...any)
-	Fatalf(format string, args ...any)
-	Logf(format string, args ...any)
-	Cleanup(func())
-}
-
-// Required reports whether backend tests must run (LASAGNA_REQUIRE_BACKENDS=1)
-// instead of skipping.
-func Required() bool { return os.Getenv("LASAGNA_REQUIRE_BACKENDS") == "1" }
+type TB = servertest.CleanupTB
 
 // BinDir is the folder make weaviate-server installs into:
 // <user cache dir>/lasagna/weaviate-<Version>.
@@ -128,10 +120,8 @@ func Start(tb TB) *Server {
 		tb.Cleanup(s.Stop)
 	}
 	switch {
-	case skip != "" && Required():
-		tb.Fatalf("LASAGNA_REQUIRE_BACKENDS=1 but %s", skip)
 	case skip != "":
-		tb.Skip(skip)
+		servertest.SkipOrFail(tb, skip)
 	case err != nil:
 		tb.Fatalf("start weaviate-server: %v", err)
 	}
@@ -151,10 +141,8 @@ func Shared(tb TB) *Server {
 	tb.Helper()
 	sharedOnce.Do(func() { shared, sharedSkip, sharedErr = start() })
 	switch {
-	case sharedSkip != "" && Required():
-		tb.Fatalf("LASAGNA_REQUIRE_BACKENDS=1 but %s", sharedSkip)
 	case sharedSkip != "":
-		tb.Skip(sharedSkip)
+		servertest.SkipOrFail(tb, sharedSkip)
 	case sharedErr != nil:
 		tb.Fatalf("start weaviate-server: %v", sharedErr)
 	}
