@@ -143,11 +143,8 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	metric := cfg.Metric
-	if metric == "" {
-		metric = vector.Cosine
-	}
-	if _, err := vector.ParseMetric(string(metric)); err != nil {
+	metric, err := vector.MetricOr(cfg.Metric, vector.Cosine)
+	if err != nil {
 		return nil, fmt.Errorf("pgvector: %w", err)
 	}
 	batch := cfg.BatchSize
@@ -288,18 +285,17 @@ func (s *Store) Open(ctx context.Context, c vector.Collection) (vector.State, er
 	if !validName.MatchString(c.Name) || len(c.Name)+len(indexSuffix) > 63 {
 		return vector.State{}, fmt.Errorf("pgvector: collection name %q is not a table name this adapter creates; use lower-case ASCII letters, digits and underscores, starting with a letter, at most %d characters (vector.CollectionName makes one)", c.Name, 63-len(indexSuffix))
 	}
-	if c.Metric == "" {
-		c.Metric = s.metric
-	}
-	if _, err := vector.ParseMetric(string(c.Metric)); err != nil {
+	m, err := vector.MetricOr(c.Metric, s.metric)
+	if err != nil {
 		return vector.State{}, fmt.Errorf("pgvector: collection %s: %w", c.Name, err)
 	}
+	c.Metric = m
 	table := quote(c.Name)
 	var st vector.State
 	var metric, hnsw string
 	var dim int
 	var row bool
-	err := s.retry(ctx, func(ctx context.Context) error {
+	err = s.retry(ctx, func(ctx context.Context) error {
 		st, metric, hnsw, dim, row = vector.State{}, "", "", 0, false
 		var exists bool
 		if err := s.pool.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", table).Scan(&exists); err != nil {

@@ -32,6 +32,16 @@ func ParseMetric(s string) (Metric, error) {
 	return "", fmt.Errorf("vector: unknown metric %q; use %q or %q", s, Cosine, Dot)
 }
 
+// MetricOr returns the metric m names, as ParseMetric reads it, or def
+// where m is empty: how a store settles the metric of a Config or a
+// Collection.
+func MetricOr(m, def Metric) (Metric, error) {
+	if m == "" {
+		m = def
+	}
+	return ParseMetric(string(m))
+}
+
 // Index is an exact in-memory vector index. The zero Index uses Cosine; New
 // chooses the metric. The dimension is set by the first vector added. An
 // Index must not be copied after first use.
@@ -49,11 +59,9 @@ var _ Store = (*Index)(nil)
 // New returns an empty index with the given metric; "" means Cosine. It
 // fails on any other metric.
 func New(metric Metric) (*Index, error) {
-	if metric == "" {
-		metric = Cosine
-	}
-	if metric != Cosine && metric != Dot {
-		return nil, fmt.Errorf("vector: unknown metric %q; use %q or %q", metric, Cosine, Dot)
+	metric, err := MetricOr(metric, Cosine)
+	if err != nil {
+		return nil, err
 	}
 	return &Index{metric: metric}, nil
 }

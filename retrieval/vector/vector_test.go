@@ -100,6 +100,17 @@ func TestErrors(t *testing.T) {
 	if _, err := ParseMetric("l2"); err == nil {
 		t.Error("ParseMetric(l2) succeeded")
 	}
+	for _, c := range []struct{ m, def, want Metric }{{"", Cosine, Cosine}, {"", Dot, Dot}, {" DOT", Cosine, Dot}, {"cosine", Dot, Cosine}} {
+		if got, err := MetricOr(c.m, c.def); got != c.want || err != nil {
+			t.Errorf("MetricOr(%q, %q) = %q, %v; want %q", c.m, c.def, got, err, c.want)
+		}
+	}
+	if _, err := MetricOr("l2", Cosine); err == nil || !strings.Contains(err.Error(), `unknown metric "l2"`) {
+		t.Errorf("MetricOr(l2) error = %v", err)
+	}
+	if ix, err := New(" Dot"); err != nil || ix.Metric() != Dot {
+		t.Errorf("New(Dot) = %v, %v", ix, err)
+	}
 	ix := mustNew(t, Cosine, ids, vs)
 	for _, c := range []struct {
 		ids  []string

@@ -105,11 +105,8 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	metric := cfg.Metric
-	if metric == "" {
-		metric = vector.Cosine
-	}
-	if _, err := vector.ParseMetric(string(metric)); err != nil {
+	metric, err := vector.MetricOr(cfg.Metric, vector.Cosine)
+	if err != nil {
 		return nil, fmt.Errorf("weaviate: %v", err)
 	}
 	ix := cfg.Index
@@ -345,11 +342,8 @@ func (s *Store) Open(ctx context.Context, c vector.Collection) (vector.State, er
 	if err != nil {
 		return vector.State{}, err
 	}
-	metric := c.Metric
-	if metric == "" {
-		metric = s.metric
-	}
-	if _, err := vector.ParseMetric(string(metric)); err != nil {
+	metric, err := vector.MetricOr(c.Metric, s.metric)
+	if err != nil {
 		return vector.State{}, fmt.Errorf("weaviate: collection %s: %v", c.Name, err)
 	}
 	if err := s.ensureMetaClass(ctx); err != nil {
