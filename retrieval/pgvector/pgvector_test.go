@@ -68,7 +68,8 @@ func ids(hits []lasagna.Hit) []string {
 	return out
 }
 
-func rowCount(t *testing.T, dsn, table string) int {
+// withConn runs f on a connection of its own to dsn, closed after.
+func withConn(t *testing.T, dsn string, f func(ctx context.Context, conn *pgx.Conn) error) {
 	t.Helper()
 	ctx := ctxFor(t)
 	conn, err := pgx.Connect(ctx, dsn)
@@ -76,26 +77,30 @@ func rowCount(t *testing.T, dsn, table string) int {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	var n int
-	if err := conn.QueryRow(ctx, "SELECT count(*) FROM "+pgx.Identifier{table}.Sanitize()).Scan(&n); err != nil {
+	if err := f(ctx, conn); err != nil {
 		t.Fatal(err)
 	}
+}
+
+func rowCount(t *testing.T, dsn, table string) int {
+	t.Helper()
+	var n int
+	withConn(t, dsn, func(ctx context.Context, conn *pgx.Conn) error {
+		return conn.QueryRow(ctx, "SELECT count(*) FROM "+pgx.Identifier{table}.Sanitize()).Scan(&n)
+	})
 	return n
 }
 
 func indexDef(t *testing.T, dsn, table string) string {
 	t.Helper()
-	ctx := ctxFor(t)
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
 	var def string
-	err = conn.QueryRow(ctx, "SELECT indexdef FROM pg_indexes WHERE tablename = $1 AND indexname = $2", table, table+"_hnsw").Scan(&def)
-	if err != nil && err != pgx.ErrNoRows {
-		t.Fatal(err)
-	}
+	withConn(t, dsn, func(ctx context.Context, conn *pgx.Conn) error {
+		err := conn.QueryRow(ctx, "SELECT indexdef FROM pg_indexes WHERE tablename = $1 AND indexname = $2", table, table+"_hnsw").Scan(&def)
+		if err == pgx.ErrNoRows {
+			return nil
+		}
+		return err
+	})
 	return def
 }
 
@@ -383,23 +388,18 @@ func testConformance(t *testing.T, dsn string) {
 	}
 	// The figure is the HNSW index's, not an exact scan's: the planner
 	// takes the index for the store's query.
-	ctx := ctxFor(t)
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "SET enable_seqscan = off"); err != nil {
-		t.Fatal(err)
-	}
-	rows, err := conn.Query(ctx, "EXPLAIN SELECT id, embedding <=> $1::vector FROM conform_t ORDER BY embedding <=> $1::vector LIMIT 10", pgv.NewVector(fixtures.HashEmbedding(queries[0], dim)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
-	}
+	var plan []string
+	withConn(t, dsn, func(ctx context.Context, conn *pgx.Conn) error {
+		if _, err := conn.Exec(ctx, "SET enable_seqscan = off"); err != nil {
+			return err
+		}
+		rows, err := conn.Query(ctx, "EXPLAIN SELECT id, embedding <=> $1::vector FROM conform_t ORDER BY embedding <=> $1::vector LIMIT 10", pgv.NewVector(fixtures.HashEmbedding(queries[0], dim)))
+		if err != nil {
+			return err
+		}
+		plan, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return err
+	})
 	if p := strings.Join(plan, "\n"); !strings.Contains(p, "Index Scan using conform_t_hnsw") {
 		t.Errorf("the plan of the store's query does not use the HNSW index:\n%s", p)
 	}
