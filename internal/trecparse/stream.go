@@ -97,45 +97,27 @@ type streamChunk struct {
 // spans two pieces when the run is grouped. Bounds are found by scanning
 // forward from equal splits; a piece that would hold only the tail of one
 // query merges with the next.
-func queryBounds(data []byte, n int) []int {
-	b := []int{0}
-	for i := 1; i < n; i++ {
-		at := len(data) * i / n
-		if at <= b[len(b)-1] {
+func queryBounds(data []byte, n int) []int { return splitBounds(data, n, nextQuery) }
+
+// nextQuery returns the offset of the first line, at or after at, whose
+// query id differs from that of the first result line at or after at; ok
+// is false where there is none.
+func nextQuery(data []byte, at int) (int, bool) {
+	var first []byte
+	for at < len(data) {
+		q, next := lineQid(data, at)
+		if q == nil {
+			at = next
 			continue
 		}
-		j := bytes.IndexByte(data[at:], '\n')
-		if j < 0 {
-			break
+		if first == nil {
+			first = q
+		} else if !bytes.Equal(q, first) {
+			return at, true
 		}
-		at += j + 1
-		// The query id of the first result line at or after at; then the
-		// first line with another id.
-		var first []byte
-		found := false
-		for at < len(data) {
-			q, next := lineQid(data, at)
-			if q == nil {
-				at = next
-				continue
-			}
-			if first == nil {
-				first = q
-			} else if !bytes.Equal(q, first) {
-				found = true
-				break
-			}
-			at = next
-		}
-		if !found {
-			break
-		}
-		b = append(b, at)
+		at = next
 	}
-	if b[len(b)-1] != len(data) {
-		b = append(b, len(data))
-	}
-	return b
+	return at, false
 }
 
 // lineQid returns the first field of the line starting at off (nil for a

@@ -176,3 +176,32 @@ func TestStreamRunDuplicates(t *testing.T) {
 		t.Errorf("70000 one-line queries: ok %v, %d lines", ok, lines)
 	}
 }
+
+// TestBounds: chunkBounds cuts at line starts and queryBounds also where a
+// query id changes, from 0 to len(data) in increasing order.
+func TestBounds(t *testing.T) {
+	data := []byte("q1 0 a 1 1 r\nq1 0 b 2 1 r\n\nq2 0 a 1 1 r\nq2 0 b 2 1 r\nq2 0 c 3 1 r\nq3 0 a 1 1 r\n")
+	for n := 1; n <= 12; n++ {
+		for _, c := range []struct {
+			name   string
+			bounds []int
+		}{{"chunkBounds", chunkBounds(data, n)}, {"queryBounds", queryBounds(data, n)}} {
+			b := c.bounds
+			if b[0] != 0 || b[len(b)-1] != len(data) || len(b) > n+1 || !slices.IsSorted(b) || len(slices.Compact(slices.Clone(b))) != len(b) {
+				t.Errorf("%s(%d) = %v", c.name, n, b)
+				continue
+			}
+			for _, at := range b[1 : len(b)-1] {
+				if data[at-1] != '\n' {
+					t.Errorf("%s(%d) = %v: %d is not a line start", c.name, n, b, at)
+				}
+				if c.name == "queryBounds" && data[at+1] == data[at-12] {
+					t.Errorf("%s(%d) = %v: query %c spans the cut at %d", c.name, n, b, data[at+1], at)
+				}
+			}
+		}
+	}
+	if got, want := queryBounds(data, 3), []int{0, 66, len(data)}; !slices.Equal(got, want) {
+		t.Errorf("queryBounds(3) = %v, want %v", got, want)
+	}
+}

@@ -403,7 +403,12 @@ func FindDuplicateLines(data []byte, qid, doc string, docField int) (first, seco
 }
 
 // chunkBounds splits data into at most n pieces that end at line ends.
-func chunkBounds(data []byte, n int) []int {
+func chunkBounds(data []byte, n int) []int { return splitBounds(data, n, nil) }
+
+// splitBounds splits data into at most n pieces: each cut is found from
+// an equal split, moved to the start of the next line and then, with
+// next, on to where next puts it (no cut where next finds none).
+func splitBounds(data []byte, n int, next func(data []byte, at int) (int, bool)) []int {
 	b := []int{0}
 	for i := 1; i < n; i++ {
 		at := len(data) * i / n
@@ -414,7 +419,14 @@ func chunkBounds(data []byte, n int) []int {
 		if j < 0 {
 			break
 		}
-		b = append(b, at+j+1)
+		at += j + 1
+		if next != nil {
+			var ok bool
+			if at, ok = next(data, at); !ok {
+				break
+			}
+		}
+		b = append(b, at)
 	}
 	if b[len(b)-1] != len(data) {
 		b = append(b, len(data))
