@@ -71,42 +71,12 @@ func TestCompareTREC(t *testing.T) {
 }
 
 // TestParseRunMatchesLineByLine compares the one-pass tokenizer with a
-// plain line-by-line split (Fields) on generated files: blank lines, lines
-// of blanks, comments, CR LF, every blank byte, extra fields, a last line
-// without a newline, and files both below and above ParallelMin.
+// plain line-by-line split (Fields) on files genRun writes, both below and
+// above ParallelMin.
 func TestParseRunMatchesLineByLine(t *testing.T) {
-	blanks := []string{" ", "\t", "\r", "\v", "\f", "  \t"}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, lines := range []int{1, 7, 300, 40000} {
-		var b strings.Builder
-		for i := range lines {
-			sep := func() string { return blanks[rng.IntN(len(blanks))] }
-			switch rng.IntN(20) {
-			case 0:
-				b.WriteString(sep() + "\n")
-				continue
-			case 1:
-				b.WriteString(sep() + "# comment q1 Q0 d 1 2 r\n")
-				continue
-			case 2:
-				b.WriteString("\n")
-				continue
-			}
-			if rng.IntN(3) == 0 {
-				b.WriteString(sep())
-			}
-			fmt.Fprintf(&b, "q%d%sQ0%sdoc-%d%s%d%s%d.%03d%srun%d", i/50, sep(), sep(), i, sep(), i%50+1, sep(), rng.IntN(100), rng.IntN(1000), sep(), i%3)
-			if rng.IntN(4) == 0 {
-				b.WriteString(sep() + "extra" + sep() + "fields")
-			}
-			if rng.IntN(3) == 0 {
-				b.WriteString(sep())
-			}
-			if i < lines-1 || rng.IntN(2) == 0 {
-				b.WriteString("\n")
-			}
-		}
-		data := []byte(b.String())
+		data := genRun(rng, lines, 50)
 		run, probs := ParseRun("r", data, 10)
 		if probs != nil {
 			t.Fatalf("%d lines: %v", lines, probs)
