@@ -53,7 +53,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"net"
 	"net/url"
@@ -367,24 +366,14 @@ func (s *Store) current() (vector.Collection, int, error) {
 // check returns an error naming the vector (what) when v cannot be stored
 // in or searched against table's dim-dimensional vectors.
 func check(what string, v []float32, dim int, m vector.Metric, table string) error {
-	if len(v) == 0 {
-		return fmt.Errorf("pgvector: %s is empty; embed the text before adding it", what)
-	}
-	if dim != 0 && len(v) != dim {
+	if len(v) != 0 && dim != 0 && len(v) != dim {
 		return fmt.Errorf("pgvector: %s has %d dimensions, but table %s holds %d-dimensional vectors; embed every text with the same model, or drop the table to start over (DROP TABLE %s)", what, len(v), table, dim, table)
 	}
 	if len(v) > 16000 {
 		return fmt.Errorf("pgvector: %s has %d dimensions; pgvector's vector type holds at most 16000", what, len(v))
 	}
-	var norm float64
-	for i, x := range v {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return fmt.Errorf("pgvector: %s has %v at position %d; vectors must be finite", what, x, i)
-		}
-		norm += float64(x) * float64(x)
-	}
-	if m == vector.Cosine && norm == 0 {
-		return fmt.Errorf("pgvector: %s is all zeros and has no direction for cosine similarity", what)
+	if err := vector.CheckVector(what, v, m); err != nil {
+		return fmt.Errorf("pgvector: %w", err)
 	}
 	return nil
 }

@@ -91,21 +91,33 @@ func (ix *Index) Dim() int {
 // check returns an error naming what (the vector's id) when v cannot be
 // stored or searched.
 func (ix *Index) check(what string, v []float32, dim int) error {
-	if len(v) == 0 {
-		return fmt.Errorf("vector: %s is empty; embed the text before adding it", what)
-	}
-	if dim != 0 && len(v) != dim {
+	if len(v) != 0 && dim != 0 && len(v) != dim {
 		return fmt.Errorf("vector: %s has %d dimensions, want %d (the index's dimension, set by its first vector); embed every text with the same model", what, len(v), dim)
+	}
+	if err := CheckVector(what, v, ix.Metric()); err != nil {
+		return fmt.Errorf("vector: %w", err)
+	}
+	return nil
+}
+
+// CheckVector returns an error, without a package prefix, naming what (a
+// vector's id, or "the query vector") when v cannot be stored or searched
+// with metric m: it is empty, holds a NaN or an infinity, or is all zeros
+// under any metric but Dot. A store checks a non-empty v's dimension
+// first, itself, since only it can say where the dimension comes from.
+func CheckVector(what string, v []float32, m Metric) error {
+	if len(v) == 0 {
+		return fmt.Errorf("%s is empty; embed the text before adding it", what)
 	}
 	var norm float64
 	for i, x := range v {
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return fmt.Errorf("vector: %s has %v at position %d; vectors must be finite", what, x, i)
+			return fmt.Errorf("%s has %v at position %d; vectors must be finite", what, x, i)
 		}
 		norm += float64(x) * float64(x)
 	}
-	if ix.Metric() == Cosine && norm == 0 {
-		return fmt.Errorf("vector: %s is all zeros and has no direction for cosine similarity", what)
+	if m != Dot && norm == 0 {
+		return fmt.Errorf("%s is all zeros and has no direction for cosine similarity", what)
 	}
 	return nil
 }

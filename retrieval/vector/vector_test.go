@@ -111,6 +111,22 @@ func TestErrors(t *testing.T) {
 	if ix, err := New(" Dot"); err != nil || ix.Metric() != Dot {
 		t.Errorf("New(Dot) = %v, %v", ix, err)
 	}
+	for _, c := range []struct {
+		v    []float32
+		m    Metric
+		want string
+	}{
+		{nil, Dot, `vector "a" is empty;`},
+		{[]float32{0, float32(math.Inf(1))}, Dot, `vector "a" has +Inf at position 1; vectors must be finite`},
+		{[]float32{0, 0}, Cosine, `vector "a" is all zeros`},
+		{[]float32{0, 0}, Dot, ""},
+		{[]float32{0, 1}, Cosine, ""},
+	} {
+		err := CheckVector(`vector "a"`, c.v, c.m)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.HasPrefix(err.Error(), c.want)) {
+			t.Errorf("CheckVector(%v, %s) = %v, want %q", c.v, c.m, err, c.want)
+		}
+	}
 	ix := mustNew(t, Cosine, ids, vs)
 	for _, c := range []struct {
 		ids  []string

@@ -708,21 +708,11 @@ func (s *Store) AddDocuments(ctx context.Context, docs []lasagna.Document, vecto
 }
 
 func checkVector(what string, v []float32, dim int, metric vector.Metric) error {
-	if len(v) == 0 {
-		return fmt.Errorf("weaviate: %s is empty; embed the text before adding it", what)
-	}
-	if dim != 0 && len(v) != dim {
+	if len(v) != 0 && dim != 0 && len(v) != dim {
 		return fmt.Errorf("weaviate: %s has %d dimensions, want %d (the collection's); embed every text with the same model", what, len(v), dim)
 	}
-	var norm float64
-	for i, x := range v {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return fmt.Errorf("weaviate: %s has %v at position %d; vectors must be finite", what, x, i)
-		}
-		norm += float64(x) * float64(x)
-	}
-	if metric != vector.Dot && norm == 0 {
-		return fmt.Errorf("weaviate: %s is all zeros and has no direction for cosine similarity", what)
+	if err := vector.CheckVector(what, v, metric); err != nil {
+		return fmt.Errorf("weaviate: %w", err)
 	}
 	return nil
 }
