@@ -169,22 +169,27 @@ func TestErrors(t *testing.T) {
 	}
 }
 
+// randomVectors returns n vectors of dim normal values drawn from r, with
+// ids v000, v001, ….
+func randomVectors(r *rand.Rand, n, dim int) (ids []string, vs [][]float32) {
+	for i := range n {
+		v := make([]float32, dim)
+		for j := range v {
+			v[j] = float32(r.NormFloat64())
+		}
+		ids = append(ids, fmt.Sprintf("v%03d", i))
+		vs = append(vs, v)
+	}
+	return ids, vs
+}
+
 // TestAgainstBruteForce compares with a float64 brute-force ranking.
 func TestAgainstBruteForce(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, m := range []Metric{Cosine, Dot} {
 		const n, dim = 300, 13
 		ix, _ := New(m)
-		var ids []string
-		var vs [][]float32
-		for i := range n {
-			v := make([]float32, dim)
-			for j := range v {
-				v[j] = float32(r.NormFloat64())
-			}
-			ids = append(ids, fmt.Sprintf("v%03d", i))
-			vs = append(vs, v)
-		}
+		ids, vs := randomVectors(r, n, dim)
 		if err := ix.Add(ctx, ids[:100], vs[:100]); err != nil {
 			t.Fatal(err)
 		}
@@ -238,16 +243,7 @@ func TestScoresAtFloat32Precision(t *testing.T) {
 	for _, m := range []Metric{Cosine, Dot} {
 		const n, dim = 200, 24
 		ix, _ := New(m)
-		var ids []string
-		var vs [][]float32
-		for i := range n {
-			v := make([]float32, dim)
-			for j := range v {
-				v[j] = float32(r.NormFloat64())
-			}
-			ids = append(ids, fmt.Sprintf("v%03d", i))
-			vs = append(vs, v)
-		}
+		ids, vs := randomVectors(r, n, dim)
 		if err := ix.Add(ctx, ids, vs); err != nil {
 			t.Fatal(err)
 		}
