@@ -50,10 +50,7 @@ arms:
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := map[string]results.Config{}
-	for _, c := range b.Configs {
-		cfg[c.Name] = c
-	}
+	cfg, _ := byArm(b)
 	for _, name := range []string{"pgvector", "weaviate"} {
 		c, ex := cfg[name], cfg["exact"]
 		if c.ComparabilityKey == "" || c.ComparabilityKey != ex.ComparabilityKey {
@@ -100,6 +97,20 @@ arms:
 	if out, errOut, code := runCLI(t, "results", "compare", bundle); code != 0 {
 		t.Errorf("results compare: exit %d\n%s\n%s", code, out, errOut)
 	}
+}
+
+// byArm indexes a bundle of one benchmark by arm name: its configs and its
+// results' metrics.
+func byArm(b *results.Bundle) (map[string]results.Config, map[string]map[string]float64) {
+	cfg := map[string]results.Config{}
+	for _, c := range b.Configs {
+		cfg[c.Name] = c
+	}
+	metrics := map[string]map[string]float64{}
+	for _, r := range b.Results {
+		metrics[r.ConfigName] = r.Metrics
+	}
+	return cfg, metrics
 }
 
 // equalExcept reports whether two held_fixed values are equal once their

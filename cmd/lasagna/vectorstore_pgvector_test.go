@@ -61,11 +61,8 @@ arms:
 		if err != nil {
 			t.Fatal(err)
 		}
-		byName := map[string]int{}
-		for i, c := range b.Configs {
-			byName[c.Name] = i
-		}
-		pg, ex := b.Configs[byName["pg"]], b.Configs[byName["exact"]]
+		cfg, metrics := byArm(b)
+		pg, ex := cfg["pg"], cfg["exact"]
 		if got := pg.VariedLevels["vector_backend"]; !wantPG.MatchString(got) {
 			t.Errorf("run %d: pg arm's varied_levels.vector_backend = %q, want %s", run, got, wantPG)
 		}
@@ -74,10 +71,6 @@ arms:
 		}
 		if pg.ComparabilityKey != ex.ComparabilityKey {
 			t.Errorf("run %d: the arms' comparability keys differ", run)
-		}
-		metrics := map[string]map[string]float64{}
-		for _, r := range b.Results {
-			metrics[r.ConfigName] = r.Metrics
 		}
 		if len(metrics["pg"]) == 0 {
 			t.Fatalf("run %d: no metrics for the pg arm", run)

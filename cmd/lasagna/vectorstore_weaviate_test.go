@@ -43,14 +43,7 @@ arms:
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg := map[string]results.Config{}
-		for _, c := range b.Configs {
-			cfg[c.Name] = c
-		}
-		metrics := map[string]map[string]float64{}
-		for _, r := range b.Results {
-			metrics[r.ConfigName] = r.Metrics
-		}
+		cfg, metrics := byArm(b)
 		want := "weaviate " + strings.TrimPrefix(weaviatetest.Version, "v") + " hnsw m=64 ef_construction=512 ef=1536 cosine"
 		// vector_backend is varied (declared on the exact arm), so it is
 		// a level of each config and the dense arms share one key.
