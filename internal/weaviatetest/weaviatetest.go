@@ -119,13 +119,19 @@ func Start(tb TB) *Server {
 	if s != nil {
 		tb.Cleanup(s.Stop)
 	}
+	settle(tb, skip, err)
+	return s
+}
+
+// settle skips or fails tb where start gave a skip or an error.
+func settle(tb TB, skip string, err error) {
+	tb.Helper()
 	switch {
 	case skip != "":
 		servertest.SkipOrFail(tb, skip)
 	case err != nil:
 		tb.Fatalf("start weaviate-server: %v", err)
 	}
-	return s
 }
 
 var (
@@ -140,12 +146,7 @@ var (
 func Shared(tb TB) *Server {
 	tb.Helper()
 	sharedOnce.Do(func() { shared, sharedSkip, sharedErr = start() })
-	switch {
-	case sharedSkip != "":
-		servertest.SkipOrFail(tb, sharedSkip)
-	case sharedErr != nil:
-		tb.Fatalf("start weaviate-server: %v", sharedErr)
-	}
+	settle(tb, sharedSkip, sharedErr)
 	return shared
 }
 
