@@ -96,17 +96,7 @@ func TestRunPerfectArm(t *testing.T) {
 	if got := findingCodes(rep.Findings); !slices.Equal(got, []lasagna.Code{lasagna.PooledGoldCorpus, lasagna.SmallSample}) {
 		t.Errorf("findings = %v, want POOLED_GOLD_CORPUS, SMALL_SAMPLE", got)
 	}
-	b, err := rep.Bundle(BundleOptions{LasagnaVersion: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := results.Marshal(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := results.Validate(raw); r.Blocking() > 0 {
-		t.Errorf("the engine's bundle fails validation: %v", r.Problems)
-	}
+	b, _ := validBundle(t, rep)
 	res := b.Results[0]
 	if res.Metrics["ndcg@10"] != 1 || res.MetricStats["ndcg@10"].N != 6 {
 		t.Errorf("ndcg@10 = %v over n = %d, want 1 over 6", res.Metrics["ndcg@10"], res.MetricStats["ndcg@10"].N)
@@ -329,4 +319,22 @@ func TestBuiltinBM25LuceneArm(t *testing.T) {
 			t.Errorf("run %d: fixed_stages.retriever = %q", run+1, got)
 		}
 	}
+}
+
+// validBundle returns the report's bundle and its JSON, failing the test
+// where the bundle does not validate.
+func validBundle(t *testing.T, rep *Report) (*results.Bundle, []byte) {
+	t.Helper()
+	b, err := rep.Bundle(BundleOptions{LasagnaVersion: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := results.Marshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := results.Validate(raw); r.Blocking() > 0 {
+		t.Fatalf("the bundle fails validation: %v", r.Problems)
+	}
+	return b, raw
 }

@@ -36,17 +36,7 @@ func TestBundleScorePrecision(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := rep.Bundle(BundleOptions{LasagnaVersion: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := results.Marshal(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := results.Validate(raw); r.Blocking() > 0 {
-		t.Fatalf("the bundle fails validation: %v", r.Problems)
-	}
+	_, raw := validBundle(t, rep)
 	canon, err := results.Canonical(raw)
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"testing/fstest"
 
 	"github.com/lasagna-go/lasagna"
-	"github.com/lasagna-go/lasagna/results"
 )
 
 const vectaCSV = `id,question,answer,chunk_ids,page_nums,source_paths
@@ -87,17 +86,7 @@ func TestVectaMetricsInRuns(t *testing.T) {
 			}
 		}
 	}
-	b, err := rep.Bundle(BundleOptions{LasagnaVersion: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := results.Marshal(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := results.Validate(raw); r.Blocking() > 0 {
-		t.Errorf("the bundle fails validation: %v", r.Problems)
-	}
+	b, _ := validBundle(t, rep)
 	for _, res := range b.Results {
 		switch res.ConfigName {
 		case "meta":
