@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/lasagna-go/lasagna/registry"
@@ -25,29 +26,33 @@ var embedded embed.FS
 // staticFS holds the assets served under /static/.
 var staticFS, _ = fs.Sub(embedded, "static")
 
-var pages = template.Must(template.New("").Funcs(template.FuncMap{
-	"bundleURL": func(p string) string { return "/bundles/" + escapePath(p) },
-	"rawURL":    func(p string) string { return "/raw/" + escapePath(p) },
-	"short": func(s string) string {
-		if len(s) > 12 {
-			return s[:12]
-		}
-		return s
-	},
-	"when":         func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
-	"size":         humanSize,
-	"join":         func(ss []string) string { return strings.Join(ss, ", ") },
-	"benchmarkURL": func(ref string) string { return benchmarkURL(ref, "", 0) },
-	"source":       sourceText,
-	"citations": func(e registry.Entry) string {
-		ids := e.ChunkIDs
-		if len(ids) == 0 {
-			ids = e.ExpectedDocs
-		}
-		return strings.Join(ids, ", ")
-	},
-	"add": func(a, b int) int { return a + b },
-}).ParseFS(templateFS, "templates/*.html"))
+// pages parses the page templates on first use, not at package init: every
+// lasagna command links this package, and only serve renders pages.
+var pages = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("").Funcs(template.FuncMap{
+		"bundleURL": func(p string) string { return "/bundles/" + escapePath(p) },
+		"rawURL":    func(p string) string { return "/raw/" + escapePath(p) },
+		"short": func(s string) string {
+			if len(s) > 12 {
+				return s[:12]
+			}
+			return s
+		},
+		"when":         func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+		"size":         humanSize,
+		"join":         func(ss []string) string { return strings.Join(ss, ", ") },
+		"benchmarkURL": func(ref string) string { return benchmarkURL(ref, "", 0) },
+		"source":       sourceText,
+		"citations": func(e registry.Entry) string {
+			ids := e.ChunkIDs
+			if len(ids) == 0 {
+				ids = e.ExpectedDocs
+			}
+			return strings.Join(ids, ", ")
+		},
+		"add": func(a, b int) int { return a + b },
+	}).ParseFS(templateFS, "templates/*.html"))
+})
 
 // escapePath escapes each segment of slash path p for a URL path.
 func escapePath(p string) string {
@@ -103,7 +108,7 @@ func (s *Server) renderPage(w http.ResponseWriter, r *http.Request, code int, na
 	if s.opts.Registry != nil {
 		l.Registry = s.opts.Registry.Backend()
 	}
-	if err := pages.ExecuteTemplate(&buf, name, l); err != nil {
+	if err := pages().ExecuteTemplate(&buf, name, l); err != nil {
 		http.Error(w, "dashboard: "+err.Error(), http.StatusInternalServerError)
 		return
 	}

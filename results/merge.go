@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	lasagna "github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/internal/sampleid"
@@ -281,7 +282,7 @@ func Merge(shards []*Bundle, names []string) (*Bundle, error) {
 			case lasagna.OutsideCorpusIDs:
 				key = f.Where
 			case lasagna.UnresolvedJudgeAlias:
-				if m := aliasRE.FindStringSubmatch(w); m != nil {
+				if m := aliasRE().FindStringSubmatch(w); m != nil {
 					key = m[1] + "#" + m[3]
 				} else {
 					key = w
@@ -348,7 +349,7 @@ func Merge(shards []*Bundle, names []string) (*Bundle, error) {
 // mergeableVersion reports whether v is a 1.x schema version no later
 // than SchemaVersion: a bundle Merge can rewrite without dropping fields.
 func mergeableVersion(v string) bool {
-	if !versionRE.MatchString(v) {
+	if !versionRE().MatchString(v) {
 		return false
 	}
 	minor := func(s string) int {
@@ -507,9 +508,13 @@ func outsideFinding(where string, n, rankedLists, corpus, ids int, first []Outsi
 			n, rankedLists, corpus, ids, named)}
 }
 
+// The regexps compile on first use, not at package init: every lasagna
+// command links this package, and only results merge needs them.
 var (
-	outsideRE = regexp.MustCompile(`^(\d+) of (\d+) ranked lists hold ids outside the benchmark's corpus of (\d+) documents \((\d+) ids in all\), scored as non-relevant: (.*?)(?: and \d+ more)?(?: \(fix: .*\))?$`)
-	itemRE    = regexp.MustCompile(`^(.*) \((\d+)\)$`)
+	outsideRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(\d+) of (\d+) ranked lists hold ids outside the benchmark's corpus of (\d+) documents \((\d+) ids in all\), scored as non-relevant: (.*?)(?: and \d+ more)?(?: \(fix: .*\))?$`)
+	})
+	itemRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(.*) \((\d+)\)$`) })
 )
 
 // recombineOutside joins the shards' OUTSIDE_CORPUS_IDS lines about one
@@ -521,7 +526,7 @@ func recombineOutside(where string, lines []string, ranked int) (line string, ok
 	var first []OutsideList
 	for i, l := range lines {
 		f, _ := ParseFinding(l)
-		m := outsideRE.FindStringSubmatch(f.Detail)
+		m := outsideRE().FindStringSubmatch(f.Detail)
 		if m == nil {
 			return "", false
 		}
@@ -538,7 +543,7 @@ func recombineOutside(where string, lines []string, ranked int) (line string, ok
 			return "", false
 		}
 		for _, it := range items {
-			im := itemRE.FindStringSubmatch(it)
+			im := itemRE().FindStringSubmatch(it)
 			if im == nil {
 				return "", false
 			}
@@ -551,7 +556,9 @@ func recombineOutside(where string, lines []string, ranked int) (line string, ok
 }
 
 // aliasRE splits an UNRESOLVED_JUDGE_ALIAS line around its query count.
-var aliasRE = regexp.MustCompile(`^(UNRESOLVED_JUDGE_ALIAS at .*?: judge model ".*?" is an alias; the server answered )(\d+)( queries as .*)$`)
+var aliasRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(UNRESOLVED_JUDGE_ALIAS at .*?: judge model ".*?" is an alias; the server answered )(\d+)( queries as .*)$`)
+})
 
 // recombineAlias joins the shards' UNRESOLVED_JUDGE_ALIAS lines about one
 // arm and one answered model by adding their counts.
@@ -559,7 +566,7 @@ func recombineAlias(lines []string) (string, bool) {
 	var head, tail string
 	total := 0
 	for _, l := range lines {
-		m := aliasRE.FindStringSubmatch(l)
+		m := aliasRE().FindStringSubmatch(l)
 		if m == nil {
 			return "", false
 		}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	lasagna "github.com/lasagna-go/lasagna"
 )
@@ -84,7 +85,9 @@ func (r *Report) add(c lasagna.Code, where, format string, args ...any) {
 	r.Problems = append(r.Problems, Problem{Code: c, Level: level, Where: where, Detail: fmt.Sprintf(format, args...)})
 }
 
-var versionRE = regexp.MustCompile(SchemaVersionPattern)
+// versionRE compiles on first use, not at package init (every lasagna
+// command links this package).
+var versionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(SchemaVersionPattern) })
 
 // Validate checks the bundle raw (the bytes of a bundle file):
 //
@@ -147,7 +150,7 @@ func ValidateWith(raw []byte, checks ...func(doc any) []Problem) Report {
 	case !isString:
 		r.add(lasagna.SchemaVersion, "schema_version", "got %s, want a string such as %q", describe(v), SchemaVersion)
 		return r
-	case !versionRE.MatchString(vs):
+	case !versionRE().MatchString(vs):
 		r.add(lasagna.SchemaVersion, "schema_version", "%q is not accepted; this reader accepts 1.0 <= v < 2.0", vs)
 		return r
 	}

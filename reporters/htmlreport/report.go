@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/internal/atomicfile"
@@ -88,13 +89,17 @@ func (r Reporter) Report(ctx context.Context, b *results.Bundle) error {
 //go:embed report.html.tmpl
 var pageSource string
 
-var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"num": func(x float64) string { return reporters.FormatNumber(x, 4) },
-	"signed": func(x float64) string {
-		return reporters.FormatSigned(x, 4)
-	},
-	"p": reporters.FormatP,
-}).Parse(pageSource))
+// page parses the report template on first use, not at package init: every
+// lasagna command links this package, and few write a report.
+var page = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"num": func(x float64) string { return reporters.FormatNumber(x, 4) },
+		"signed": func(x float64) string {
+			return reporters.FormatSigned(x, 4)
+		},
+		"p": reporters.FormatP,
+	}).Parse(pageSource))
+})
 
 // Write renders the report of ins to w.
 func Write(w io.Writer, ins []Input, o Options) error {
@@ -105,7 +110,7 @@ func Write(w io.Writer, ins []Input, o Options) error {
 	if err != nil {
 		return err
 	}
-	return page.Execute(w, v)
+	return page().Execute(w, v)
 }
 
 // view is what the template renders.
