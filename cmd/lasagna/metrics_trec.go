@@ -539,6 +539,12 @@ type trecStreamWorker struct {
 // more, it waits for them.
 const trecPendingHits = 1 << 20
 
+// trecHeldCap is the capacity of a worker's held hits for a run file of n
+// bytes: trecPendingHits, or fewer when the file cannot hold that many
+// lines (a run line is at least 10 bytes), so a small run does not touch
+// 24 MB of fresh memory. A run that holds more waits for the qrels.
+func trecHeldCap(n int) int { return min(trecPendingHits, n/10+1) }
+
 type trecPending struct {
 	qid  string
 	hits []trecparse.Hit
@@ -576,13 +582,13 @@ func streamTrec(rdata []byte, qrelsDone <-chan struct{}, qrels *lasagna.Qrels, q
 	tag, _, ok = trecparse.StreamRun(rdata, len(workers), func(w int, qid string, ranked []trecparse.Hit) {
 		s := &workers[w]
 		if !s.ready {
-			if s.held == nil {
-				s.held = make([]trecparse.Hit, 0, trecPendingHits)
-			}
 			select {
 			case <-qrelsDone:
 				drain(s)
 			default:
+				if s.held == nil {
+					s.held = make([]trecparse.Hit, 0, trecHeldCap(len(rdata)))
+				}
 				if len(s.held)+len(ranked) > cap(s.held) {
 					<-qrelsDone
 					drain(s)
