@@ -206,32 +206,37 @@ func (p *porter[T]) step2() {
 	}
 }
 
-// step3 maps double suffixes to single ones (-ization → -ize) when m() > 0.
-func (p *porter[T]) step3() {
-	if p.k == 0 {
+// suffixRule replaces suffix by repl (through r, so only when m() > 0).
+type suffixRule struct{ suffix, repl string }
+
+// step3Rules are step 3's rules by the suffix's last-but-one letter,
+// step4Rules step 4's by its last letter; each list is tried in order.
+var (
+	step3Rules = [256][]suffixRule{
+		'a': {{"ational", "ate"}, {"tional", "tion"}},
+		'c': {{"enci", "ence"}, {"anci", "ance"}},
+		'e': {{"izer", "ize"}},
+		'l': {{"bli", "ble"}, {"alli", "al"}, {"entli", "ent"}, {"eli", "e"}, {"ousli", "ous"}},
+		'o': {{"ization", "ize"}, {"ation", "ate"}, {"ator", "ate"}},
+		's': {{"alism", "al"}, {"iveness", "ive"}, {"fulness", "ful"}, {"ousness", "ous"}},
+		't': {{"aliti", "al"}, {"iviti", "ive"}, {"biliti", "ble"}},
+		'g': {{"logi", "log"}},
+	}
+	step4Rules = [256][]suffixRule{
+		'e': {{"icate", "ic"}, {"ative", ""}, {"alize", "al"}},
+		'i': {{"iciti", "ic"}},
+		'l': {{"ical", "ic"}, {"ful", ""}},
+		's': {{"ness", ""}},
+	}
+)
+
+// applyFirst applies the first rule of table[c] whose suffix ends the
+// word (none for a letter beyond the table, which holds ASCII only).
+func (p *porter[T]) applyFirst(table *[256][]suffixRule, c T) {
+	if uint32(c) >= uint32(len(table)) {
 		return
 	}
-	type rule struct{ suffix, repl string }
-	var rules []rule
-	switch p.b[p.k-1] {
-	case 'a':
-		rules = []rule{{"ational", "ate"}, {"tional", "tion"}}
-	case 'c':
-		rules = []rule{{"enci", "ence"}, {"anci", "ance"}}
-	case 'e':
-		rules = []rule{{"izer", "ize"}}
-	case 'l':
-		rules = []rule{{"bli", "ble"}, {"alli", "al"}, {"entli", "ent"}, {"eli", "e"}, {"ousli", "ous"}}
-	case 'o':
-		rules = []rule{{"ization", "ize"}, {"ation", "ate"}, {"ator", "ate"}}
-	case 's':
-		rules = []rule{{"alism", "al"}, {"iveness", "ive"}, {"fulness", "ful"}, {"ousness", "ous"}}
-	case 't':
-		rules = []rule{{"aliti", "al"}, {"iviti", "ive"}, {"biliti", "ble"}}
-	case 'g':
-		rules = []rule{{"logi", "log"}}
-	}
-	for _, ru := range rules {
+	for _, ru := range table[c] {
 		if p.ends(ru.suffix) {
 			p.r(ru.repl)
 			return
@@ -239,26 +244,17 @@ func (p *porter[T]) step3() {
 	}
 }
 
+// step3 maps double suffixes to single ones (-ization → -ize) when m() > 0.
+func (p *porter[T]) step3() {
+	if p.k == 0 {
+		return
+	}
+	p.applyFirst(&step3Rules, p.b[p.k-1])
+}
+
 // step4 handles -ic-, -full, -ness and the like.
 func (p *porter[T]) step4() {
-	type rule struct{ suffix, repl string }
-	var rules []rule
-	switch p.b[p.k] {
-	case 'e':
-		rules = []rule{{"icate", "ic"}, {"ative", ""}, {"alize", "al"}}
-	case 'i':
-		rules = []rule{{"iciti", "ic"}}
-	case 'l':
-		rules = []rule{{"ical", "ic"}, {"ful", ""}}
-	case 's':
-		rules = []rule{{"ness", ""}}
-	}
-	for _, ru := range rules {
-		if p.ends(ru.suffix) {
-			p.r(ru.repl)
-			return
-		}
-	}
+	p.applyFirst(&step4Rules, p.b[p.k])
 }
 
 // step5 removes -ant, -ence and the like when m() > 1.
