@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -245,10 +244,7 @@ func (s *Server) rawBundle(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, http.StatusNotFound, stripRoot(err))
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(raw)))
-	w.Header().Set("Content-Disposition", "attachment; filename="+strconv.Quote(pathBase(e.Path)))
-	w.Write(raw)
+	attachment(w, "application/json", pathBase(e.Path), raw)
 }
 
 func pathBase(p string) string {

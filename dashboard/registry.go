@@ -237,11 +237,15 @@ func (s *Server) exportCSV(w http.ResponseWriter, r *http.Request) {
 	if len(skipped) > 0 {
 		w.Header().Set("X-Lasagna-Skipped", strconv.Itoa(len(skipped)))
 	}
-	name := fileStem(inf)
-	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
-	w.Header().Set("Content-Disposition", "attachment; filename="+strconv.Quote(name+".csv"))
-	w.Write(buf.Bytes())
+	attachment(w, "text/csv; charset=utf-8", fileStem(inf)+".csv", buf.Bytes())
+}
+
+// attachment writes data as a download named filename.
+func attachment(w http.ResponseWriter, contentType, filename string, data []byte) {
+	w.Header().Set("Content-Type", contentType)
+	w.Header().Set("Content-Length", strconv.Itoa(len(data)))
+	w.Header().Set("Content-Disposition", "attachment; filename="+strconv.Quote(filename))
+	w.Write(data)
 }
 
 func downloadURL(ref string) string {
@@ -266,10 +270,7 @@ func (s *Server) downloadJSONL(w http.ResponseWriter, r *http.Request) {
 		s.registryError(w, r, err)
 		return
 	}
-	w.Header().Set("Content-Type", "application/jsonl; charset=utf-8")
-	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
-	w.Header().Set("Content-Disposition", "attachment; filename="+strconv.Quote(fileStem(inf)+".jsonl"))
-	w.Write(buf.Bytes())
+	attachment(w, "application/jsonl; charset=utf-8", fileStem(inf)+".jsonl", buf.Bytes())
 }
 
 // fileStem names a download of inf: its revision (name@hash), slashes
