@@ -8,9 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/lasagna-go/lasagna/internal/browsertest"
 )
@@ -28,31 +25,8 @@ type pageEvents struct{ browsertest.Problems }
 
 func (p *pageEvents) listen(t *testing.T, ctx context.Context, origin string) {
 	t.Helper()
-	err := chromedp.Listen(ctx, func(ev any) {
-		switch e := ev.(type) {
-		case *runtime.EventExceptionThrown:
-			p.Add("exception: " + e.ExceptionDetails.Text)
-		case *runtime.EventConsoleAPICalled:
-			if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeWarning {
-				p.Add("console " + string(e.Type))
-			}
-		case *log.EventEntryAdded:
-			if e.Entry.Level == log.EntryLevelError || e.Entry.Level == log.EntryLevelWarning {
-				p.Add("log " + string(e.Entry.Level) + ": " + e.Entry.Text + " " + e.Entry.URL)
-			}
-		case *network.EventLoadingFailed:
-			p.Add("failed load: " + e.ErrorText)
-		case *network.EventResponseReceived:
-			if s := e.Response.Status; s >= 400 {
-				p.Add("HTTP " + e.Response.StatusText + ": " + e.Response.URL)
-			}
-		case *network.EventRequestWillBeSent:
-			if u := e.Request.URL; !strings.HasPrefix(u, origin+"/") && !strings.HasPrefix(u, "data:") {
-				p.Add("request: " + u)
-			}
-		}
-	})
-	if err != nil {
+	allowed := func(u string) bool { return strings.HasPrefix(u, origin+"/") }
+	if err := p.Listen(ctx, allowed, true); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -8,9 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -100,4 +104,35 @@ func (p *Problems) Forgive(s string) {
 	if i := slices.Index(p.list, s); i >= 0 {
 		p.list = slices.Delete(p.list, i, i+1)
 	}
+}
+
+// Listen records on p what the pages of ctx do wrong: uncaught exceptions,
+// console errors and warnings, log entries at level error (and warning
+// when logWarnings), failed loads, HTTP responses of 400 and above, and
+// every request whose URL allowed refuses (data: URLs always pass).
+func (p *Problems) Listen(ctx context.Context, allowed func(url string) bool, logWarnings bool) error {
+	return chromedp.Listen(ctx, func(ev any) {
+		switch e := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			p.Add("exception: " + e.ExceptionDetails.Text)
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeWarning {
+				p.Add("console " + string(e.Type))
+			}
+		case *log.EventEntryAdded:
+			if e.Entry.Level == log.EntryLevelError || logWarnings && e.Entry.Level == log.EntryLevelWarning {
+				p.Add("log " + string(e.Entry.Level) + ": " + e.Entry.Text + " " + e.Entry.URL)
+			}
+		case *network.EventLoadingFailed:
+			p.Add("failed load: " + e.ErrorText)
+		case *network.EventResponseReceived:
+			if s := e.Response.Status; s >= 400 {
+				p.Add("HTTP " + e.Response.StatusText + ": " + e.Response.URL)
+			}
+		case *network.EventRequestWillBeSent:
+			if u := e.Request.URL; !allowed(u) && !strings.HasPrefix(u, "data:") {
+				p.Add("request: " + u)
+			}
+		}
+	})
 }

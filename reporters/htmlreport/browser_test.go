@@ -10,9 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/lasagna-go/lasagna"
@@ -32,27 +29,7 @@ type pageEvents struct{ browsertest.Problems }
 
 func (p *pageEvents) listen(t *testing.T, ctx context.Context, self string) {
 	t.Helper()
-	err := chromedp.Listen(ctx, func(ev any) {
-		switch e := ev.(type) {
-		case *runtime.EventExceptionThrown:
-			p.Add("exception: " + e.ExceptionDetails.Text)
-		case *runtime.EventConsoleAPICalled:
-			if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeWarning {
-				p.Add("console " + string(e.Type))
-			}
-		case *log.EventEntryAdded:
-			if e.Entry.Level == log.EntryLevelError {
-				p.Add("log error: " + e.Entry.Text)
-			}
-		case *network.EventLoadingFailed:
-			p.Add("failed load: " + e.ErrorText)
-		case *network.EventRequestWillBeSent:
-			if u := e.Request.URL; u != self && !strings.HasPrefix(u, "data:") {
-				p.Add("request: " + u)
-			}
-		}
-	})
-	if err != nil {
+	if err := p.Listen(ctx, func(u string) bool { return u == self }, false); err != nil {
 		t.Fatal(err)
 	}
 }
