@@ -6,13 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/metrics"
 	"strings"
-	"sync"
 	"testing"
 	"testing/fstest"
-	"time"
 
+	"github.com/lasagna-go/lasagna/internal/cputime"
 	"github.com/lasagna-go/lasagna/internal/pgtest"
 	"github.com/lasagna-go/lasagna/registry"
 )
@@ -107,7 +105,7 @@ func BenchmarkImportStreamed(b *testing.B) {
 						b.Fatal(err)
 					}
 					runtime.GC()
-					stop := peakHeap()
+					stop := cputime.PeakHeap()
 					inf, err := r.Create(bg(), "m", files)
 					peak = max(peak, stop())
 					if err != nil {
@@ -122,36 +120,5 @@ func BenchmarkImportStreamed(b *testing.B) {
 				b.ReportMetric(float64(n), "entries/op")
 			})
 		}
-	}
-}
-
-// peakHeap samples the heap's objects (live and not yet swept) every 2 ms
-// until stop is called, and returns the largest value seen, in MiB.
-func peakHeap() (stop func() float64) {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	var (
-		peak uint64
-		done = make(chan struct{})
-		wg   sync.WaitGroup
-	)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(2 * time.Millisecond)
-		defer t.Stop()
-		for {
-			metrics.Read(s)
-			peak = max(peak, s[0].Value.Uint64())
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return func() float64 {
-		close(done)
-		wg.Wait()
-		return float64(peak) / (1 << 20)
 	}
 }

@@ -1,6 +1,7 @@
-// Package cputime reads the CPU time the process has used, for benchmarks
-// that report CPU seconds beside wall time: on a shared machine the wall
-// time grows when other processes take the cores, the CPU time does not.
+// Package cputime reads what a benchmark costs the process: the CPU time
+// it has used (Used), reported beside wall time because on a shared
+// machine the wall time grows when other processes take the cores and the
+// CPU time does not, and its peak heap (PeakHeap).
 package cputime
 
 import "time"

@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
-	"runtime/metrics"
-	"sync"
 	"testing"
-	"time"
 
+	"github.com/lasagna-go/lasagna/internal/cputime"
 	"github.com/lasagna-go/lasagna/registry"
 	"github.com/lasagna-go/lasagna/registry/hf"
 )
@@ -35,40 +33,6 @@ func msShaped(n int) []msRow {
 	return rows
 }
 
-// peakHeap samples the live heap until stop is called and returns the
-// largest value seen, in MiB.
-func peakHeap() (stop func() float64) {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	var (
-		mu   sync.Mutex
-		peak uint64
-		done = make(chan struct{})
-		wg   sync.WaitGroup
-	)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(2 * time.Millisecond)
-		defer t.Stop()
-		for {
-			metrics.Read(s)
-			mu.Lock()
-			peak = max(peak, s[0].Value.Uint64())
-			mu.Unlock()
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return func() float64 {
-		close(done)
-		wg.Wait()
-		return float64(peak) / (1 << 20)
-	}
-}
-
 func benchFixture(b *testing.B, n int) string {
 	b.Helper()
 	dir := b.TempDir()
@@ -86,7 +50,7 @@ func BenchmarkConvertMSMARCO(b *testing.B) {
 			var peak float64
 			for b.Loop() {
 				runtime.GC()
-				stop := peakHeap()
+				stop := cputime.PeakHeap()
 				if _, err := hf.Convert(bg(), hf.Options{Dataset: hf.MSMARCO, Dir: dir, Config: "v1.1"}, b.TempDir()); err != nil {
 					b.Fatal(err)
 				}
@@ -112,7 +76,7 @@ func BenchmarkImportMSMARCO(b *testing.B) {
 					b.Fatal(err)
 				}
 				runtime.GC()
-				stop := peakHeap()
+				stop := cputime.PeakHeap()
 				if _, _, err := hf.Import(bg(), r, hf.Options{Dataset: hf.MSMARCO, Dir: dir, Config: "v1.1"}); err != nil {
 					b.Fatal(err)
 				}
