@@ -41,7 +41,7 @@ var pages = sync.OnceValue(func() *template.Template {
 		"size":         humanSize,
 		"join":         func(ss []string) string { return strings.Join(ss, ", ") },
 		"benchmarkURL": func(ref string) string { return benchmarkURL(ref, "", 0) },
-		"source":       sourceText,
+		"source":       (*registry.Source).String,
 		"citations": func(e registry.Entry) string {
 			ids := e.ChunkIDs
 			if len(ids) == 0 {

@@ -41,45 +41,6 @@ func (s *Server) registryError(w http.ResponseWriter, r *http.Request, err error
 	s.errorPage(w, r, code, err.Error())
 }
 
-// sourceText is the linked source of a benchmark, as `lasagna benchmark
-// list` words it.
-func sourceText(src *registry.Source) string {
-	switch {
-	case src == nil:
-		return "-"
-	case src.Synthesis != nil:
-		y := src.Synthesis
-		return fmt.Sprintf("synthesis (model %s, n %d, seed %d, mix %s, %d documents)", y.Model, y.N, y.Seed, y.Mix, len(y.Documents))
-	case src.Kind == "huggingface":
-		txt := "huggingface " + src.Dataset
-		if src.Config != "" {
-			txt += " (config " + src.Config + ")"
-		}
-		if src.Split != "" {
-			txt += " split " + src.Split
-		}
-		if src.Revision != "" {
-			txt += " @" + short(src.Revision)
-		}
-		return txt
-	}
-	txt := src.Path + " (" + src.Format
-	if src.Split != "" {
-		txt += ", split " + src.Split
-	}
-	if src.Corpus != "" {
-		txt += ", corpus " + src.Corpus
-	}
-	return txt + ")"
-}
-
-func short(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
-}
-
 // benchmarkURL is the page of the benchmark ref (NAME or NAME@hash),
 // with query and page when set.
 func benchmarkURL(ref, query string, page int) string {
@@ -199,7 +160,7 @@ func (s *Server) benchmarkPage(w http.ResponseWriter, r *http.Request) {
 		Sweeps      []string
 		SweepsDir   string
 		Evaluations []*evalView
-	}{inf, ref, sourceText(inf.Source), search, entries, offset + 1, matches, page, pages, prev, next,
+	}{inf, ref, inf.Source.String(), search, entries, offset + 1, matches, page, pages, prev, next,
 		"/benchmark/export.csv?" + url.Values{"ref": {ref}}.Encode(), downloadURL(ref), refusal,
 		profileChoices(), s.sweepFiles(), s.opts.Sweeps, s.evals.views(func(e *evaluation) bool { return e.Benchmark == inf.Name })})
 }

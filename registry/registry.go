@@ -99,6 +99,41 @@ type Source struct {
 	Limit    int    `json:"limit,omitempty"`
 }
 
+// String words the source as `lasagna benchmark list` and the dashboard
+// show it: "data/faq.jsonl (jsonl)", "microsoft/ms_marco v1.1
+// validation@0123456789ab (huggingface parquet)", "synthesis (model …)";
+// "-" for none.
+func (s *Source) String() string {
+	switch {
+	case s == nil:
+		return "-"
+	case s.Synthesis != nil:
+		y := s.Synthesis
+		return fmt.Sprintf("synthesis (model %s, n %d, seed %d, mix %s, %d documents)", y.Model, y.N, y.Seed, y.Mix, len(y.Documents))
+	case s.Kind == "huggingface":
+		txt := s.Dataset
+		if s.Config != "" {
+			txt += " " + s.Config
+		}
+		txt += " " + s.Split
+		if s.Revision != "" {
+			txt += "@" + s.Revision[:min(12, len(s.Revision))]
+		}
+		if s.Limit > 0 {
+			txt += fmt.Sprintf(", first %d rows", s.Limit)
+		}
+		return txt + " (huggingface " + s.Format + ")"
+	}
+	txt := s.Path + " (" + s.Format
+	if s.Split != "" {
+		txt += ", split " + s.Split
+	}
+	if s.Corpus != "" {
+		txt += ", corpus " + s.Corpus
+	}
+	return txt + ")"
+}
+
 // Info describes a benchmark (at one revision). Its JSON form is what
 // `lasagna benchmark list --json` prints.
 type Info struct {

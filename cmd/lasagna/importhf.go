@@ -82,7 +82,7 @@ error.`,
 				case before.Name != "":
 					verb = "added"
 				}
-				fmt.Fprintf(stdout, "%s %s: %s, %s, %s, from %s\n", verb, inf.Revision, plural(inf.Questions, "question"), plural(inf.Documents, "document"), inf.Status, sourceText(inf.Source))
+				fmt.Fprintf(stdout, "%s %s: %s, %s, %s, from %s\n", verb, inf.Revision, plural(inf.Questions, "question"), plural(inf.Documents, "document"), inf.Status, inf.Source.String())
 				return nil
 			})
 		},
@@ -95,21 +95,4 @@ error.`,
 	fl.IntVar(&o.Limit, "limit", 0, "import the first `N` rows only (0 = all)")
 	fl.BoolVar(&draft, "draft", false, "leave the benchmark a draft")
 	return cmd
-}
-
-// hfSourceText is a Hugging Face source in list and show: dataset, config,
-// split, the snapshot's revision (12 hex) and the rows limit.
-func hfSourceText(s *registry.Source) string {
-	txt := s.Dataset
-	if s.Config != "" {
-		txt += " " + s.Config
-	}
-	txt += " " + s.Split
-	if s.Revision != "" {
-		txt += "@" + s.Revision[:min(12, len(s.Revision))]
-	}
-	if s.Limit > 0 {
-		txt += fmt.Sprintf(", first %d rows", s.Limit)
-	}
-	return txt + " (huggingface " + s.Format + ")"
 }

@@ -114,7 +114,7 @@ Exit status: 0 done, 1 the registry cannot be read, 2 usage error.`,
 					if rev == "" {
 						rev = "-"
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", inf.Name, inf.Status, inf.Questions, rev, inf.Created.Format(timeLayout), sourceText(inf.Source))
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", inf.Name, inf.Status, inf.Questions, rev, inf.Created.Format(timeLayout), inf.Source.String())
 				}
 				if err := tw.Flush(); err != nil {
 					return err
@@ -134,27 +134,6 @@ Exit status: 0 done, 1 the registry cannot be read, 2 usage error.`,
 }
 
 const timeLayout = "2006-01-02 15:04 UTC"
-
-func sourceText(s *registry.Source) string {
-	if s != nil && s.Synthesis != nil {
-		y := s.Synthesis
-		return fmt.Sprintf("synthesis (model %s, n %d, seed %d, mix %s, %d documents)", y.Model, y.N, y.Seed, y.Mix, len(y.Documents))
-	}
-	if s == nil {
-		return "-"
-	}
-	if s.Kind == "huggingface" {
-		return hfSourceText(s)
-	}
-	txt := s.Path + " (" + s.Format
-	if s.Split != "" {
-		txt += ", split " + s.Split
-	}
-	if s.Corpus != "" {
-		txt += ", corpus " + s.Corpus
-	}
-	return txt + ")"
-}
 
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
@@ -253,11 +232,11 @@ func printInfo(w io.Writer, inf registry.Info) {
 		fmt.Fprintf(w, "revision:    %s\n", inf.Revision)
 		fmt.Fprintf(w, "questions:   %d\n", inf.Questions)
 		fmt.Fprintf(w, "documents:   %d\n", inf.Documents)
-		fmt.Fprintf(w, "source:      %s, sha256 %s\n", sourceText(inf.Source), inf.Digest)
+		fmt.Fprintf(w, "source:      %s, sha256 %s\n", inf.Source.String(), inf.Digest)
 	} else {
 		fmt.Fprintln(w, "revision:    none (an empty draft)")
 		if inf.Source != nil {
-			fmt.Fprintf(w, "source:      %s\n", sourceText(inf.Source))
+			fmt.Fprintf(w, "source:      %s\n", inf.Source.String())
 		}
 	}
 	if inf.Error != "" {
