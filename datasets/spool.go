@@ -156,15 +156,7 @@ func StreamSpooled(fsys fs.FS, p string, format lasagna.Format, opts Options, sp
 	if err != nil && err != errStop {
 		return Summary{}, err
 	}
-	if err := c.err(); err != nil {
-		return Summary{}, err
-	}
-	if ferr != nil {
-		return Summary{}, ferr
-	}
-	revision := pairDigest(digest, corpusDigest)
-	return Summary{Name: Identity(p, opts.Name, revision), Revision: revision, Format: format,
-		Queries: nRows, Documents: nDocs}, nil
+	return pairedSummary(&c, ferr, p, opts.Name, format, digest, corpusDigest, nRows, nDocs)
 }
 
 var errStop = fmt.Errorf("datasets: stop")

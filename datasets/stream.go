@@ -120,6 +120,13 @@ func Stream(fsys fs.FS, p string, format lasagna.Format, opts Options, fn func(q
 		ferr = fn(q, slices.Compact(relevant))
 		return ferr == nil
 	})
+	return pairedSummary(&c, ferr, p, opts.Name, format, digest, corpusDigest, len(rows), len(ids))
+}
+
+// pairedSummary ends a streamed read of a file with a corpus: the
+// collector's problems, else the callback's error ferr, else the summary
+// whose revision pairs the two files' digests.
+func pairedSummary(c *collector, ferr error, p, name string, format lasagna.Format, digest, corpusDigest string, queries, documents int) (Summary, error) {
 	if err := c.err(); err != nil {
 		return Summary{}, err
 	}
@@ -127,6 +134,6 @@ func Stream(fsys fs.FS, p string, format lasagna.Format, opts Options, fn func(q
 		return Summary{}, ferr
 	}
 	revision := pairDigest(digest, corpusDigest)
-	return Summary{Name: Identity(p, opts.Name, revision), Revision: revision, Format: format,
-		Queries: len(rows), Documents: len(ids)}, nil
+	return Summary{Name: Identity(p, name, revision), Revision: revision, Format: format,
+		Queries: queries, Documents: documents}, nil
 }
