@@ -26,8 +26,16 @@ func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 // ends), so dense arms with embedder toy-embed run offline.
 func fakeEmbedder(t *testing.T) *fixtures.FakeOpenAI {
 	t.Helper()
+	return useFakeOpenAI(t, fixtures.FakeOpenAIOptions{APIKey: "test-key"})
+}
+
+// useFakeOpenAI starts a fake OpenAI-compatible server with opts, points
+// the CLI at it (OPENAI_BASE_URL, OPENAI_API_KEY test-key) with a fresh
+// cache, and stops it when the test ends.
+func useFakeOpenAI(t *testing.T, opts fixtures.FakeOpenAIOptions) *fixtures.FakeOpenAI {
+	t.Helper()
 	t.Setenv("LASAGNA_CACHE_DIR", t.TempDir())
-	srv := fixtures.NewFakeOpenAI(fixtures.FakeOpenAIOptions{APIKey: "test-key"})
+	srv := fixtures.NewFakeOpenAI(opts)
 	t.Cleanup(srv.Close)
 	t.Setenv("OPENAI_BASE_URL", srv.URL)
 	t.Setenv("OPENAI_API_KEY", "test-key")

@@ -33,7 +33,8 @@ func testSynthesizeInto(t *testing.T) {
 		seenStatus string
 		seenSource *registry.Source
 	)
-	f := fixtures.NewFakeOpenAI(fixtures.FakeOpenAIOptions{Reply: func(c fixtures.ChatCall) string {
+	t.Setenv("MODEL_NAME", "")
+	useFakeOpenAI(t, fixtures.FakeOpenAIOptions{Reply: func(c fixtures.ChatCall) string {
 		once.Do(func() { // the registry as the first LLM call finds it
 			r, err := registry.Open(context.Background(), os.Getenv("LASAGNA_REGISTRY"))
 			if err != nil {
@@ -48,23 +49,8 @@ func testSynthesizeInto(t *testing.T) {
 			}
 			seenStatus, seenSource = string(list[0].Status), list[0].Source
 		})
-		switch {
-		case strings.HasPrefix(c.LastUser, "Decide whether any"):
-			return `{"answered": false}`
-		case strings.HasPrefix(c.LastUser, "Decide whether"):
-			return fmt.Sprintf(`{"supported": %v}`, supported.Load())
-		}
-		i := sha256.Sum256([]byte(c.LastUser))
-		if strings.Contains(c.LastUser, `"answer": null`) {
-			return fmt.Sprintf(`{"question": "Open question %x?", "answer": null}`, i[:4])
-		}
-		return fmt.Sprintf(`{"question": "Question %x?", "answer": "answer %x"}`, i[:4], i[:4])
+		return synthReply(c, supported.Load())
 	}})
-	t.Cleanup(f.Close)
-	t.Setenv("LASAGNA_CACHE_DIR", t.TempDir())
-	t.Setenv("OPENAI_BASE_URL", f.URL)
-	t.Setenv("OPENAI_API_KEY", "test-key")
-	t.Setenv("MODEL_NAME", "")
 	docs, err := filepath.Abs(synthDocs)
 	if err != nil {
 		t.Fatal(err)

@@ -18,25 +18,25 @@ const synthDocs = "../../extract/testdata/docs"
 // prompt and passes every verification.
 func synthFake(t *testing.T) *fixtures.FakeOpenAI {
 	t.Helper()
-	f := fixtures.NewFakeOpenAI(fixtures.FakeOpenAIOptions{Reply: func(c fixtures.ChatCall) string {
-		switch {
-		case strings.HasPrefix(c.LastUser, "Decide whether any"):
-			return `{"answered": false}`
-		case strings.HasPrefix(c.LastUser, "Decide whether"):
-			return `{"supported": true}`
-		}
-		i := sha256.Sum256([]byte(c.LastUser)) // a distinct question per prompt
-		if strings.Contains(c.LastUser, `"answer": null`) {
-			return fmt.Sprintf(`{"question": "Open question %x?", "answer": null}`, i[:4])
-		}
-		return fmt.Sprintf(`{"question": "Question %x?", "answer": "answer %x"}`, i[:4], i[:4])
-	}})
-	t.Cleanup(f.Close)
-	t.Setenv("LASAGNA_CACHE_DIR", t.TempDir())
-	t.Setenv("OPENAI_BASE_URL", f.URL)
-	t.Setenv("OPENAI_API_KEY", "test-key")
 	t.Setenv("MODEL_NAME", "")
-	return f
+	return useFakeOpenAI(t, fixtures.FakeOpenAIOptions{Reply: func(c fixtures.ChatCall) string { return synthReply(c, true) }})
+}
+
+// synthReply answers the synthesizer's prompts: a distinct question per
+// generation prompt (an open one when the prompt asks for no answer),
+// supported as given, and no question answered from the other documents.
+func synthReply(c fixtures.ChatCall, supported bool) string {
+	switch {
+	case strings.HasPrefix(c.LastUser, "Decide whether any"):
+		return `{"answered": false}`
+	case strings.HasPrefix(c.LastUser, "Decide whether"):
+		return fmt.Sprintf(`{"supported": %v}`, supported)
+	}
+	i := sha256.Sum256([]byte(c.LastUser)) // a distinct question per prompt
+	if strings.Contains(c.LastUser, `"answer": null`) {
+		return fmt.Sprintf(`{"question": "Open question %x?", "answer": null}`, i[:4])
+	}
+	return fmt.Sprintf(`{"question": "Question %x?", "answer": "answer %x"}`, i[:4], i[:4])
 }
 
 func TestSynthesizeDryRun(t *testing.T) {
