@@ -102,6 +102,17 @@ func TestGate(t *testing.T) {
 		t.Errorf("changed stages not reported:\n%s", got)
 	}
 
+	// A baseline whose numbers were edited (every ndcg@10 halved) is
+	// refused with the finding of lasagna benchmark run --baseline and
+	// results validate: its run_id no longer hashes its content.
+	edited := filepath.Join(t.TempDir(), "edited.json")
+	os.WriteFile(edited, bytes.ReplaceAll(first, []byte(`"ndcg@10": 1`), []byte(`"ndcg@10": 0.5`)), 0o644)
+	got, failed, _ = fakeEval(t, gateConfig(edited, missingArm()), nil)
+	if !failed || !strings.Contains(got, "ERROR: evaltest: baseline $BASELINE is not a valid bundle (RUN_ID_MISMATCH at run_id") ||
+		!strings.Contains(got, "record a new one with LASAGNA_UPDATE_BASELINE=1") {
+		t.Errorf("edited baseline not refused:\n%s", got)
+	}
+
 	// Updating from a shard is refused and leaves the file alone.
 	got, failed, _ = fakeEval(t, gateConfig(baseline, missingArm("q05")), map[string]string{EnvUpdateBaseline: "1", EnvShard: "1/2"})
 	if !failed || !strings.Contains(got, "not rewriting baseline $BASELINE (LASAGNA_UPDATE_BASELINE=1): the run is shard 1 of 2") {

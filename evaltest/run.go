@@ -142,12 +142,12 @@ func newRunner(cfg Config, getenv func(string) string, testName string) (*runner
 		r.varied = append(r.varied, p.arm.Varied...)
 	}
 	if cfg.Baseline != "" && !set.update {
-		r.baseline, err = results.ReadFile(cfg.Baseline)
+		r.baseline, err = engine.ReadBaseline(datasets.OSFS{}, filepath.ToSlash(filepath.Clean(cfg.Baseline)), EnvUpdateBaseline+"=1")
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			r.problems = append(r.problems, fmt.Sprintf("evaltest: baseline %s does not exist; record it with %s=1 go test -run '^%s$' and commit it", cfg.Baseline, EnvUpdateBaseline, testName))
 		case err != nil:
-			r.problems = append(r.problems, fmt.Sprintf("evaltest: baseline: %v; record a new one with %s=1", err, EnvUpdateBaseline))
+			r.problems = append(r.problems, fmt.Sprintf("evaltest: %v", err))
 		}
 	}
 	return r, nil

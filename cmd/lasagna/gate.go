@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/lasagna-go/lasagna"
-	"github.com/lasagna-go/lasagna/datasets"
 	"github.com/lasagna-go/lasagna/engine"
 	"github.com/lasagna-go/lasagna/results"
 )
@@ -48,26 +46,13 @@ func checkVerdictMetrics(s *engine.Sweep, arms []engine.Arm, gated bool) error {
 // a usage error that names the fix; a bundle whose hashes or structure do
 // not check out is refused, since its numbers cannot be trusted.
 func readBaseline(path string) (*results.Bundle, error) {
-	raw, err := datasets.ReadFile(cliPath(path))
+	fsys, name := cliPath(path)
+	b, err := engine.ReadBaseline(fsys, name, updateHint)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, usageError("--baseline %s does not exist; record it from a passing run with --baseline %s --update-baseline, and commit it", path, path)
 	case err != nil:
-		return nil, problems(fmt.Errorf("--baseline: %w", err))
-	}
-	var bad []string
-	for _, p := range results.Validate(raw).Problems {
-		switch p.Code {
-		case lasagna.RunIDMismatch, lasagna.ComparabilityKeyMismatch, lasagna.SchemaVersion, results.InvalidBundle:
-			bad = append(bad, p.String())
-		}
-	}
-	if len(bad) > 0 {
-		return nil, problems(fmt.Errorf("--baseline %s is not a valid bundle (%s); record a new one with %s", path, strings.Join(bad, "; "), updateHint))
-	}
-	b, err := results.Unmarshal(raw)
-	if err != nil {
-		return nil, problems(fmt.Errorf("--baseline %s: %w", path, err))
+		return nil, problems(fmt.Errorf("--%w", err))
 	}
 	return b, nil
 }

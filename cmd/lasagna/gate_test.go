@@ -233,7 +233,7 @@ func TestBenchmarkRunBaseline(t *testing.T) {
 
 	// A tampered baseline is refused.
 	os.WriteFile(baseline, bytes.Replace(recorded, []byte(`"ndcg@10": 1`), []byte(`"ndcg@10": 0.5`), 1), 0o644)
-	if _, errOut, code := runCLI(t, "benchmark", "run", base, "--baseline", baseline); code != 1 || !strings.Contains(errOut, "is not a valid bundle") {
+	if _, errOut, code := runCLI(t, "benchmark", "run", base, "--baseline", baseline); code != 1 || !strings.Contains(errOut, "--baseline "+filepath.ToSlash(baseline)+" is not a valid bundle (RUN_ID_MISMATCH at run_id") {
 		t.Errorf("tampered baseline: exit %d\n%s", code, errOut)
 	}
 }
