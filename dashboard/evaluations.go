@@ -49,6 +49,7 @@ type evaluation struct {
 	state    string // running, done, failed, canceled
 	err      string
 	bundle   string // slash path in the bundles folder
+	checks   []string
 	finished time.Time
 }
 
@@ -58,24 +59,30 @@ type evalView struct {
 	Started, Finished             time.Time
 	State, Error, Bundle          string
 	Done, Total, Percent          int
+	// Checks are the failed verdicts, "benchmark/arm[/query]: message",
+	// at most maxShownChecks and a count of the rest.
+	Checks []string
 }
 
 func (e *evaluation) view() *evalView {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	v := &evalView{ID: e.ID, Benchmark: e.Benchmark, Revision: e.Revision, What: e.What, Started: e.Started, Finished: e.finished,
-		State: e.state, Error: e.err, Bundle: e.bundle, Done: int(e.done.Load()), Total: int(e.total.Load())}
+		State: e.state, Error: e.err, Bundle: e.bundle, Checks: e.checks, Done: int(e.done.Load()), Total: int(e.total.Load())}
 	if v.Total > 0 {
 		v.Percent = v.Done * 100 / v.Total
 	}
 	return v
 }
 
-func (e *evaluation) finish(state, msg, bundle string) {
+func (e *evaluation) finish(state, msg, bundle string, checks []string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.state, e.err, e.bundle, e.finished = state, msg, bundle, time.Now()
+	e.state, e.err, e.bundle, e.checks, e.finished = state, msg, bundle, checks, time.Now()
 }
+
+// maxShownChecks is how many failed verdicts an evaluation's page lists.
+const maxShownChecks = 20
 
 // evaluations are the server's background runs. Close cancels the
 // running ones and waits for them.
@@ -234,11 +241,17 @@ func (s *Server) evaluate(w http.ResponseWriter, r *http.Request) {
 }
 
 // runEvaluation runs e through the engine, as lasagna benchmark run does
-// (the arms of the sweep, the benchmark selected by LoadBenchmarksWith,
-// engine.Run, the bundle), and writes the bundle into the bundles folder.
+// (the sweep's plan, engine.Execute, the bundle), writes the bundle into
+// the bundles folder and, like the CLI, fails the evaluation on a failed
+// verdict (a threshold of the sweep, a failed query) or a blocking
+// integrity finding; the bundle is written all the same.
 func (s *Server) runEvaluation(e *evaluation, sweep *engine.Sweep, bench *lasagna.Benchmark) {
 	defer s.evals.wg.Done()
 	ctx := s.evals.ctx
+	var (
+		failed   []engine.Verdict
+		blocking int
+	)
 	bundle, err := func() (p string, err error) {
 		defer func() {
 			if v := recover(); v != nil {
@@ -251,21 +264,15 @@ func (s *Server) runEvaluation(e *evaluation, sweep *engine.Sweep, bench *lasagn
 				return "", err
 			}
 		}
-		arms, err := deps.ArmsContext(ctx, sweep)
+		plan, err := deps.SweepPlan(ctx, nil, sweep, func(string) (*lasagna.Benchmark, error) { return bench, nil })
 		if err != nil {
 			return "", err
 		}
-		benches, err := engine.LoadBenchmarksWith(nil, sweep, func(string) (*lasagna.Benchmark, error) { return bench, nil })
-		if err != nil {
-			return "", err
+		plan.Options.Progress = func(done, total int) {
+			e.total.Store(int64(total))
+			e.done.Store(int64(done))
 		}
-		rep, err := engine.Run(ctx, benches, arms, engine.Options{
-			Cutoffs: sweep.Cutoffs,
-			Progress: func(done, total int) {
-				e.total.Store(int64(total))
-				e.done.Store(int64(done))
-			},
-		})
+		rep, verdicts, err := engine.Execute(ctx, plan)
 		if err != nil {
 			return "", err
 		}
@@ -273,16 +280,34 @@ func (s *Server) runEvaluation(e *evaluation, sweep *engine.Sweep, bench *lasagn
 		if err != nil {
 			return "", err
 		}
+		failed, blocking = engine.Failed(verdicts), len(b.Integrity.Blocking)
 		return s.folder.writeBundle(EvaluationsFolder, safeFileName(e.Benchmark)+"-"+b.RunID[:12]+".json", b)
 	}()
 	var intr *engine.Interrupted
 	switch {
 	case errors.As(err, &intr) || (err != nil && ctx.Err() != nil):
-		e.finish("canceled", "canceled: the server shut down before the evaluation finished", "")
+		e.finish("canceled", "canceled: the server shut down before the evaluation finished", "", nil)
 	case err != nil:
-		e.finish("failed", err.Error(), "")
+		e.finish("failed", err.Error(), "", nil)
+	case len(failed) > 0 || blocking > 0:
+		var why []string
+		if len(failed) > 0 {
+			why = append(why, fmt.Sprintf("%d check(s) failed", len(failed)))
+		}
+		if blocking > 0 {
+			why = append(why, fmt.Sprintf("%d blocking integrity problem(s), so its numbers cannot be trusted", blocking))
+		}
+		var checks []string
+		for i, v := range failed {
+			if i == maxShownChecks {
+				checks = append(checks, fmt.Sprintf("… and %d more (each failed query is a row of the bundle)", len(failed)-i))
+				break
+			}
+			checks = append(checks, v.String())
+		}
+		e.finish("failed", strings.Join(why, "; ")+"; the bundle was written", bundle, checks)
 	default:
-		e.finish("done", "", bundle)
+		e.finish("done", "", bundle, nil)
 	}
 }
 

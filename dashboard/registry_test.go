@@ -437,6 +437,35 @@ func TestEvaluationFromSweep(t *testing.T) {
 	}
 }
 
+// TestEvaluationThresholds: a sweep's thresholds are checked, as
+// lasagna benchmark run checks them. A failing ndcg@10 threshold fails
+// the evaluation: its page lists the failed verdict in the engine's
+// wording and still links the bundle; a met one leaves it done.
+func TestEvaluationThresholds(t *testing.T) {
+	f := newRegFixture(t, sqliteDSN(t), nil)
+	for name, at := range map[string]string{"strict.yaml": "0.999", "lax.yaml": "0.01"} {
+		sweep := "benchmarks:\n  - {path: replaced.jsonl}\narms:\n  - name: bm25\n    retriever: bm25\n    thresholds: [{metric: ndcg@10, at_least: " + at + "}]\n"
+		if err := os.WriteFile(filepath.Join(f.sweeps, name), []byte(sweep), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id := evaluate(t, f.s, url.Values{"ref": {"faq"}, "sweep": {"strict.yaml"}})
+	v := waitEvaluation(t, f.s, id)
+	if v.State != "failed" || !strings.HasPrefix(v.Error, "1 check(s) failed") || v.Bundle == "" ||
+		len(v.Checks) != 1 || !strings.HasPrefix(v.Checks[0], "faq@ea3e86b12545/bm25: ndcg@10 = 0.") || !strings.Contains(v.Checks[0], "0.999") {
+		t.Fatalf("%+v", v)
+	}
+	_, body := get(t, f.s, "/evaluations/"+id)
+	if !strings.Contains(body, `<span id="state" class="state failed">failed</span>`) || !strings.Contains(body, `<ul id="checks"><li class="err"><code>fail: faq@ea3e86b12545/bm25: ndcg@10 = `) ||
+		!strings.Contains(body, `id="report"`) {
+		t.Errorf("the failed evaluation's page:\n%s", body)
+	}
+	id = evaluate(t, f.s, url.Values{"ref": {"faq"}, "sweep": {"lax.yaml"}})
+	if v := waitEvaluation(t, f.s, id); v.State != "done" || len(v.Checks) != 0 {
+		t.Errorf("a met threshold: %+v", v)
+	}
+}
+
 // TestEvaluationFails: an evaluation that fails (the dense profile with
 // no embedding endpoint configured) shows as failed with the error.
 func TestEvaluationFails(t *testing.T) {

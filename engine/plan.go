@@ -106,3 +106,146 @@ func (d Deps) ArmsContext(ctx context.Context, s *Sweep) ([]Arm, error) {
 	}
 	return arms, nil
 }
+
+// Plan is one run as a front end builds it (evaltest from its Config, the
+// lasagna CLI from its flags and a sweep file, the dashboard from its
+// form): the benchmarks, the arms, what is checked on the results, and
+// how the run goes. Check finds every problem that can be found before
+// the first pipeline call; Execute checks, runs and decides. Front ends
+// only build a Plan and render what Execute returns.
+type Plan struct {
+	// Benchmarks are loaded and selected (LoadBenchmarksWith); nil while a
+	// front end checks the arms before it loads any data.
+	Benchmarks []*BenchmarkRun
+	Arms       []Arm
+	// Thresholds are each arm's thresholds, by arm name.
+	Thresholds map[string][]Threshold
+	// Gate, when set, gates every cell against the same arm in its
+	// baseline (GateVerdicts); its Baseline may be nil while the plan is
+	// checked before the baseline is read.
+	Gate *GateOptions
+	// CutoffsName says where the user adds a cutoff, for messages
+	// ("cutoffs: in the sweep file", "Config.Cutoffs").
+	CutoffsName string
+	// Options set how the run goes; Options.Cutoffs are the plan's cutoffs.
+	Options Options
+}
+
+// SweepPlan returns the plan of sweep s: its arms (ArmsContext), its
+// benchmarks loaded from fsys (registry: paths through resolve), its
+// thresholds and cutoffs. The caller adds the gate and the run's Options
+// (journal, shard, concurrency).
+func (d Deps) SweepPlan(ctx context.Context, fsys fs.FS, s *Sweep, resolve Resolver) (*Plan, error) {
+	p, err := d.SweepArmsPlan(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	if p.Benchmarks, err = LoadBenchmarksWith(fsys, s, resolve); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// SweepArmsPlan is SweepPlan without the benchmarks, for a front end that
+// checks the arms (Check) before it loads any data.
+func (d Deps) SweepArmsPlan(ctx context.Context, s *Sweep) (*Plan, error) {
+	arms, err := d.ArmsContext(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	return &Plan{Arms: arms, Thresholds: s.Thresholds(), CutoffsName: "cutoffs: in the sweep file",
+		Options: Options{Cutoffs: s.Cutoffs}}, nil
+}
+
+// Check reports every problem of p that needs no pipeline call, all at
+// once: arm names and arm configurations, the metric names of every
+// threshold and (when gated) of the gate, with "did you mean" and the
+// cutoff to add, cutoffs, the shard, and — once the benchmarks are loaded
+// — whether each benchmark supports each arm's tracks and names a known
+// answer normalisation.
+func (p *Plan) Check() error {
+	if len(p.Arms) == 0 {
+		return errors.New("the plan has no arms")
+	}
+	var errs []error
+	names := map[string]bool{}
+	for i := range p.Arms {
+		a := &p.Arms[i]
+		if err := a.Check(); err != nil {
+			errs = append(errs, err)
+		}
+		if names[a.Name] {
+			errs = append(errs, fmt.Errorf("arm name %q is used twice; arm names must be unique", a.Name))
+		}
+		names[a.Name] = true
+		if ths := p.Thresholds[a.Name]; len(ths) > 0 {
+			if err := CheckThresholds(a, p.Options.Cutoffs, p.cutoffsName(), ths); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		if p.Gate != nil && p.Gate.Gate.Metrics != nil {
+			if err := CheckMetrics(a, p.Options.Cutoffs, p.cutoffsName(), "gate", p.Gate.Gate.GatedMetrics(a)); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	for name := range p.Thresholds {
+		if !names[name] {
+			errs = append(errs, fmt.Errorf("thresholds are set for arm %q, which the plan does not have", name))
+		}
+	}
+	for _, k := range p.Options.Cutoffs {
+		if k < 1 {
+			errs = append(errs, fmt.Errorf("retrieval cutoff %d is not positive", k))
+		}
+	}
+	if s := p.Options.Shard; s != (Shard{}) && (s.Count < 1 || s.Index < 1 || s.Index > s.Count) {
+		errs = append(errs, fmt.Errorf("shard %d/%d: want i/n with 1 ≤ i ≤ n", s.Index, s.Count))
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	if p.Benchmarks == nil {
+		return nil
+	}
+	return checkPlan(p.Benchmarks, p.Arms)
+}
+
+func (p *Plan) cutoffsName() string {
+	if p.CutoffsName == "" {
+		return "the run's cutoffs"
+	}
+	return p.CutoffsName
+}
+
+// Execute checks p (Check), runs it (Run) and decides its verdicts
+// (Verdicts): each query, each arm's thresholds and, when gated, the
+// baseline gate. The error is one that stops the whole run (a problem of
+// the plan, a journal error, Interrupted); failed queries and pipelines
+// are findings of the report and failed verdicts.
+func Execute(ctx context.Context, p *Plan) (*Report, []Verdict, error) {
+	if len(p.Benchmarks) == 0 {
+		return nil, nil, errors.New("the plan has no benchmarks")
+	}
+	if err := p.Check(); err != nil {
+		return nil, nil, err
+	}
+	if p.Gate != nil && p.Gate.Baseline == nil {
+		return nil, nil, errors.New("the plan is gated but has no baseline bundle; read it with ReadBaseline")
+	}
+	rep, err := Run(ctx, p.Benchmarks, p.Arms, p.Options)
+	if err != nil {
+		return nil, nil, err
+	}
+	vp := VerdictPlan{Thresholds: p.Thresholds, Seed: p.Options.StatsSeed}
+	if p.Gate != nil {
+		g := *p.Gate
+		if g.Varied == nil {
+			for _, a := range p.Arms {
+				g.Varied = append(g.Varied, a.Varied...)
+			}
+		}
+		vp.Gate = &g
+	}
+	return rep, Verdicts(rep, vp), nil
+}

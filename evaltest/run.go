@@ -119,11 +119,11 @@ func newRunner(cfg Config, getenv func(string) string, testName string) (*runner
 	if err != nil {
 		return nil, err
 	}
-	benches, sweepArms, err := loadBenchmarks(cfg)
+	benches, sweep, err := loadBenchmarks(cfg)
 	if err != nil {
 		return nil, err
 	}
-	plans, err := planArms(cfg, sweepArms)
+	plans, err := planArms(cfg, sweep)
 	if err != nil {
 		return nil, err
 	}
@@ -193,12 +193,13 @@ func run(t tb, cfg Config, getenv func(string) string, artifacts bool) {
 }
 
 // loadBenchmarks loads cfg's benchmarks, in the order Benchmarks, Sweep,
-// Data, and returns the sweep's built-in arms.
-func loadBenchmarks(cfg Config) ([]*engine.BenchmarkRun, []engine.Arm, error) {
+// Data, and returns the sweep's plan (its built-in arms and their
+// thresholds; nil without a sweep).
+func loadBenchmarks(cfg Config) ([]*engine.BenchmarkRun, *engine.Plan, error) {
 	var (
-		out  []*engine.BenchmarkRun
-		arms []engine.Arm
-		errs []error
+		out   []*engine.BenchmarkRun
+		sweep *engine.Plan
+		errs  []error
 	)
 	for _, p := range slices.Sorted(maps.Keys(cfg.Corpora)) {
 		if !slices.Contains(cfg.Benchmarks, p) {
@@ -224,12 +225,10 @@ func loadBenchmarks(cfg Config) ([]*engine.BenchmarkRun, []engine.Arm, error) {
 		}
 		sw, err := engine.ReadSweep(fsys, name)
 		if err == nil {
-			var runs []*engine.BenchmarkRun
-			runs, err = engine.LoadBenchmarks(fsys, sw)
-			out = append(out, runs...)
-			if err == nil {
-				arms, err = cfg.Deps.Arms(sw)
-			}
+			sweep, err = cfg.Deps.SweepPlan(context.Background(), fsys, sw, nil)
+		}
+		if err == nil {
+			out = append(out, sweep.Benchmarks...)
 		}
 		if err != nil {
 			errs = append(errs, err)
@@ -251,7 +250,7 @@ func loadBenchmarks(cfg Config) ([]*engine.BenchmarkRun, []engine.Arm, error) {
 		}
 		out = append(out, &engine.BenchmarkRun{Benchmark: sel, Sample: info})
 	}
-	return out, arms, errors.Join(errs...)
+	return out, sweep, errors.Join(errs...)
 }
 
 // openPath returns the fs.FS and the path in it of a user's path p: p in
@@ -302,8 +301,9 @@ func openPair(fsys fs.FS, p, corpus string) (fs.FS, string, string) {
 	return os.DirFS(root), filepath.ToSlash(relP), filepath.ToSlash(relC)
 }
 
-// planArms converts cfg's arms (and the sweep's) and checks their names.
-func planArms(cfg Config, sweepArms []engine.Arm) ([]armPlan, error) {
+// planArms converts cfg's arms (and the sweep's, with the sweep's
+// thresholds) and checks their names.
+func planArms(cfg Config, sweep *engine.Plan) ([]armPlan, error) {
 	var (
 		plans []armPlan
 		errs  []error
@@ -316,8 +316,10 @@ func planArms(cfg Config, sweepArms []engine.Arm) ([]armPlan, error) {
 		}
 		plans = append(plans, armPlan{arm: ea, thresholds: append(slices.Clone(cfg.Thresholds), a.Thresholds...)})
 	}
-	for _, ea := range sweepArms {
-		plans = append(plans, armPlan{arm: ea, thresholds: slices.Clone(cfg.Thresholds)})
+	if sweep != nil {
+		for _, ea := range sweep.Arms {
+			plans = append(plans, armPlan{arm: ea, thresholds: append(slices.Clone(cfg.Thresholds), sweep.Thresholds[ea.Name]...)})
+		}
 	}
 	seen := map[string]string{}
 	for i := range plans {

@@ -43,3 +43,28 @@ func TestSweepPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepThresholds: the thresholds of a sweep's arms are checked in
+// go test as lasagna benchmark run checks them (they used to be dropped):
+// a failing one fails the arm, a met one passes.
+func TestSweepThresholds(t *testing.T) {
+	tiny, err := fs.ReadFile(fixtures.Data, fixtures.TinyJSONL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "tiny.jsonl"), tiny, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for at, wantFail := range map[string]bool{"at_most: 0.01": true, "at_least: 0.01": false} {
+		sweep := filepath.Join(root, "s.yaml")
+		yaml := "benchmarks:\n  - path: tiny.jsonl\narms:\n  - name: bm25\n    retriever: bm25\n    thresholds: [{metric: recall@10, " + at + "}]\n"
+		if err := os.WriteFile(sweep, []byte(yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, failed, _ := fakeEval(t, Config{Sweep: sweep, AttrMetrics: []string{}}, nil)
+		if failed != wantFail || wantFail && !strings.Contains(got, "recall@10 = ") {
+			t.Errorf("threshold %s: failed %v, want %v:\n%s", at, failed, wantFail, got)
+		}
+	}
+}

@@ -13,34 +13,9 @@ import (
 	"github.com/lasagna-go/lasagna/results"
 )
 
-// cutoffsName is how metric checks name the place to add a cutoff.
-const cutoffsName = "cutoffs: in the sweep file"
-
 // updateHint is how the CLI records a new baseline, for the engine's
 // messages.
 const updateHint = "--update-baseline"
-
-// checkVerdictMetrics checks, before anything runs, the metric names of
-// every arm's thresholds and, when the run is gated, of the sweep's gate:
-// misspelt names (with "did you mean"), cutoffs the run does not compute,
-// metrics an arm does not score. arms are s's arms, in s's order.
-func checkVerdictMetrics(s *engine.Sweep, arms []engine.Arm, gated bool) error {
-	var errs []error
-	for i := range arms {
-		arm := &arms[i]
-		if i < len(s.Arms) && len(s.Arms[i].Thresholds) > 0 {
-			if err := engine.CheckThresholds(arm, s.Cutoffs, cutoffsName, s.Arms[i].Thresholds); err != nil {
-				errs = append(errs, err)
-			}
-		}
-		if gated && s.Gate.Metrics != nil {
-			if err := engine.CheckMetrics(arm, s.Cutoffs, cutoffsName, "gate", s.Gate.GatedMetrics(arm)); err != nil {
-				errs = append(errs, err)
-			}
-		}
-	}
-	return errors.Join(errs...)
-}
 
 // readBaseline reads the baseline bundle of --baseline. A missing file is
 // a usage error that names the fix; a bundle whose hashes or structure do

@@ -226,43 +226,46 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 		return err
 	}
 	deps.VectorStore = openVectorStore
-	arms, err := deps.ArmsContext(ctx, sweep)
+	plan, err := deps.SweepArmsPlan(ctx, sweep)
 	if err != nil {
 		return problems(err)
 	}
 	gated := f.baseline != "" && !f.updateBaseline
-	if err := checkVerdictMetrics(sweep, arms, gated); err != nil {
-		return &exitError{code: exitUsage, err: err}
-	}
-	var baseline *results.Bundle
 	if gated {
-		if baseline, err = readBaseline(f.baseline); err != nil {
-			return err
-		}
+		plan.Gate = &engine.GateOptions{Gate: sweep.Gate, Path: f.baseline, UpdateHint: updateHint}
 	}
-	resolve, closeRegistry := registryResolver(ctx)
-	benches, err := engine.LoadBenchmarksWith(fsys, sweep, resolve)
-	closeRegistry()
-	if err != nil {
-		return loadErr(err)
-	}
-	journalDir, err := cacheDir("journal")
-	if err != nil {
-		return err
-	}
-	opts := engine.Options{
+	plan.Options = engine.Options{
 		Concurrency: f.concurrency,
-		JournalDir:  journalDir,
 		Resume:      f.resume,
 		Shard:       shard,
 		Cutoffs:     sweep.Cutoffs,
 		// Nothing here reads a corpus text after the run.
 		ReleaseTexts: true,
 	}
+	// Thresholds and gate metrics no arm scores are usage errors, found
+	// before any data is read.
+	if err := plan.Check(); err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	if gated {
+		if plan.Gate.Baseline, err = readBaseline(f.baseline); err != nil {
+			return err
+		}
+	}
+	resolve, closeRegistry := registryResolver(ctx)
+	plan.Benchmarks, err = engine.LoadBenchmarksWith(fsys, sweep, resolve)
+	closeRegistry()
+	if err != nil {
+		return loadErr(err)
+	}
+	if plan.Options.JournalDir, err = cacheDir("journal"); err != nil {
+		return err
+	}
+	opts := &plan.Options
 	if isTerminal(stderr) {
 		opts.Progress = progressLine(stderr)
 	}
-	rep, err := engine.Run(ctx, benches, arms, opts)
+	rep, verdicts, err := engine.Execute(ctx, plan)
 	var intr *engine.Interrupted
 	if errors.As(err, &intr) {
 		// Stopped (Ctrl-C, SIGTERM): nothing is written but the journal.
@@ -315,15 +318,6 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 	}
 	printIntegrity(stdout, bundle)
 
-	plan := engine.VerdictPlan{Thresholds: sweep.Thresholds()}
-	if baseline != nil {
-		var varied []string
-		for _, a := range arms {
-			varied = append(varied, a.Varied...)
-		}
-		plan.Gate = &engine.GateOptions{Gate: sweep.Gate, Baseline: baseline, Path: f.baseline, Varied: varied, UpdateHint: updateHint}
-	}
-	verdicts := engine.Verdicts(rep, plan)
 	if len(verdicts) > 0 {
 		fmt.Fprintln(stdout)
 	}
