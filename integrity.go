@@ -58,7 +58,7 @@ func Catalogue() []CodeInfo { return slices.Clone(catalogue) }
 var catalogue = []CodeInfo{
 	{SingleRun, LevelWarning,
 		"an LLM sampled (nothing_samples is false) and only one repeat or seed ran",
-		"run several repeats (evaltest Repeats, or more seeds) so the spread of sampled outputs is measured"},
+		"run each query several times (repeats: 3 in the sweep file, or --repeats 3) so the spread of sampled outputs is measured"},
 	{UnresolvedJudgeAlias, LevelWarning,
 		"the judge model was given as an alias and the server answered with a different, dated snapshot",
 		"pin the judge to the dated snapshot the server named, so later runs are judged by the same model"},

@@ -93,6 +93,16 @@ type Arm struct {
 	// calls an LLM, so it counts as sampling (nothing_samples false,
 	// SINGLE_RUN) whatever Samples says.
 	Judge Judge
+	// Repeats runs each query of a sampling arm (Sampling) this many times,
+	// sharing one pipeline (StartRepeats); the bundle row holds each
+	// metric's mean over the repeats, and SINGLE_RUN is raised only when a
+	// sampling arm ran each query once. 0 or 1 runs once; an arm that does
+	// not sample always runs once (RunsPerQuery).
+	Repeats int
+	// Pass decides from how many of a repeated query's runs meet its
+	// per-query thresholds whether the query passes; the zero value is
+	// All().
+	Pass PassRule
 
 	// bm25Only is set on a built-in BM25 arm (Deps): its retriever reads
 	// the corpus texts only while it builds its index.
@@ -418,6 +428,11 @@ func (d Deps) ArmContext(ctx context.Context, spec ArmSpec, topK int) (Arm, erro
 		return Arm{}, errs[0]
 	}
 	arm := Arm{Name: spec.Name, TopK: topK, Varied: spec.Varied, Stages: map[lasagna.Stage]string{}, Settings: map[string]any{}}
+	pass, err := ParsePassRule(spec.Pass)
+	if err != nil {
+		return Arm{}, fmt.Errorf("%s: pass: %w", where, err)
+	}
+	arm.Repeats, arm.Pass = spec.Repeats, pass
 	if spec.Retriever == "" && spec.Generator == nil {
 		return Arm{}, fmt.Errorf("%s: unknown retriever %q; use one of %s (or add a generator)", where, spec.Retriever, strings.Join(retrieverKinds, ", "))
 	}

@@ -24,6 +24,10 @@ type CellRun struct {
 	mu      sync.Mutex
 	jerr    error
 	scratch sync.Pool
+	// repeat is the 0-based repeat this CellRun runs (StartRepeats), and
+	// sharedPipe is set when another CellRun owns (releases) the pipeline.
+	repeat     int
+	sharedPipe bool
 }
 
 // StartCell prepares arm on br for the given queries (nil means all of the
@@ -72,7 +76,7 @@ func startCell(ctx context.Context, cell *Cell, queries []*lasagna.Query, ids *i
 	}
 	if opts.JournalDir != "" {
 		j, err := openJournal(filepath.Clean(opts.JournalDir), journalKey{
-			Benchmark: b.Name, Revision: b.Revision, Arm: arm.Name, ArmConfig: arm.Fingerprint(),
+			Benchmark: b.Name, Revision: b.Revision, Arm: arm.Name, ArmConfig: arm.Fingerprint(), Repeat: opts.repeat,
 		}, opts.Resume)
 		if err != nil {
 			return nil, err
@@ -140,6 +144,9 @@ type scratch struct {
 
 // run runs query n once.
 func (cr *CellRun) run(ctx context.Context, n int) {
+	if cr.repeat > 0 {
+		ctx = WithRepeat(ctx, cr.repeat)
+	}
 	cr.once[n].Do(func() {
 		r := &cr.cell.Queries[n]
 		if !r.Resumed {
@@ -197,7 +204,7 @@ func (cr *CellRun) Close() error {
 	if cr.journal != nil {
 		err = cr.journal.Close()
 	}
-	if cr.pipe != nil {
+	if cr.pipe != nil && !cr.sharedPipe {
 		cerr := ClosePipeline(cr.pipe)
 		cr.pipe = nil
 		if err == nil {

@@ -93,7 +93,7 @@ func findings(rep *Report) []lasagna.Finding {
 			out = append(out, results.OutsideCorpusFinding(c.Where(), outside, lists, len(b.Corpus)))
 		}
 		out = append(out, judgeFindings(c)...)
-		if c.Arm.Sampling() {
+		if c.Arm.Sampling() && c.Arm.RunsPerQuery() == 1 {
 			out = append(out, lasagna.Finding{Code: lasagna.SingleRun, Where: c.Where(),
 				Detail: "an LLM sampled and each query ran once"})
 		}
@@ -130,6 +130,7 @@ func scoredQueries(c *Cell) int {
 var goTestFixes = map[lasagna.Code]string{
 	lasagna.PipelineErrors: "fix the failing calls (each query's subtest shows its error) and rerun; " +
 		"go test -run 'TestName/<benchmark>/<arm>/<query-id>$' reruns one query alone",
+	lasagna.SingleRun: "set Config.Repeats (e.g. 3) so each query runs several times and the spread of sampled outputs is measured",
 }
 
 // GoTestFix returns the fix of code c as said inside go test: the

@@ -25,12 +25,18 @@ type journalKey struct {
 	Revision  string `json:"revision"`   // the dataset's full sha256
 	Arm       string `json:"arm"`        // the arm's name
 	ArmConfig string `json:"arm_config"` // sha256 of the arm's canonical configuration
+	// Repeat is the 0-based repeat of an arm whose queries run several
+	// times (Arm.Repeats): each repeat has its own journal.
+	Repeat int `json:"repeat,omitempty"`
 }
 
 func (k journalKey) file() string {
 	h := sha256.New()
 	for _, s := range []string{k.Benchmark, k.Revision, k.Arm, k.ArmConfig} {
 		fmt.Fprintf(h, "%d:%s\n", len(s), s)
+	}
+	if k.Repeat > 0 {
+		fmt.Fprintf(h, "repeat:%d\n", k.Repeat)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:32] + ".jsonl"
 }

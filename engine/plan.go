@@ -94,6 +94,12 @@ func (d Deps) ArmsContext(ctx context.Context, s *Sweep) ([]Arm, error) {
 			spec.Judge = s.Judge
 		}
 		spec.VectorBackend = s.ArmVectorBackend(spec)
+		if spec.Repeats == 0 {
+			spec.Repeats = s.Repeats
+		}
+		if spec.Pass == "" {
+			spec.Pass = s.Pass
+		}
 		a, err := d.ArmContext(ctx, spec, s.ArmTopK(spec))
 		if err != nil {
 			errs = append(errs, err)

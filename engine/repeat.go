@@ -1,6 +1,14 @@
 package engine
 
-import "context"
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/lasagna-go/lasagna"
+)
 
 type repeatKey struct{}
 
@@ -17,4 +25,128 @@ func WithRepeat(ctx context.Context, n int) context.Context {
 func Repeat(ctx context.Context) int {
 	n, _ := ctx.Value(repeatKey{}).(int)
 	return n
+}
+
+// ParsePassRule reads a pass rule as sweep files (pass:) and the CLI
+// (--pass) write it: all, majority, any, or rate >= X with 0 ≤ X ≤ 1
+// (spaces optional). "" is All().
+func ParsePassRule(s string) (PassRule, error) {
+	t := strings.Join(strings.Fields(s), "")
+	switch t {
+	case "", "all":
+		return All(), nil
+	case "majority":
+		return Majority(), nil
+	case "any":
+		return Any(), nil
+	}
+	if x, ok := strings.CutPrefix(t, "rate>="); ok {
+		v, err := strconv.ParseFloat(x, 64)
+		if err == nil && v >= 0 && v <= 1 {
+			return RateAtLeast(v), nil
+		}
+	}
+	return PassRule{}, fmt.Errorf("pass rule %q: want all, majority, any or rate >= X with X between 0 and 1 (e.g. rate >= 0.8)", s)
+}
+
+// RunsPerQuery is how many times each query of a runs: Repeats (at least
+// 1) for an arm that samples (Sampling), else 1, since a deterministic
+// arm gives the same answer each time.
+func (a *Arm) RunsPerQuery() int {
+	if !a.Sampling() {
+		return 1
+	}
+	return max(1, a.Repeats)
+}
+
+// StartRepeats starts one CellRun per run of arm's queries
+// (RunsPerQuery), all sharing one pipeline, built once: the CellRun of
+// repeat r runs its queries with WithRepeat(ctx, r) (see CellRun.Query)
+// and, with a journal, keeps its own. Each CellRun's cell describes arm
+// itself. When the pipeline fails to build, every cell records it
+// (Cell.BuildErr). The caller closes every CellRun; the shared pipeline
+// is released by the first.
+func StartRepeats(ctx context.Context, br *BenchmarkRun, arm *Arm, queries []*lasagna.Query, opts Options) ([]*CellRun, error) {
+	if queries == nil {
+		queries = Shard{}.Select(br.Benchmark)
+	}
+	if err := checkPlan([]*BenchmarkRun{br}, []Arm{*arm}); err != nil {
+		return nil, err
+	}
+	for _, k := range opts.Cutoffs {
+		if k < 1 {
+			return nil, fmt.Errorf("retrieval cutoff %d is not positive", k)
+		}
+	}
+	return startRepeats(ctx, &Cell{Bench: br, Arm: arm}, queries, corpusIDs(br.Benchmark), opts)
+}
+
+// startRepeats is StartRepeats for a checked plan; cell describes the arm
+// and receives the merged results (mergeRuns).
+func startRepeats(ctx context.Context, cell *Cell, queries []*lasagna.Query, ids *idSet, opts Options) ([]*CellRun, error) {
+	arm := cell.Arm
+	n := arm.RunsPerQuery()
+	if n == 1 {
+		cr, err := startCell(ctx, cell, queries, ids, opts)
+		if err != nil {
+			return nil, err
+		}
+		return []*CellRun{cr}, nil
+	}
+	shared := *arm
+	var (
+		once sync.Once
+		pipe lasagna.Pipeline
+		berr error
+	)
+	shared.Pipeline = func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Pipeline, error) {
+		once.Do(func() { pipe, berr = arm.Build(ctx, b) })
+		return pipe, berr
+	}
+	shared.Retriever, shared.Generator, shared.Passages = nil, nil, 0
+	shared.Mode = arm.ResolvedMode()
+	var runs []*CellRun
+	for r := range n {
+		o := opts
+		o.repeat = r
+		cr, err := startCell(ctx, &Cell{Bench: cell.Bench, Arm: &shared}, queries, ids, o)
+		if err != nil {
+			for _, c := range runs {
+				c.Close()
+			}
+			return nil, err
+		}
+		// The cell describes the arm as planned, not the wrapper that
+		// shares its pipeline.
+		cr.cell.Arm = arm
+		cr.repeat = r
+		cr.sharedPipe = r > 0
+		runs = append(runs, cr)
+	}
+	return runs, nil
+}
+
+// mergeRuns fills cell (the arm's cell of a report) from the finished
+// CellRuns of its repeats: query by query, MergeRepeats of the runs, with
+// the runs themselves in QueryResult.Repeats when there are several.
+func mergeRuns(cell *Cell, runs []*CellRun) {
+	if len(runs) == 1 {
+		*cell = *runs[0].cell
+		return
+	}
+	first := runs[0].cell
+	cell.BuildErr, cell.Facts = first.BuildErr, first.Facts
+	cell.Queries = make([]QueryResult, len(first.Queries))
+	for i := range first.Queries {
+		reps := make([]*QueryResult, len(runs))
+		for r, cr := range runs {
+			reps[r] = &cr.cell.Queries[i]
+		}
+		m := MergeRepeats(reps)
+		m.Repeats = reps
+		cell.Queries[i] = m
+	}
+	for _, cr := range runs {
+		cell.Resumed = max(cell.Resumed, cr.cell.Resumed)
+	}
 }

@@ -55,6 +55,9 @@ type Options struct {
 	// corpus. Set it only when the caller reads no corpus text after Run
 	// (the lasagna CLI does); ids are kept.
 	ReleaseTexts bool
+
+	// repeat is the 0-based repeat a CellRun runs (StartRepeats).
+	repeat int
 }
 
 // Shard selects every query whose position in the benchmark's sorted query
@@ -120,6 +123,10 @@ type QueryResult struct {
 	// none); the latency_ms threshold and the bundle row's latency_ms read
 	// it.
 	Latency time.Duration
+	// Repeats are the runs of a query of an arm that ran it several times
+	// (Arm.Repeats); this result merges them (MergeRepeats). Nil for a
+	// query run once.
+	Repeats []*QueryResult
 }
 
 // LatencyMS returns r's latency in milliseconds (microsecond precision),
@@ -285,7 +292,7 @@ func (s *idSet) has(id string) bool {
 // runCell runs one cell and returns how many of its queries are on record
 // in its journal (0 without one).
 func runCell(ctx context.Context, cell *Cell, queries []*lasagna.Query, ids *idSet, opts Options, tick func()) (int, error) {
-	cr, err := startCell(ctx, cell, queries, ids, opts)
+	runs, err := startRepeats(ctx, cell, queries, ids, opts)
 	if err != nil {
 		return 0, err
 	}
@@ -304,15 +311,28 @@ func runCell(ctx context.Context, cell *Cell, queries []*lasagna.Query, ids *idS
 				if n >= len(queries) || ctx.Err() != nil {
 					return
 				}
-				cr.run(ctx, n)
+				for _, cr := range runs {
+					cr.run(ctx, n)
+				}
 				tick()
 			}
 		})
 	}
 	wg.Wait()
-	journalled := cr.journalled()
-	if err := cr.Close(); err != nil {
-		return journalled, err
+	// A query is on record when every repeat of it is.
+	journalled := -1
+	var first error
+	for _, cr := range runs {
+		if j := cr.journalled(); journalled < 0 || j < journalled {
+			journalled = j
+		}
+		if err := cr.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	mergeRuns(cell, runs)
+	if first != nil {
+		return journalled, first
 	}
 	return journalled, ctx.Err()
 }

@@ -43,6 +43,12 @@ type Sweep struct {
 	// corpus in one (dense, hybrid, weaviate-bm25, weaviate-hybrid) and
 	// does not set its own; nil means the exact index.
 	VectorBackend *VectorBackendSpec `yaml:"vector_backend"`
+	// Repeats runs each query of every sampling arm that does not set its
+	// own this many times (see Arm.Repeats); 0 or 1 runs once.
+	Repeats int `yaml:"repeats"`
+	// Pass is the pass rule of repeated queries for every arm that does
+	// not set its own: all (the default), majority, any or rate >= X.
+	Pass string `yaml:"pass"`
 }
 
 // RegistryScheme prefixes a benchmark path that names a benchmark of the
@@ -122,6 +128,9 @@ type ArmSpec struct {
 	// Thresholds are the arm's thresholds: {metric: ndcg@10, at_least:
 	// 0.6}, {metric: latency_ms, at_most: 800, per_query: true}.
 	Thresholds []Threshold `yaml:"thresholds"`
+	// Repeats and Pass override the sweep's repeats: and pass:.
+	Repeats int    `yaml:"repeats"`
+	Pass    string `yaml:"pass"`
 
 	Pos lasagna.Pos `yaml:"-"`
 }
@@ -166,9 +175,9 @@ var retrieverKinds = []string{RetrieverBM25, RetrieverDense, RetrieverHybrid, Re
 
 // Known keys of each level of a sweep file.
 var (
-	sweepKeys     = []string{"benchmarks", "arms", "seed", "top_k", "judge", "cutoffs", "gate", "vector_backend"}
+	sweepKeys     = []string{"benchmarks", "arms", "seed", "top_k", "judge", "cutoffs", "gate", "vector_backend", "repeats", "pass"}
 	benchmarkKeys = []string{"path", "name", "split", "n_samples", "seed", "filters", "corpus", "answer_normalization"}
-	armKeys       = []string{"name", "retriever", "top_k", "bm25", "embedder", "rrf_k", "vector_backend", "alpha", "generator", "judge", "varied", "thresholds"}
+	armKeys       = []string{"name", "retriever", "top_k", "bm25", "embedder", "rrf_k", "vector_backend", "alpha", "generator", "judge", "varied", "thresholds", "repeats", "pass"}
 	thresholdKeys = []string{"metric", "at_least", "at_most", "per_query"}
 	gateKeys      = []string{"metrics", "tolerance", "alpha"}
 	bm25Keys      = []string{"k1", "b", "stemming", "analyzer", "norms"}
@@ -328,6 +337,12 @@ func (s *Sweep) Check() error {
 	if vb := s.VectorBackend; vb != nil {
 		errs = append(errs, vb.problems(at(vb.Pos))...)
 	}
+	if s.Repeats < 0 {
+		errs = append(errs, fmt.Errorf("repeats is %d; it must be positive (or absent to run each query once)", s.Repeats))
+	}
+	if _, err := ParsePassRule(s.Pass); err != nil {
+		errs = append(errs, fmt.Errorf("pass: %w", err))
+	}
 	for _, e := range s.Benchmarks {
 		if _, err := metrics.ParseNormalization(e.AnswerNormalization); err != nil {
 			errs = append(errs, fmt.Errorf("%sanswer_normalization: %w", at(e.Pos), err))
@@ -361,6 +376,12 @@ func (s *Sweep) Check() error {
 		}
 		if a.TopK < 0 {
 			errs = append(errs, fmt.Errorf("%sarm %q: top_k is %d; it must be positive", at(a.Pos), a.Name, a.TopK))
+		}
+		if a.Repeats < 0 {
+			errs = append(errs, fmt.Errorf("%sarm %q: repeats is %d; it must be positive (or absent for the sweep's)", at(a.Pos), a.Name, a.Repeats))
+		}
+		if _, err := ParsePassRule(a.Pass); err != nil {
+			errs = append(errs, fmt.Errorf("%sarm %q: pass: %w", at(a.Pos), a.Name, err))
 		}
 		for _, th := range a.Thresholds {
 			if err := th.check(); err != nil {

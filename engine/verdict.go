@@ -93,9 +93,12 @@ func (th Threshold) check() error {
 // PassRule decides whether a repeated query passes its per-query
 // thresholds, from how many of its repeats passed. The zero value is All().
 type PassRule struct {
-	kind int // 0 all, 1 majority, 2 rate
+	kind int // 0 all, 1 majority, 2 rate, 3 any
 	rate float64
 }
+
+// Any passes a query when at least one of its repeats passes.
+func Any() PassRule { return PassRule{kind: 3} }
 
 // All passes a query when every repeat passes.
 func All() PassRule { return PassRule{} }
@@ -114,16 +117,21 @@ func (p PassRule) Passes(passed, n int) bool {
 		return 2*passed > n
 	case 2:
 		return float64(passed) >= p.rate*float64(n)
+	case 3:
+		return passed > 0
 	default:
 		return passed == n
 	}
 }
 
-// String names the rule: "all", "majority" or "rate >= 0.8".
+// String names the rule: "all", "majority", "any" or "rate >= 0.8"; it
+// is what ParsePassRule reads.
 func (p PassRule) String() string {
 	switch p.kind {
 	case 1:
 		return "majority"
+	case 3:
+		return "any"
 	case 2:
 		return "rate >= " + strconv.FormatFloat(p.rate, 'g', -1, 64)
 	default:
@@ -763,7 +771,7 @@ type VerdictPlan struct {
 }
 
 // Verdicts checks every cell of rep, in plan order: each query
-// (QueryVerdicts, run once), the arm's thresholds (CellVerdicts) and the
+// (QueryVerdicts, over its repeats with the arm's pass rule), the arm's thresholds (CellVerdicts) and the
 // baseline gate (GateVerdicts). It is what `lasagna benchmark run` checks,
 // with the same rules and wording as evaltest.
 func Verdicts(rep *Report, p VerdictPlan) []Verdict {
@@ -778,7 +786,11 @@ func Verdicts(rep *Report, p VerdictPlan) []Verdict {
 		}
 		ths := p.Thresholds[c.Arm.Name]
 		for i := range c.Queries {
-			out = append(out, QueryVerdicts(c, []*QueryResult{&c.Queries[i]}, ths, All())...)
+			reps := c.Queries[i].Repeats
+			if reps == nil {
+				reps = []*QueryResult{&c.Queries[i]}
+			}
+			out = append(out, QueryVerdicts(c, reps, ths, c.Arm.Pass)...)
 		}
 		out = append(out, CellVerdicts(c, ths, seed)...)
 		if p.Gate != nil {

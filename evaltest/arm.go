@@ -31,44 +31,20 @@ type outcome struct {
 }
 
 // startArm prepares plan's arm on br: one engine cell per repeat, sharing
-// one pipeline. A pipeline that fails to build is recorded (with its
-// MISSING_RESULTS) and returned as buildErr; err is a problem that stops
-// the arm (a benchmark that cannot support it, a journal error).
+// one pipeline (engine.StartRepeats). A pipeline that fails to build is
+// recorded (with its MISSING_RESULTS) and returned as buildErr; err is a
+// problem that stops the arm (a benchmark that cannot support it, a
+// journal error).
 func (r *runner) startArm(ctx context.Context, br *engine.BenchmarkRun, plan armPlan) (ar *armRun, buildErr, err error) {
-	arm := plan.arm
-	// The repeats of a cell share one pipeline: build it once.
-	var (
-		once sync.Once
-		pipe lasagna.Pipeline
-		berr error
-	)
-	build := arm
-	arm.Pipeline = func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Pipeline, error) {
-		once.Do(func() { pipe, berr = build.Build(ctx, b) })
-		return pipe, berr
-	}
-	arm.Retriever, arm.Generator, arm.Passages = nil, nil, 0
-	arm.Mode = plan.arm.ResolvedMode()
-	reps := 1
-	if plan.arm.Sampling() {
-		reps = max(1, r.cfg.Repeats)
-	}
 	ar = &armRun{r: r, plan: plan, arm: &plan.arm, br: br, ctx: ctx, queries: r.set.shard.Select(br.Benchmark)}
 	ar.started = make([]*outcome, len(ar.queries))
-	for range reps {
-		cr, err := engine.StartCell(ctx, br, &arm, ar.queries, engine.Options{Cutoffs: r.cfg.Cutoffs})
-		if err != nil {
-			ar.close()
-			return nil, nil, fmt.Errorf("arm %s cannot run on %s: %v", plan.arm.Name, br.Benchmark.Name, err)
-		}
-		// The cell describes the arm as planned, not the wrapper that
-		// shares its pipeline.
-		cr.Cell().Arm = &plan.arm
-		ar.runs = append(ar.runs, cr)
+	ar.runs, err = engine.StartRepeats(ctx, br, ar.arm, ar.queries, engine.Options{Cutoffs: r.cfg.Cutoffs})
+	if err != nil {
+		return nil, nil, fmt.Errorf("arm %s cannot run on %s: %v", plan.arm.Name, br.Benchmark.Name, err)
 	}
 	if err := ar.runs[0].Cell().BuildErr; err != nil {
 		ar.close()
-		r.record(&engine.Cell{Bench: br, Arm: &plan.arm, BuildErr: err}, false, false, nil)
+		r.record(&engine.Cell{Bench: br, Arm: ar.arm, BuildErr: err}, false, nil)
 		return nil, fmt.Errorf("arm %s could not be built for %s, so none of its queries ran: %v", plan.arm.Name, br.Benchmark.Name, err), nil
 	}
 	return ar, nil, nil
@@ -138,7 +114,7 @@ func (ar *armRun) dispatch(i int) *outcome {
 				return
 			}
 			defer func() { <-ar.r.lim }()
-			res, err := cr.Query(engine.WithRepeat(ar.ctx, rep), q.ID)
+			res, err := cr.Query(ar.ctx, q.ID)
 			if err != nil {
 				res = &engine.QueryResult{Query: q, Err: err}
 			}
@@ -164,7 +140,7 @@ func (ar *armRun) check(i int, o *outcome) ([]Attr, messages) {
 		}
 	}
 	var msgs messages
-	vs := engine.QueryVerdicts(ar.runs[0].Cell(), o.res, ar.plan.thresholds, ar.r.cfg.Pass)
+	vs := engine.QueryVerdicts(ar.runs[0].Cell(), o.res, ar.plan.thresholds, ar.arm.Pass)
 	ar.r.addVerdicts(vs)
 	for _, v := range vs {
 		msgs.errorf("%s", v.Message)
@@ -222,7 +198,7 @@ func (ar *armRun) finish() messages {
 	}
 	partial := ran < len(ar.queries)
 	if partial {
-		ar.r.record(cell, len(ar.runs) > 1, true, nil)
+		ar.r.record(cell, true, nil)
 		if len(ar.plan.thresholds) > 0 || ar.r.baseline != nil {
 			msgs.logf("thresholds and baseline gate not checked: -run selected %d of the arm's %d queries", ran, len(ar.queries))
 		}
@@ -232,7 +208,7 @@ func (ar *armRun) finish() messages {
 	if ar.r.baseline != nil {
 		vs = append(vs, engine.GateVerdicts(cell, ar.r.gateOptions())...)
 	}
-	ar.r.record(cell, len(ar.runs) > 1, false, vs)
+	ar.r.record(cell, false, vs)
 	for _, v := range vs {
 		switch {
 		case !v.Pass:

@@ -105,7 +105,6 @@ type runner struct {
 
 	mu       sync.Mutex
 	cells    []*engine.Cell
-	repeated map[*engine.Cell]bool
 	partial  bool
 	verdicts []engine.Verdict
 }
@@ -123,6 +122,10 @@ func newRunner(cfg Config, getenv func(string) string, testName string) (*runner
 	if err != nil {
 		return nil, err
 	}
+	if sweep != nil && cfg.Cutoffs == nil {
+		// A sweep's cutoffs: apply unless Config.Cutoffs sets its own.
+		cfg.Cutoffs = sweep.Options.Cutoffs
+	}
 	plans, err := planArms(cfg, sweep)
 	if err != nil {
 		return nil, err
@@ -134,7 +137,7 @@ func newRunner(cfg Config, getenv func(string) string, testName string) (*runner
 		return nil, errors.New("no arm to run; set Config.Arms, e.g. []evaltest.Arm{{Name: \"mine\", Retriever: r}, evaltest.BM25()}")
 	}
 	r := &runner{cfg: cfg, set: set, lim: make(chan struct{}, set.concurrency), seed: cfg.StatsSeed,
-		benches: benches, plans: plans, repeated: map[*engine.Cell]bool{}}
+		benches: benches, plans: plans}
 	if r.seed == 0 {
 		r.seed = engine.DefaultSeed
 	}
@@ -324,6 +327,11 @@ func planArms(cfg Config, sweep *engine.Plan) ([]armPlan, error) {
 	seen := map[string]string{}
 	for i := range plans {
 		p := &plans[i]
+		// Config.Repeats and Pass apply to every arm that sets none of its
+		// own (a sweep's arm may).
+		if p.arm.Repeats == 0 {
+			p.arm.Repeats, p.arm.Pass = cfg.Repeats, cfg.Pass
+		}
 		p.name = safeName(p.arm.Name)
 		if other, ok := seen[p.name]; ok {
 			errs = append(errs, fmt.Errorf("arms %q and %q have the same subtest name %q; arm names must be unique", other, p.arm.Name, p.name))
@@ -365,13 +373,10 @@ func dedupe(xs []string) []string {
 }
 
 // record adds a finished cell for the bundle, with its verdicts.
-func (r *runner) record(c *engine.Cell, repeated, partial bool, vs []engine.Verdict) {
+func (r *runner) record(c *engine.Cell, partial bool, vs []engine.Verdict) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.cells = append(r.cells, c)
-	if repeated {
-		r.repeated[c] = true
-	}
 	r.partial = r.partial || partial
 	r.verdicts = append(r.verdicts, vs...)
 }
@@ -436,18 +441,6 @@ func (r *runner) finish(ctx context.Context, testName, artifactDir string, plann
 		return out
 	}
 	rep := engine.NewReport(cells, r.set.shard)
-	// A repeated arm ran each query several times: SINGLE_RUN does not apply.
-	rep.Findings = slices.DeleteFunc(rep.Findings, func(f lasagna.Finding) bool {
-		if f.Code != lasagna.SingleRun {
-			return false
-		}
-		for c := range r.repeated {
-			if c.Where() == f.Where {
-				return true
-			}
-		}
-		return false
-	})
 	opts := engine.BundleOptions{LasagnaVersion: version(), Concurrency: r.set.concurrency, StatsSeed: r.seed, Latency: r.set.latency}
 	b, err := rep.Bundle(opts)
 	if err != nil {

@@ -37,6 +37,8 @@ type runFlags struct {
 	name        string
 	shard       string
 	topK        int
+	repeats     int
+	pass        string
 
 	embeddingModel string
 	model          string
@@ -88,6 +90,12 @@ how many queries are journalled, and exits 130 (143 for SIGTERM). A journal
 is locked while a run uses it, and an edited or damaged journal line is
 refused. Bundles, baselines and run files are written atomically.
 
+An arm that samples an LLM (a generator or a judge) runs each query once
+unless the sweep sets repeats: N (sweep-wide or per arm) or --repeats N;
+a repeated query's row holds each metric's mean over its runs, and its
+per-query thresholds pass by the pass rule (pass: or --pass: all, majority,
+any or 'rate >= 0.8'). SINGLE_RUN warns of a sampling arm run once.
+
 A sweep's arms may carry thresholds: ({metric: ndcg@10, at_least: 0.6},
 {metric: latency_ms, at_most: 800, per_query: true}); --baseline FILE gates
 every arm against the same arm in a baseline bundle (a drop larger than the
@@ -119,6 +127,8 @@ stopped by SIGINT or SIGTERM.`,
 	fl.StringVar(&f.name, "name", "", "register the dataset as <name>@<hash> instead of local/<stem>@<hash>")
 	fl.StringVar(&f.shard, "shard", "", "run only shard i of n of every benchmark's queries, as i/n")
 	fl.IntVar(&f.topK, "top-k", 0, "depth of ranked lists (default 100, or the sweep's)")
+	fl.IntVar(&f.repeats, "repeats", 0, "run each query of every arm that samples an LLM this many times (default 1, or the sweep's repeats:)")
+	fl.StringVar(&f.pass, "pass", "", "pass rule of repeated queries' per-query thresholds: all, majority, any or 'rate >= X' (default all, or the sweep's pass:)")
 	fl.StringVar(&f.embeddingModel, "embedding-model", engine.DefaultEmbeddingModel, "embedding model of the dense and hybrid profiles")
 	fl.StringVar(&f.model, "model", "", "chat model of generators and judges that name none (default $MODEL_NAME)")
 	fl.StringVar(&f.judgeModel, "judge-model", "", "judge model of every judged arm (default --model; pin a dated snapshot such as gpt-4o-2024-08-06)")
@@ -206,6 +216,24 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 		sweep.TopK = f.topK
 		for i := range sweep.Arms {
 			sweep.Arms[i].TopK = 0
+		}
+	}
+	if f.repeats < 0 {
+		return usageError("--repeats is %d; give a positive count", f.repeats)
+	}
+	if f.repeats > 0 {
+		sweep.Repeats = f.repeats
+		for i := range sweep.Arms {
+			sweep.Arms[i].Repeats = 0
+		}
+	}
+	if f.pass != "" {
+		if _, err := engine.ParsePassRule(f.pass); err != nil {
+			return usageError("--pass: %v", err)
+		}
+		sweep.Pass = f.pass
+		for i := range sweep.Arms {
+			sweep.Arms[i].Pass = ""
 		}
 	}
 	if err := checkRegistryPaths(sweep); err != nil {

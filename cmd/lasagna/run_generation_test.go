@@ -1,8 +1,10 @@
 package main
 
 import (
+	"math"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/lasagna-go/lasagna/fixtures"
@@ -77,5 +79,92 @@ func TestBenchmarkRunClosedBookErrors(t *testing.T) {
 	_, errOut, code = runCLI(t, "benchmark", "run", "../../examples/data/faq.jsonl", "--profile", "closed-book")
 	if code != 2 || !strings.Contains(errOut, "need a chat model: pass --model or set MODEL_NAME") {
 		t.Errorf("no model: exit %d\n%s", code, errOut)
+	}
+}
+
+// TestBenchmarkRunRepeats: a sweep with repeats: 3 on a sampling arm runs
+// each query three times (three chat calls per query, cached apart), keeps
+// each metric's mean over the runs in the bundle row, decides per-query
+// thresholds by the pass rule (pass: majority; --pass overrides it) and
+// raises no SINGLE_RUN.
+func TestBenchmarkRunRepeats(t *testing.T) {
+	// Each question's nth call answers right or wrong as scripted.
+	script := map[string][]bool{"Q1?": {true, true, false}, "Q2?": {false, false, true}, "Q3?": {true, true, true}, "Q4?": {true, false, true}}
+	var (
+		mu    sync.Mutex
+		calls = map[string]int{}
+	)
+	srv := useFakeOpenAI(t, fixtures.FakeOpenAIOptions{APIKey: "test-key", Reply: func(c fixtures.ChatCall) string {
+		mu.Lock()
+		defer mu.Unlock()
+		for q, plan := range script {
+			if strings.Contains(c.LastUser, q) {
+				n := calls[q]
+				calls[q]++
+				if n < len(plan) && plan[n] {
+					return `{"answer": "alpha", "abstained": false}`
+				}
+				return `{"answer": "omega", "abstained": false}`
+			}
+		}
+		return `{"answer": "?", "abstained": false}`
+	}})
+	dir := writeFiles(t, map[string]string{
+		"qa.jsonl": `{"id": "q1", "question": "Q1?", "answer": "alpha"}
+{"id": "q2", "question": "Q2?", "answer": "alpha"}
+{"id": "q3", "question": "Q3?", "answer": "alpha"}
+{"id": "q4", "question": "Q4?", "answer": "alpha"}
+`,
+		"sweep.yaml": `benchmarks:
+  - {path: qa.jsonl}
+arms:
+  - name: cb
+    generator: {kind: closed_book, model: gpt-test}
+    repeats: 3
+    pass: majority
+    thresholds: [{metric: exact_match, at_least: 1, per_query: true}]
+`,
+	})
+	bundle := filepath.Join(dir, "b.json")
+	out, errOut, code := runCLI(t, "benchmark", "run", filepath.Join(dir, "sweep.yaml"), "-o", bundle)
+	if code != 1 || strings.Contains(out, "SINGLE_RUN") || strings.Count(out, "fail: ") != 1 || !strings.Contains(out, "fail: local/qa@") ||
+		!strings.Contains(out, "/cb/q2: ") || !strings.Contains(out, "majority") {
+		t.Errorf("exit %d, want 1 with one failed query (q2) and no SINGLE_RUN:\n%s\n%s", code, out, errOut)
+	}
+	if got := srv.Count("chat"); got != 12 {
+		t.Errorf("%d chat calls, want 3 per query (12)", got)
+	}
+	b, err := results.ReadFile(bundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	em := map[string]float64{}
+	for _, r := range b.Results[0].PerSampleScores {
+		em[r.QueryID] = r.Scores["exact_match"]
+	}
+	for id, want := range map[string]float64{"q1": 2.0 / 3, "q2": 1.0 / 3, "q3": 1, "q4": 2.0 / 3} {
+		if math.Abs(em[id]-want) > 1e-12 {
+			t.Errorf("%s: exact_match %v, want the mean over 3 runs %v", id, em[id], want)
+		}
+	}
+	for _, w := range b.Integrity.Warnings {
+		if strings.HasPrefix(w, "SINGLE_RUN") {
+			t.Errorf("bundle warns %s", w)
+		}
+	}
+	// --pass any: every query has a passing run (answered from the cache).
+	if out, errOut, code := runCLI(t, "benchmark", "run", filepath.Join(dir, "sweep.yaml"), "-o", bundle, "--pass", "any"); code != 0 {
+		t.Errorf("--pass any: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if got := srv.Count("chat"); got != 12 {
+		t.Errorf("the rerun made %d new chat calls, want 0", got-12)
+	}
+	// Without repeats the sampling arm warns SINGLE_RUN, with the fix.
+	if out, _, _ := runCLI(t, "benchmark", "run", filepath.Join(dir, "sweep.yaml"), "-o", bundle, "--repeats", "1"); !strings.Contains(out, "SINGLE_RUN") ||
+		!strings.Contains(out, "repeats: 3 in the sweep file, or --repeats 3") {
+		t.Errorf("--repeats 1 does not warn SINGLE_RUN:\n%s", out)
+	}
+	if _, errOut, code := runCLI(t, "benchmark", "run", filepath.Join(dir, "sweep.yaml"), "--pass", "most"); code != 2 || !strings.Contains(errOut, `pass rule "most": want all, majority, any or rate >= X`) {
+		t.Errorf("--pass most: exit %d\n%s", code, errOut)
 	}
 }
