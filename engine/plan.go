@@ -69,9 +69,9 @@ func LoadBenchmarksWith(fsys fs.FS, s *Sweep, resolve Resolver) ([]*BenchmarkRun
 func BuiltinArms(s *Sweep) ([]Arm, error) { return Deps{}.Arms(s) }
 
 // Arms returns the arms of s's arm specs. The dimensions any arm
-// declares as varied are varied for all of them (the cells of one
-// factorial), so arms that differ only in declared dimensions share a
-// comparability key. An arm without its own judge or vector_backend takes
+// declares as varied, and the components in which the arms differ
+// (VaryComponents), are varied for all of them (the cells of one
+// factorial), so that they share a comparability key. An arm without its own judge or vector_backend takes
 // the sweep's. It is ArmsContext with context.Background().
 func (d Deps) Arms(s *Sweep) ([]Arm, error) { return d.ArmsContext(context.Background(), s) }
 
@@ -110,6 +110,7 @@ func (d Deps) ArmsContext(ctx context.Context, s *Sweep) ([]Arm, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	VaryComponents(arms)
 	return arms, nil
 }
 
@@ -254,4 +255,81 @@ func Execute(ctx context.Context, p *Plan) (*Report, []Verdict, error) {
 		vp.Gate = &g
 	}
 	return rep, Verdicts(rep, vp), nil
+}
+
+// notVariedByDifference are the settings that never become varied
+// because arms differ in them (VaryComponents): the judge decides scores,
+// and the ingest gap describes the data, so a difference refuses the
+// comparison (STAGE_ISOLATION) unless an arm declares it varied.
+var notVariedByDifference = []string{"judge_model", "corpus_ingest_gap"}
+
+// VaryComponents records, in every arm's Varied, the component slots in
+// which the arms of one plan differ: each stage (retriever, generator,
+// reranker, …) whose description differs or that some arms lack, each
+// setting (bm25_stemming, embedder_model, vector_backend, …) likewise, and
+// retriever_top_k when the retrieving arms' depths differ — besides the
+// dimensions any arm declares. Arms of one run that differ in their own
+// components thus share a comparability key and compare, as the cells of
+// one factorial do, without declaring varied:. The judge (its stage and
+// judge_model) is never varied this way, nor is anything of the data
+// (benchmark, split, sample, corpus, metrics version), which is not an
+// arm's: a difference there still refuses the comparison.
+func VaryComponents(arms []Arm) {
+	var varied []string
+	for i := range arms {
+		varied = append(varied, arms[i].Varied...)
+	}
+	if len(arms) > 1 {
+		stages := map[lasagna.Stage]bool{}
+		settings := map[string]bool{}
+		for _, a := range arms {
+			for s := range a.Stages {
+				stages[s] = true
+			}
+			for k := range a.Settings {
+				settings[k] = true
+			}
+		}
+		for s := range stages {
+			if s == StageJudge {
+				continue
+			}
+			d0, ok0 := arms[0].Stages[s]
+			for _, a := range arms[1:] {
+				if d, ok := a.Stages[s]; ok != ok0 || d != d0 {
+					varied = append(varied, string(s))
+					break
+				}
+			}
+		}
+		for k := range settings {
+			if slices.Contains(notVariedByDifference, k) {
+				continue
+			}
+			v0, ok0 := arms[0].Settings[k]
+			for _, a := range arms[1:] {
+				if v, ok := a.Settings[k]; ok != ok0 || fmt.Sprint(v) != fmt.Sprint(v0) {
+					varied = append(varied, k)
+					break
+				}
+			}
+		}
+		depth := -1
+		for i := range arms {
+			if !arms[i].Retrieves() {
+				continue
+			}
+			if k := arms[i].topK(); depth < 0 {
+				depth = k
+			} else if k != depth {
+				varied = append(varied, "retriever_top_k")
+				break
+			}
+		}
+	}
+	slices.Sort(varied)
+	varied = slices.Compact(varied)
+	for i := range arms {
+		arms[i].Varied = slices.Clone(varied)
+	}
 }

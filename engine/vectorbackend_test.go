@@ -301,20 +301,28 @@ func TestVectorBackendArms(t *testing.T) {
 	const desc = "weaviate 9.9.9 hnsw m=8 ef_construction=0 ef_search=64 cosine"
 	for _, c := range b.Configs {
 		hf := c.HeldFixed
-		backend, stage := "", hf.FixedStages["vector_backend"]
-		if hf.VectorBackend != nil {
-			backend = *hf.VectorBackend
+		// The arms differ in their vector backend and retriever, so those
+		// are varied (VaryComponents): their levels describe each arm.
+		for _, dim := range []string{"vector_backend", "retriever"} {
+			if !slices.Contains(c.VariedDimensions, dim) {
+				t.Errorf("%s: %s not varied: %v", c.Name, dim, c.VariedDimensions)
+			}
 		}
-		wantBackend, wantStage := desc, desc
+		stage := c.VariedLevels["vector_backend"]
+		wantStage := desc
 		switch c.Name {
 		case "exact":
-			wantBackend, wantStage = "exact", "exact cosine"
+			wantStage = "exact cosine"
 		case "bm25":
-			wantBackend, wantStage = "", ""
+			wantStage = ""
 		}
-		if backend != wantBackend || stage != wantStage {
-			t.Errorf("%s: held_fixed vector_backend %q, fixed_stages vector_backend %q; want %q, %q", c.Name, backend, stage, wantBackend, wantStage)
+		if hf.VectorBackend != nil || stage != wantStage {
+			t.Errorf("%s: held_fixed vector_backend %v, varied level %q; want none, %q", c.Name, hf.VectorBackend, stage, wantStage)
 		}
+		if hf.FixedStages == nil {
+			hf.FixedStages = map[string]string{}
+		}
+		hf.FixedStages["retriever"] = c.VariedLevels["retriever"]
 		gap := -1
 		if hf.CorpusIngestGap != nil {
 			gap = *hf.CorpusIngestGap

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -194,5 +195,30 @@ func shardsMergeToWhole(t *testing.T, cfg Config, smallShards bool) {
 	if !bytes.Equal(got, raws[0]) {
 		whole, _ := results.Unmarshal(raws[0])
 		t.Errorf("merged shards: run_id %s, unsharded run %s: the bundles differ\nmerged:\n%s\nunsharded:\n%s", merged.RunID, whole.RunID, got, raws[0])
+	}
+}
+
+// TestOwnArmBesideBM25Compares: the README's first example, an arm of
+// the user's beside evaltest.BM25(), compares as written: the components
+// the arms set themselves (retriever, bm25_stemming) are varied, so the
+// two cells share a comparability key and results.Compare refuses nothing.
+func TestOwnArmBesideBM25Compares(t *testing.T) {
+	t.Setenv(EnvOut, t.TempDir())
+	mine := perfectArm("mine", nil)
+	mine.Stages = map[lasagna.Stage]string{lasagna.StageRetriever: "perfect"}
+	ev, err := Evaluate(context.Background(), "TestRAG", tinyConfig(mine, BM25()))
+	if err != nil || ev.Bundle == nil {
+		t.Fatalf("%v %+v", err, ev)
+	}
+	arms := results.Arms(ev.Bundle, "")
+	if len(arms) != 2 || arms[0].Config.ComparabilityKey != arms[1].Config.ComparabilityKey {
+		t.Fatalf("arms %+v", ev.Bundle.Configs)
+	}
+	cmp := results.Compare([]results.Pair{{Arm: arms[0], Baseline: arms[1]}}, results.CompareOptions{Metrics: []string{"ndcg@10"}})
+	if len(cmp.Refusals) > 0 || len(cmp.Comparisons) != 1 {
+		t.Errorf("refusals %v, comparisons %d", cmp.Refusals, len(cmp.Comparisons))
+	}
+	if got := arms[0].Config.VariedDimensions; !slices.Equal(got, []string{"bm25_stemming", "retriever"}) {
+		t.Errorf("varied_dimensions %v", got)
 	}
 }

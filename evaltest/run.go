@@ -324,6 +324,16 @@ func planArms(cfg Config, sweep *engine.Plan) ([]armPlan, error) {
 			plans = append(plans, armPlan{arm: ea, thresholds: append(slices.Clone(cfg.Thresholds), sweep.Thresholds[ea.Name]...)})
 		}
 	}
+	// Arms of one Run that differ in their own components compare: those
+	// components are varied for all of them.
+	arms := make([]engine.Arm, len(plans))
+	for i := range plans {
+		arms[i] = plans[i].arm
+	}
+	engine.VaryComponents(arms)
+	for i := range plans {
+		plans[i].arm.Varied = arms[i].Varied
+	}
 	seen := map[string]string{}
 	for i := range plans {
 		p := &plans[i]

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -253,5 +254,35 @@ func TestBenchmarkRunAbsoluteSweepPath(t *testing.T) {
 	_, errOut, code = runCLI(t, "benchmark", "run", filepath.Join(sweeps, "bad.yaml"))
 	if code != 1 || !strings.Contains(errOut, filepath.ToSlash(filepath.Join(sweeps, "bad.yaml"))+":2: benchmark "+filepath.ToSlash(filepath.Join(data, "nope.jsonl"))) {
 		t.Errorf("missing absolute path: exit %d\n%s", code, errOut)
+	}
+}
+
+// TestSweepArmsCompareWithoutVaried: two arms of one sweep that differ
+// only in their BM25 parameters compare (results compare accepts the
+// bundle) without declaring varied:, and the differing components are
+// recorded as varied_dimensions; a judge model that differs would still
+// refuse (VaryComponents never varies it).
+func TestSweepArmsCompareWithoutVaried(t *testing.T) {
+	t.Setenv("LASAGNA_CACHE_DIR", t.TempDir())
+	dir := faqDir(t)
+	sweep := filepath.Join(dir, "bm25.yaml")
+	if err := os.WriteFile(sweep, []byte("benchmarks:\n  - {path: faq.jsonl}\narms:\n  - {name: anserini, retriever: bm25}\n  - {name: lucene, retriever: bm25, bm25: {k1: 1.2, b: 0.75}}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bundle := filepath.Join(dir, "b.json")
+	if out, errOut, code := runCLI(t, "benchmark", "run", sweep, "-o", bundle); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	b, err := results.ReadFile(bundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Configs) != 2 || b.Configs[0].ComparabilityKey != b.Configs[1].ComparabilityKey || !slices.Equal(b.Configs[0].VariedDimensions, []string{"retriever"}) ||
+		b.Configs[1].VariedLevels["retriever"] != "bm25 k1=1.2 b=0.75 stemming=true stopwords=english" {
+		t.Fatalf("configs %+v", b.Configs)
+	}
+	out, errOut, code := runCLI(t, "results", "compare", bundle)
+	if code != 0 || strings.Contains(out+errOut, "STAGE_ISOLATION") || !strings.Contains(out, "lucene") {
+		t.Errorf("results compare: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
