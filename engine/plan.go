@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strings"
 
 	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/datasets"
+	"github.com/lasagna-go/lasagna/internal/suggest"
 )
 
 // LoadBenchmarks loads and selects every benchmark entry of s from fsys
@@ -201,6 +203,9 @@ func (p *Plan) Check() error {
 			errs = append(errs, fmt.Errorf("thresholds are set for arm %q, which the plan does not have", name))
 		}
 	}
+	if err := CheckPaired(p.Arms, p.Thresholds, p.Options.Cutoffs, p.cutoffsName()); err != nil {
+		errs = append(errs, err)
+	}
 	for _, k := range p.Options.Cutoffs {
 		if k < 1 {
 			errs = append(errs, fmt.Errorf("retrieval cutoff %d is not positive", k))
@@ -216,6 +221,38 @@ func (p *Plan) Check() error {
 		return nil
 	}
 	return checkPlan(p.Benchmarks, p.Arms)
+}
+
+// CheckPaired checks the paired thresholds (NotWorseThan) of each arm,
+// by arm name in thresholds: the arm they name must be another arm of
+// arms that scores the metric.
+func CheckPaired(arms []Arm, thresholds map[string][]Threshold, cutoffs []int, cutoffsName string) error {
+	var errs []error
+	byName := map[string]*Arm{}
+	var names []string
+	for i := range arms {
+		byName[arms[i].Name] = &arms[i]
+		names = append(names, arms[i].Name)
+	}
+	for _, a := range arms {
+		for _, th := range thresholds[a.Name] {
+			if !th.Paired() {
+				continue
+			}
+			other, ok := byName[th.NotWorseThan]
+			switch {
+			case th.NotWorseThan == a.Name:
+				errs = append(errs, fmt.Errorf("%sarm %s: threshold on %s is not_worse_than the arm itself; name another arm of the run (%s)", posPrefix(th.Pos), a.Name, th.Metric, strings.Join(names, ", ")))
+			case !ok:
+				errs = append(errs, fmt.Errorf("%sarm %s: threshold on %s is not_worse_than %q, which is not an arm of the run%s; arms: %s", posPrefix(th.Pos), a.Name, th.Metric, th.NotWorseThan, suggest.Hint(th.NotWorseThan, names), strings.Join(names, ", ")))
+			default:
+				if err := CheckMetrics(other, cutoffs, cutoffsName, "threshold of arm "+a.Name+" not_worse_than it", []string{th.Metric}); err != nil {
+					errs = append(errs, err)
+				}
+			}
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func (p *Plan) cutoffsName() string {

@@ -178,7 +178,7 @@ var (
 	sweepKeys     = []string{"benchmarks", "arms", "seed", "top_k", "judge", "cutoffs", "gate", "vector_backend", "repeats", "pass"}
 	benchmarkKeys = []string{"path", "name", "split", "n_samples", "seed", "filters", "corpus", "answer_normalization"}
 	armKeys       = []string{"name", "retriever", "top_k", "bm25", "embedder", "rrf_k", "vector_backend", "alpha", "generator", "judge", "varied", "thresholds", "repeats", "pass"}
-	thresholdKeys = []string{"metric", "at_least", "at_most", "per_query"}
+	thresholdKeys = []string{"metric", "at_least", "at_most", "per_query", "not_worse_than", "tolerance"}
 	gateKeys      = []string{"metrics", "tolerance", "alpha"}
 	bm25Keys      = []string{"k1", "b", "stemming", "analyzer", "norms"}
 	embedderKeys  = []string{"model"}

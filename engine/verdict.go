@@ -31,6 +31,16 @@ type Threshold struct {
 	AtLeast  *float64 `yaml:"at_least"`
 	AtMost   *float64 `yaml:"at_most"`
 	PerQuery bool     `yaml:"per_query"`
+	// NotWorseThan, instead of a bound, names another arm of the same
+	// run: the threshold fails when the metric's mean fell below that
+	// arm's by more than Tolerance (0 means 0.01) and the drop is
+	// significant by the paired test on the queries both arms scored,
+	// Holm-adjusted across the arm's paired metrics (alpha 0.05) — the
+	// baseline gate's rule, against an arm instead of a baseline. Make one
+	// with NotWorseThan, or {metric: ndcg@10, not_worse_than: bm25} in a
+	// sweep.
+	NotWorseThan string  `yaml:"not_worse_than"`
+	Tolerance    float64 `yaml:"tolerance"`
 
 	// Pos is where a sweep file set the threshold.
 	Pos lasagna.Pos `yaml:"-"`
@@ -46,6 +56,18 @@ func AtMost(metric string, max float64) Threshold {
 	return Threshold{Metric: metric, AtMost: &max}
 }
 
+// NotWorseThan returns the paired threshold "metric is not significantly
+// worse than arm's by more than the tolerance" (Threshold.Tolerance, 0
+// meaning 0.01), e.g. NotWorseThan("bm25", "ndcg@10").
+func NotWorseThan(arm, metric string) Threshold {
+	return Threshold{Metric: metric, NotWorseThan: arm}
+}
+
+// Paired reports whether th compares with another arm (NotWorseThan).
+func (th Threshold) Paired() bool { return th.NotWorseThan != "" }
+
+func (th Threshold) tolerance() float64 { return Gate{Tolerance: th.Tolerance}.tolerance() }
+
 // Met reports whether the value v meets th.
 func (th Threshold) Met(v float64) bool {
 	switch {
@@ -57,9 +79,12 @@ func (th Threshold) Met(v float64) bool {
 	return false
 }
 
-// Want formats th's bound: ">= 0.6" or "<= 800".
+// Want formats th's bound: ">= 0.6", "<= 800", or "not worse than bm25
+// by > 0.01".
 func (th Threshold) Want() string {
 	switch {
+	case th.Paired():
+		return "not significantly worse than " + th.NotWorseThan + " by > " + FormatValue(th.tolerance())
 	case th.AtMost != nil:
 		return "<= " + strconv.FormatFloat(*th.AtMost, 'g', -1, 64)
 	case th.AtLeast != nil:
@@ -81,6 +106,14 @@ func (th Threshold) check() error {
 	switch {
 	case th.Metric == "":
 		return errors.New("a threshold has no metric")
+	case th.Paired() && (th.AtLeast != nil || th.AtMost != nil || th.PerQuery):
+		return fmt.Errorf("threshold on %s: not_worse_than compares arm means; drop at_least, at_most and per_query", th.Metric)
+	case th.Paired() && (th.Tolerance < 0 || math.IsNaN(th.Tolerance) || math.IsInf(th.Tolerance, 0)):
+		return fmt.Errorf("threshold on %s: tolerance must be a finite number ≥ 0", th.Metric)
+	case th.Paired():
+		return nil
+	case th.Tolerance != 0:
+		return fmt.Errorf("threshold on %s: tolerance applies to not_worse_than only", th.Metric)
 	case (th.AtLeast == nil) == (th.AtMost == nil):
 		return fmt.Errorf("threshold on %s: set exactly one of at_least and at_most", th.Metric)
 	case th.AtLeast != nil && (math.IsNaN(*th.AtLeast) || math.IsInf(*th.AtLeast, 0)),
@@ -554,7 +587,7 @@ func CellVerdicts(c *Cell, ths []Threshold, seed uint64) []Verdict {
 			out = append(out, v)
 			continue
 		}
-		if th.PerQuery {
+		if th.PerQuery || th.Paired() {
 			continue
 		}
 		s := metrics.Summarize(xs, metrics.BootstrapOptions{Seed: seed})
@@ -598,17 +631,7 @@ func GateVerdicts(c *Cell, o GateOptions) []Verdict {
 	fail := func(metric, msg string) []Verdict {
 		return []Verdict{{Kind: VerdictGate, Benchmark: bench, Arm: arm, Metric: metric, Got: math.NaN(), Want: "a comparable baseline", Message: msg}}
 	}
-	cur := results.ArmResult{Label: arm, Config: cellConfig(c, o.Varied), Result: results.Result{Metrics: map[string]float64{}}}
-	for _, q := range c.Queries {
-		row := results.Sample{QueryID: q.Query.ID, Scores: q.Scores}
-		if q.Err != nil {
-			row.Error = q.Err.Error()
-		}
-		for m := range q.Scores {
-			cur.Result.Metrics[m] = 0 // marks the metric as scored
-		}
-		cur.Result.PerSampleScores = append(cur.Result.PerSampleScores, row)
-	}
+	cur := cellArm(c, o.Varied, arm)
 	var prev []results.ArmResult
 	for _, a := range results.Arms(o.Baseline, "baseline ") {
 		if a.Config.Benchmark == bench && a.Config.Name == arm {
@@ -661,6 +684,108 @@ func GateVerdicts(c *Cell, o GateOptions) []Verdict {
 			cm.Metric, FormatValue(cm.BaselineMean), FormatValue(cm.Mean), numfmt.Signed(cm.Mean-cm.BaselineMean, 4),
 			numfmt.P(cm.HolmP), cm.Stats.N, why)
 		out = append(out, v)
+	}
+	return out
+}
+
+// cellArm returns cell c as results.Compare reads an arm: its config and
+// per-query rows (Metrics only marks the metrics scored).
+func cellArm(c *Cell, varied []string, label string) results.ArmResult {
+	cur := results.ArmResult{Label: label, Config: cellConfig(c, varied), Result: results.Result{Metrics: map[string]float64{}}}
+	for _, q := range c.Queries {
+		row := results.Sample{QueryID: q.Query.ID, Scores: q.Scores}
+		if q.Err != nil {
+			row.Error = q.Err.Error()
+		}
+		for m := range q.Scores {
+			cur.Result.Metrics[m] = 0 // marks the metric as scored
+		}
+		cur.Result.PerSampleScores = append(cur.Result.PerSampleScores, row)
+	}
+	return cur
+}
+
+// PairedVerdicts checks the paired thresholds of ths (NotWorseThan) of
+// cell c against the cells of the same benchmark in cells, with the
+// baseline gate's rule and wording: for each other arm, its metrics are
+// compared query by query (results.Compare, Holm-adjusted across them);
+// a metric fails when its mean fell by more than the tolerance below the
+// other arm's and the drop is significant. An arm the run does not hold,
+// or cells that cannot be compared, fail. varied are the dimensions the
+// run's arms vary; seed seeds the paired tests (0 means DefaultSeed).
+func PairedVerdicts(c *Cell, cells []*Cell, ths []Threshold, varied []string, seed uint64) []Verdict {
+	if seed == 0 {
+		seed = DefaultSeed
+	}
+	bench, arm := c.Bench.Benchmark.Name, c.Arm.Name
+	byArm := map[string][]Threshold{}
+	var order []string
+	for _, th := range ths {
+		if !th.Paired() {
+			continue
+		}
+		if _, ok := byArm[th.NotWorseThan]; !ok {
+			order = append(order, th.NotWorseThan)
+		}
+		byArm[th.NotWorseThan] = append(byArm[th.NotWorseThan], th)
+	}
+	var out []Verdict
+	for _, than := range order {
+		group := byArm[than]
+		fail := func(th Threshold, msg string) {
+			out = append(out, Verdict{Kind: VerdictThreshold, Benchmark: bench, Arm: arm, Metric: th.Metric, Got: math.NaN(), Want: th.Want(), Message: msg})
+		}
+		var other *Cell
+		for _, oc := range cells {
+			if oc.Bench.Benchmark.Name == bench && oc.Arm.Name == than && oc.BuildErr == nil {
+				other = oc
+			}
+		}
+		if other == nil {
+			for _, th := range group {
+				fail(th, fmt.Sprintf("threshold %s: arm %s has no results on %s in this run, so arm %s cannot be compared with it", th.Metric+" "+th.Want(), than, bench, arm))
+			}
+			continue
+		}
+		ms := make([]string, len(group))
+		for i, th := range group {
+			ms[i] = th.Metric
+		}
+		cmp := results.Compare([]results.Pair{{Arm: cellArm(c, varied, arm), Baseline: cellArm(other, varied, than)}},
+			results.CompareOptions{Metrics: ms, Seed: seed, Level: 0.95})
+		for _, ref := range cmp.Refusals {
+			for _, th := range group {
+				fail(th, fmt.Sprintf("threshold %s: cannot compare arm %s with arm %s: %s", th.Metric+" "+th.Want(), arm, than, ref))
+			}
+		}
+		for _, cm := range cmp.Comparisons {
+			i := slices.Index(ms, cm.Metric)
+			if i < 0 {
+				continue
+			}
+			th := group[i]
+			drop := cm.BaselineMean - cm.Mean
+			v := Verdict{Kind: VerdictThreshold, Benchmark: bench, Arm: arm, Metric: cm.Metric, Got: cm.Mean, Want: th.Want()}
+			if drop > th.tolerance() && cm.Significant {
+				v.Message = fmt.Sprintf("worse than %s: %s is %s against %s's %s (drop %s > tolerance %s) and the drop is significant (Holm p = %s < 0.05 across %d paired metrics, %d paired queries); improve arm %s, or loosen the threshold",
+					than, cm.Metric, FormatValue(cm.Mean), than, FormatValue(cm.BaselineMean), FormatValue(drop), FormatValue(th.tolerance()),
+					numfmt.P(cm.HolmP), len(ms), cm.Stats.N, arm)
+				out = append(out, v)
+				continue
+			}
+			why := "no drop"
+			switch {
+			case drop > th.tolerance():
+				why = "drop not significant"
+			case drop > 0:
+				why = "drop within tolerance"
+			}
+			v.Pass = true
+			v.Message = fmt.Sprintf("not worse than %s: %s %s vs %s (%s, Holm p = %s, %d paired queries): %s, passes",
+				than, cm.Metric, FormatValue(cm.Mean), FormatValue(cm.BaselineMean), numfmt.Signed(cm.Mean-cm.BaselineMean, 4),
+				numfmt.P(cm.HolmP), cm.Stats.N, why)
+			out = append(out, v)
+		}
 	}
 	return out
 }
@@ -780,6 +905,10 @@ func Verdicts(rep *Report, p VerdictPlan) []Verdict {
 		seed = DefaultSeed
 	}
 	var out []Verdict
+	var varied []string
+	for _, c := range rep.Cells {
+		varied = append(varied, c.Arm.Varied...)
+	}
 	for _, c := range rep.Cells {
 		if c.BuildErr != nil {
 			continue // MISSING_RESULTS says it
@@ -793,6 +922,7 @@ func Verdicts(rep *Report, p VerdictPlan) []Verdict {
 			out = append(out, QueryVerdicts(c, reps, ths, c.Arm.Pass)...)
 		}
 		out = append(out, CellVerdicts(c, ths, seed)...)
+		out = append(out, PairedVerdicts(c, rep.Cells, ths, varied, seed)...)
 		if p.Gate != nil {
 			o := *p.Gate
 			if o.Seed == 0 {

@@ -231,6 +231,16 @@ func AtLeast(metric string, min float64) Threshold { return engine.AtLeast(metri
 // AtMost returns the threshold metric ≤ max, e.g. AtMost("latency_ms", 800).
 func AtMost(metric string, max float64) Threshold { return engine.AtMost(metric, max) }
 
+// NotWorseThan returns the threshold "metric is not significantly worse
+// than arm's": set on an arm, it fails when the arm's mean of metric fell
+// below that of the named arm of the same Run by more than Tolerance (0
+// means 0.01) and the paired test on their shared queries says the drop
+// is significant (Holm-adjusted across the arm's paired metrics, alpha
+// 0.05), as the baseline gate decides. It is checked on the benchmark's
+// subtest once both arms finished, e.g.
+// Thresholds: []evaltest.Threshold{evaltest.NotWorseThan("bm25", "ndcg@10")}.
+func NotWorseThan(arm, metric string) Threshold { return engine.NotWorseThan(arm, metric) }
+
 // PerQuery returns th checked on each query's own score, inside the
 // query's subtest, instead of on the arm's mean. A query that does not
 // score th's metric (say, a query without judgements) is not checked.

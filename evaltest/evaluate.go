@@ -127,6 +127,7 @@ func Evaluate(ctx context.Context, name string, cfg Config) (*Evaluation, error)
 			ev.runArm(ctx, r, br, p, at)
 			bt.Failed = bt.Failed || at.Failed
 		}
+		bt.apply(r.pairedChecks(br))
 		root.Failed = root.Failed || bt.Failed
 	}
 	out := r.finish(ctx, name, "", len(r.benches)*len(r.plans))

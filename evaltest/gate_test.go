@@ -222,3 +222,40 @@ func TestOwnArmBesideBM25Compares(t *testing.T) {
 		t.Errorf("varied_dimensions %v", got)
 	}
 }
+
+// TestNotWorseThan: a paired threshold compares an arm with another arm
+// of the same Run on the same queries, with the gate's rule: a large,
+// significant drop fails on the benchmark's subtest with the gate's
+// wording; a small one (one query of 12) passes; an unknown arm is a
+// configuration error before anything runs.
+func TestNotWorseThan(t *testing.T) {
+	for _, c := range []struct {
+		dropped  []string
+		wantFail bool
+	}{
+		{[]string{"q05"}, false},
+		{[]string{"q01", "q02", "q03", "q04", "q05", "q06", "q07", "q08"}, true},
+	} {
+		worse := missingArm(c.dropped...)
+		worse.Name = "worse"
+		worse.Thresholds = []Threshold{NotWorseThan("mine", "ndcg@10")}
+		cfg := tinyConfig(missingArm(), worse)
+		cfg.AttrMetrics = []string{}
+		got, failed, _ := fakeEval(t, cfg, nil)
+		switch {
+		case failed != c.wantFail:
+			t.Errorf("%d dropped: failed %v, want %v:\n%s", len(c.dropped), failed, c.wantFail, got)
+		case c.wantFail && !strings.Contains(got, "TestRAG/tiny: ERROR: worse: worse than mine: ndcg@10 is 0.3333 against mine's 1 (drop 0.6667 > tolerance 0.01) and the drop is significant (Holm p = "):
+			t.Errorf("no paired failure:\n%s", got)
+		case !c.wantFail && !strings.Contains(got, "worse: not worse than mine: ndcg@10 0.9167 vs 1 (-0.0833, Holm p = "):
+			t.Errorf("no paired pass line:\n%s", got)
+		}
+	}
+	bad := missingArm()
+	bad.Name = "worse"
+	bad.Thresholds = []Threshold{NotWorseThan("bm52", "ndcg@10")}
+	got, failed, _ := fakeEval(t, tinyConfig(missingArm(), bad), nil)
+	if !failed || !strings.Contains(got, `arm worse: threshold on ndcg@10 is not_worse_than "bm52", which is not an arm of the run; arms: mine, worse`) {
+		t.Errorf("unknown arm not refused:\n%s", got)
+	}
+}

@@ -185,6 +185,7 @@ func run(t tb, cfg Config, getenv func(string) string, artifacts bool) {
 					r.runArm(t, br, p)
 				})
 			}
+			r.pairedChecks(br).report(t)
 		})
 	}
 	dir := ""
@@ -369,7 +370,53 @@ func planArms(cfg Config, sweep *engine.Plan) ([]armPlan, error) {
 			p.attrs = dedupe(p.attrs)
 		}
 	}
+	ths := map[string][]Threshold{}
+	arms = arms[:0]
+	for _, p := range plans {
+		ths[p.arm.Name] = p.thresholds
+		arms = append(arms, p.arm)
+	}
+	if err := engine.CheckPaired(arms, ths, cfg.Cutoffs, "Config.Cutoffs"); err != nil {
+		errs = append(errs, err)
+	}
 	return plans, errors.Join(errs...)
+}
+
+// pairedChecks checks the paired thresholds (NotWorseThan) of every arm
+// on br, once all its arms have finished, and records their verdicts.
+func (r *runner) pairedChecks(br *engine.BenchmarkRun) messages {
+	var msgs messages
+	r.mu.Lock()
+	cells, partial := slices.Clone(r.cells), r.partial
+	r.mu.Unlock()
+	for _, p := range r.plans {
+		if !slices.ContainsFunc(p.thresholds, Threshold.Paired) {
+			continue
+		}
+		var c *engine.Cell
+		for _, oc := range cells {
+			if oc.Bench == br && oc.Arm.Name == p.arm.Name && oc.BuildErr == nil {
+				c = oc
+			}
+		}
+		if c == nil {
+			continue // the arm did not run: its subtest says why
+		}
+		if partial {
+			msgs.logf("%s: not_worse_than thresholds not checked: -run selected only some of the queries", p.arm.Name)
+			continue
+		}
+		vs := engine.PairedVerdicts(c, cells, p.thresholds, r.varied, r.seed)
+		r.addVerdicts(vs)
+		for _, v := range vs {
+			if v.Pass {
+				msgs.logf("%s: %s", p.arm.Name, v.Message)
+			} else {
+				msgs.errorf("%s: %s", p.arm.Name, v.Message)
+			}
+		}
+	}
+	return msgs
 }
 
 func dedupe(xs []string) []string {

@@ -286,3 +286,28 @@ func TestSweepArmsCompareWithoutVaried(t *testing.T) {
 		t.Errorf("results compare: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+// TestSweepNotWorseThan: a sweep's paired threshold (not_worse_than)
+// fails an arm whose recall@10 is significantly below another arm's on
+// the same queries, with the gate's wording, and exits 1; naming an arm
+// the sweep lacks is a usage error before anything runs.
+func TestSweepNotWorseThan(t *testing.T) {
+	const arms = `benchmarks:
+  - {path: pairs.jsonl}
+arms:
+  - {name: deep, retriever: bm25, top_k: 10}
+  - name: shallow
+    retriever: bm25
+    top_k: 1
+    thresholds: [{metric: recall@10, not_worse_than: %s}]
+`
+	dir := gateDir(t, map[string]string{"ok.yaml": fmt.Sprintf(arms, "deep"), "typo.yaml": fmt.Sprintf(arms, "dep")})
+	out, errOut, code := runCLI(t, "benchmark", "run", filepath.Join(dir, "ok.yaml"), "-o", filepath.Join(dir, "b.json"))
+	if code != 1 || !strings.Contains(out, "fail: local/pairs@") || !strings.Contains(out, "/shallow: worse than deep: recall@10 is 0.5 against deep's 1 (drop 0.5 > tolerance 0.01) and the drop is significant") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	_, errOut, code = runCLI(t, "benchmark", "run", filepath.Join(dir, "typo.yaml"))
+	if code != 2 || !strings.Contains(errOut, `threshold on recall@10 is not_worse_than "dep", which is not an arm of the run (did you mean "deep"?)`) {
+		t.Errorf("typo: exit %d\n%s", code, errOut)
+	}
+}
