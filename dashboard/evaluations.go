@@ -19,6 +19,7 @@ import (
 
 	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/engine"
+	"github.com/lasagna-go/lasagna/internal/atomicfile"
 	"github.com/lasagna-go/lasagna/registry"
 	"github.com/lasagna-go/lasagna/results"
 )
@@ -281,7 +282,7 @@ func (s *Server) runEvaluation(e *evaluation, sweep *engine.Sweep, bench *lasagn
 			return "", err
 		}
 		failed, blocking = engine.Failed(verdicts), len(b.Integrity.Blocking)
-		return s.folder.writeBundle(EvaluationsFolder, safeFileName(e.Benchmark)+"-"+b.RunID[:12]+".json", b)
+		return s.folder.writeBundle(EvaluationsFolder, atomicfile.SafeName(e.Benchmark)+"-"+b.RunID[:12]+".json", b)
 	}()
 	var intr *engine.Interrupted
 	switch {
@@ -311,16 +312,6 @@ func (s *Server) runEvaluation(e *evaluation, sweep *engine.Sweep, bench *lasagn
 	}
 }
 
-// safeFileName keeps letters, digits and -_.@ and turns the rest into '_'.
-func safeFileName(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '-' || r == '_' || r == '.' || r == '@' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9') {
-			return r
-		}
-		return '_'
-	}, s)
-}
-
 // writeBundle writes b as dir/name inside the folder, atomically (a
 // temporary file renamed into place), through the folder's os.Root, and
 // returns its slash path.
@@ -333,7 +324,8 @@ func (f *folder) writeBundle(dir, name string, b *results.Bundle) (string, error
 		return "", fmt.Errorf("bundles folder: %s", stripRoot(err))
 	}
 	p := path.Join(dir, name)
-	tmp := path.Join(dir, "."+name+".tmp-"+b.RunID[:8])
+	// A random suffix: two identical evaluations write the same name at once.
+	tmp := path.Join(dir, "."+name+".tmp-"+rand.Text()[:12])
 	fh, err := f.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return "", fmt.Errorf("bundles folder: %s", stripRoot(err))

@@ -22,6 +22,7 @@ import (
 	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/datasets"
 	"github.com/lasagna-go/lasagna/engine"
+	"github.com/lasagna-go/lasagna/internal/atomicfile"
 	"github.com/lasagna-go/lasagna/metrics"
 	"github.com/lasagna-go/lasagna/reporters"
 	"github.com/lasagna-go/lasagna/results"
@@ -592,19 +593,7 @@ func bundleName(test string, s engine.Shard) string {
 	if s.Count > 1 {
 		name += fmt.Sprintf("-shard-%d-of-%d", s.Index, s.Count)
 	}
-	return safeFile(name) + ".json"
-}
-
-// safeFile replaces the characters of name other than letters, digits,
-// '.', '-' and '_' by '_'.
-func safeFile(name string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
-			return r
-		}
-		return '_'
-	}, name)
+	return atomicfile.SafeName(name) + ".json"
 }
 
 // goTestSelection returns go test's -run and -skip patterns of this test
@@ -666,7 +655,7 @@ func moduleFolder() string {
 		dir = parent
 	}
 	sum := sha256.Sum256([]byte(root))
-	return safeFile(name) + "-" + hex.EncodeToString(sum[:4])
+	return atomicfile.SafeName(name) + "-" + hex.EncodeToString(sum[:4])
 }
 
 // modulePath returns the module path a go.mod declares ("module" when it

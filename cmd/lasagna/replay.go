@@ -12,6 +12,7 @@ import (
 	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/datasets"
 	"github.com/lasagna-go/lasagna/engine"
+	"github.com/lasagna-go/lasagna/internal/atomicfile"
 	"github.com/lasagna-go/lasagna/metrics"
 	"github.com/lasagna-go/lasagna/results"
 )
@@ -140,7 +141,7 @@ func replay(ctx context.Context, in replayInput) (*replayed, error) {
 	}
 	name := in.arm
 	if name == "" {
-		name = safeName(strings.TrimSuffix(base, filepath.Ext(base)))
+		name = atomicfile.SafeName(strings.TrimSuffix(base, filepath.Ext(base)))
 	}
 	if in.topK > 0 {
 		topK = in.topK

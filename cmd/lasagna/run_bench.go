@@ -458,9 +458,9 @@ func writeRunFiles(runOut string, rep *engine.Report) ([]string, error) {
 			ext := filepath.Ext(runOut)
 			stem := strings.TrimSuffix(runOut, ext)
 			if len(benches) > 1 {
-				stem += "." + safeName(path.Base(c.Bench.Benchmark.Name))
+				stem += "." + atomicfile.SafeName(path.Base(c.Bench.Benchmark.Name))
 			}
-			name = stem + "." + safeName(c.Arm.Name) + ext
+			name = stem + "." + atomicfile.SafeName(c.Arm.Name) + ext
 		}
 		hits := map[string][]lasagna.Hit{}
 		for _, q := range c.Queries {
@@ -469,23 +469,13 @@ func writeRunFiles(runOut string, rep *engine.Report) ([]string, error) {
 			}
 		}
 		if err := atomicfile.Write(name, 0o644, func(w io.Writer) error {
-			return datasets.WriteRun(w, safeName(c.Arm.Name), hits)
+			return datasets.WriteRun(w, atomicfile.SafeName(c.Arm.Name), hits)
 		}); err != nil {
 			return names, err
 		}
 		names = append(names, name)
 	}
 	return names, nil
-}
-
-// safeName keeps letters, digits and -_.@ and turns the rest into '_'.
-func safeName(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '-' || r == '_' || r == '.' || r == '@' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9') {
-			return r
-		}
-		return '_'
-	}, s)
 }
 
 func parseShard(s string) (engine.Shard, error) {

@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 )
 
 // WriteFile writes data to the named file atomically (see Write).
@@ -84,4 +85,17 @@ func syncDir(dir string) error {
 		err = cerr
 	}
 	return err
+}
+
+// SafeName returns s as a file name component: letters, digits and
+// -_.@ are kept, and every other character (a path separator, a space,
+// anything outside ASCII) becomes '_'. It is the one file-name cleaner
+// of bundles, run files and the dashboard's evaluations.
+func SafeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r == '.' || r == '@' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9') {
+			return r
+		}
+		return '_'
+	}, s)
 }
