@@ -259,6 +259,9 @@ func All() PassRule { return engine.All() }
 // Majority passes a query when more than half of its repeats pass.
 func Majority() PassRule { return engine.Majority() }
 
+// Any passes a query when at least one of its repeats passes.
+func Any() PassRule { return engine.Any() }
+
 // RateAtLeast passes a query when at least the share x (0 ≤ x ≤ 1) of its
 // repeats pass.
 func RateAtLeast(x float64) PassRule { return engine.RateAtLeast(x) }
