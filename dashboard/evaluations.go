@@ -265,8 +265,11 @@ func (s *Server) runEvaluation(e *evaluation, sweep *engine.Sweep, bench *lasagn
 				return "", err
 			}
 		}
-		plan, err := deps.SweepPlan(ctx, nil, sweep, func(string) (*lasagna.Benchmark, error) { return bench, nil })
+		plan, err := deps.SweepPlan(ctx, sweep)
 		if err != nil {
+			return "", err
+		}
+		if plan.Benchmarks, err = engine.LoadBenchmarksWith(nil, sweep, func(string) (*lasagna.Benchmark, error) { return bench, nil }); err != nil {
 			return "", err
 		}
 		plan.Options.Progress = func(done, total int) {

@@ -11,17 +11,17 @@ import (
 )
 
 // ReadBaseline reads the baseline bundle name of fsys and checks it with
-// CheckBaseline. A missing file is an error that wraps fs.ErrNotExist, so
+// checkBaseline. A missing file is an error that wraps fs.ErrNotExist, so
 // that the front end can say how to record one.
 func ReadBaseline(fsys fs.FS, name, updateHint string) (*results.Bundle, error) {
 	raw, err := datasets.ReadFile(fsys, name)
 	if err != nil {
 		return nil, fmt.Errorf("baseline: %w", err)
 	}
-	return CheckBaseline(name, raw, updateHint)
+	return checkBaseline(name, raw, updateHint)
 }
 
-// CheckBaseline checks the bytes of a baseline bundle read from path and
+// checkBaseline checks the bytes of a baseline bundle read from path and
 // decodes them. A bundle whose hashes or structure do not check out (the
 // findings RUN_ID_MISMATCH, COMPARABILITY_KEY_MISMATCH, SCHEMA_VERSION and
 // INVALID_BUNDLE of `lasagna results validate`) is refused, since its
@@ -30,7 +30,7 @@ func ReadBaseline(fsys fs.FS, name, updateHint string) (*results.Bundle, error) 
 // ("--update-baseline", "LASAGNA_UPDATE_BASELINE=1"). Every front end
 // reads its baseline through it, so `go test` and `lasagna benchmark run
 // --baseline` refuse the same bundles with the same message.
-func CheckBaseline(path string, raw []byte, updateHint string) (*results.Bundle, error) {
+func checkBaseline(path string, raw []byte, updateHint string) (*results.Bundle, error) {
 	var bad []string
 	for _, p := range results.Validate(raw).Problems {
 		switch p.Code {

@@ -140,24 +140,11 @@ type Plan struct {
 	Options Options
 }
 
-// SweepPlan returns the plan of sweep s: its arms (ArmsContext), its
-// benchmarks loaded from fsys (registry: paths through resolve), its
-// thresholds and cutoffs. The caller adds the gate and the run's Options
-// (journal, shard, concurrency).
-func (d Deps) SweepPlan(ctx context.Context, fsys fs.FS, s *Sweep, resolve Resolver) (*Plan, error) {
-	p, err := d.SweepArmsPlan(ctx, s)
-	if err != nil {
-		return nil, err
-	}
-	if p.Benchmarks, err = LoadBenchmarksWith(fsys, s, resolve); err != nil {
-		return nil, err
-	}
-	return p, nil
-}
-
-// SweepArmsPlan is SweepPlan without the benchmarks, for a front end that
-// checks the arms (Check) before it loads any data.
-func (d Deps) SweepArmsPlan(ctx context.Context, s *Sweep) (*Plan, error) {
+// SweepPlan returns the plan of sweep s without its benchmarks: its arms
+// (ArmsContext), thresholds and cutoffs. The caller checks it (Check)
+// before it loads any data, then sets Benchmarks (LoadBenchmarksWith),
+// the gate and the run's Options (journal, shard, concurrency).
+func (d Deps) SweepPlan(ctx context.Context, s *Sweep) (*Plan, error) {
 	arms, err := d.ArmsContext(ctx, s)
 	if err != nil {
 		return nil, err

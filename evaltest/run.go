@@ -230,9 +230,10 @@ func loadBenchmarks(cfg Config) ([]*engine.BenchmarkRun, *engine.Plan, error) {
 		}
 		sw, err := engine.ReadSweep(fsys, name)
 		if err == nil {
-			sweep, err = cfg.Deps.SweepPlan(context.Background(), fsys, sw, nil)
+			sweep, err = cfg.Deps.SweepPlan(context.Background(), sw)
 		}
 		if err == nil {
+			sweep.Benchmarks, err = engine.LoadBenchmarks(fsys, sw)
 			out = append(out, sweep.Benchmarks...)
 		}
 		if err != nil {

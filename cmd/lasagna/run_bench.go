@@ -254,7 +254,7 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 		return err
 	}
 	deps.VectorStore = openVectorStore
-	plan, err := deps.SweepArmsPlan(ctx, sweep)
+	plan, err := deps.SweepPlan(ctx, sweep)
 	if err != nil {
 		return problems(err)
 	}
