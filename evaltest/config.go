@@ -133,6 +133,9 @@ type Arm struct {
 	OwnIndex bool
 	// Stages, Settings and Varied describe the arm's components for the
 	// bundle's held_fixed block and comparability key (see engine.Arm).
+	// The components in which the arms of one Run differ are varied
+	// without declaring them (engine.VaryComponents), so arms that differ
+	// in their own retriever or settings compare; Varied adds dimensions.
 	// Keep them stable: a baseline only gates an arm whose held_fixed block
 	// is unchanged.
 	Stages   map[lasagna.Stage]string
