@@ -250,7 +250,7 @@ func (a *Arm) Check() error {
 }
 
 // Build assembles the arm's pipeline for benchmark b from its components.
-// Callers of the engine need not call it (Run and StartCell do); it is
+// Callers of the engine need not call it (Run and StartRepeats do); it is
 // exported for tools that drive a pipeline themselves. A built-in arm's
 // pipeline may hold connections (a vector store's): release them with
 // ClosePipeline when done.

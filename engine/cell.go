@@ -30,28 +30,13 @@ type CellRun struct {
 	sharedPipe bool
 }
 
-// StartCell prepares arm on br for the given queries (nil means all of the
-// benchmark's queries): it opens the resume journal when opts.JournalDir is
-// set, restores finished queries when opts.Resume is set, and builds the
-// arm's pipeline unless every query was restored. A pipeline that fails to
-// build is not an error here: it is recorded in the cell (Cell.BuildErr,
+// startCell prepares cell's arm on its benchmark for the given queries:
+// it opens the resume journal when opts.JournalDir is set, restores
+// finished queries when opts.Resume is set, and builds the arm's pipeline
+// unless every query was restored. A pipeline that fails to build is not
+// an error here: it is recorded in the cell (Cell.BuildErr,
 // MISSING_RESULTS) and every query then reports it. The caller must Close
-// the CellRun.
-func StartCell(ctx context.Context, br *BenchmarkRun, arm *Arm, queries []*lasagna.Query, opts Options) (*CellRun, error) {
-	if queries == nil {
-		queries = Shard{}.Select(br.Benchmark)
-	}
-	if err := checkPlan([]*BenchmarkRun{br}, []Arm{*arm}); err != nil {
-		return nil, err
-	}
-	for _, k := range opts.Cutoffs {
-		if k < 1 {
-			return nil, fmt.Errorf("retrieval cutoff %d is not positive", k)
-		}
-	}
-	return startCell(ctx, &Cell{Bench: br, Arm: arm}, queries, corpusIDs(br.Benchmark), opts)
-}
-
+// the CellRun. StartRepeats is its exported form.
 func startCell(ctx context.Context, cell *Cell, queries []*lasagna.Query, ids *idSet, opts Options) (*CellRun, error) {
 	b := cell.Bench.Benchmark
 	arm := cell.Arm
@@ -62,7 +47,7 @@ func startCell(ctx context.Context, cell *Cell, queries []*lasagna.Query, ids *i
 		once:  make([]sync.Once, len(queries)),
 	}
 	cr.scratch.New = func() any {
-		// Cutoffs are checked before a cell starts (Run, StartCell).
+		// Cutoffs are checked before a cell starts (Run, StartRepeats).
 		rs, err := metrics.NewRetrievalScorer(cr.sc.cutoffs)
 		if err != nil {
 			panic(err)

@@ -59,8 +59,10 @@ func (a *Arm) RunsPerQuery() int {
 	return max(1, a.Repeats)
 }
 
-// StartRepeats starts one CellRun per run of arm's queries
-// (RunsPerQuery), all sharing one pipeline, built once: the CellRun of
+// StartRepeats starts one CellRun per run of arm's queries on br
+// (RunsPerQuery; nil queries means all of the benchmark's), all sharing
+// one pipeline, built once (see startCell for journals, resume and a
+// pipeline that fails to build): the CellRun of
 // repeat r runs its queries with WithRepeat(ctx, r) (see CellRun.Query)
 // and, with a journal, keeps its own. Each CellRun's cell describes arm
 // itself. When the pipeline fails to build, every cell records it

@@ -672,13 +672,7 @@ func GateVerdicts(c *Cell, o GateOptions) []Verdict {
 			out = append(out, v)
 			continue
 		}
-		why := "no drop"
-		switch {
-		case drop > g.tolerance():
-			why = "drop not significant"
-		case drop > 0:
-			why = "drop within tolerance"
-		}
+		why := passReason(drop, g.tolerance())
 		v.Pass = true
 		v.Message = fmt.Sprintf("baseline gate: %s %s → %s (%s, Holm p = %s, %d paired queries): %s, passes",
 			cm.Metric, FormatValue(cm.BaselineMean), FormatValue(cm.Mean), numfmt.Signed(cm.Mean-cm.BaselineMean, 4),
@@ -686,6 +680,18 @@ func GateVerdicts(c *Cell, o GateOptions) []Verdict {
 		out = append(out, v)
 	}
 	return out
+}
+
+// passReason says why a paired comparison whose mean dropped by drop
+// (negative: rose) passes with tolerance tol.
+func passReason(drop, tol float64) string {
+	switch {
+	case drop > tol:
+		return "drop not significant"
+	case drop > 0:
+		return "drop within tolerance"
+	}
+	return "no drop"
 }
 
 // cellArm returns cell c as results.Compare reads an arm: its config and
@@ -773,13 +779,7 @@ func PairedVerdicts(c *Cell, cells []*Cell, ths []Threshold, varied []string, se
 				out = append(out, v)
 				continue
 			}
-			why := "no drop"
-			switch {
-			case drop > th.tolerance():
-				why = "drop not significant"
-			case drop > 0:
-				why = "drop within tolerance"
-			}
+			why := passReason(drop, th.tolerance())
 			v.Pass = true
 			v.Message = fmt.Sprintf("not worse than %s: %s %s vs %s (%s, Holm p = %s, %d paired queries): %s, passes",
 				than, cm.Metric, FormatValue(cm.Mean), FormatValue(cm.BaselineMean), numfmt.Signed(cm.Mean-cm.BaselineMean, 4),
