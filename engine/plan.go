@@ -163,24 +163,18 @@ func (p *Plan) Check() error {
 	if len(p.Arms) == 0 {
 		return errors.New("the plan has no arms")
 	}
-	var errs []error
+	errs := checkArms(p.Arms)
 	names := map[string]bool{}
 	for i := range p.Arms {
 		a := &p.Arms[i]
-		if err := a.Check(); err != nil {
-			errs = append(errs, err)
-		}
-		if names[a.Name] {
-			errs = append(errs, fmt.Errorf("arm name %q is used twice; arm names must be unique", a.Name))
-		}
 		names[a.Name] = true
 		if ths := p.Thresholds[a.Name]; len(ths) > 0 {
-			if err := CheckThresholds(a, p.Options.Cutoffs, p.cutoffsName(), ths); err != nil {
+			if err := checkThresholds(a, p.Options.Cutoffs, p.cutoffsName(), ths); err != nil {
 				errs = append(errs, err)
 			}
 		}
 		if p.Gate != nil && p.Gate.Gate.Metrics != nil {
-			if err := CheckMetrics(a, p.Options.Cutoffs, p.cutoffsName(), "gate", p.Gate.Gate.GatedMetrics(a)); err != nil {
+			if err := checkMetrics(a, p.Options.Cutoffs, p.cutoffsName(), "gate", p.Gate.Gate.GatedMetrics(a)); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -190,17 +184,10 @@ func (p *Plan) Check() error {
 			errs = append(errs, fmt.Errorf("thresholds are set for arm %q, which the plan does not have", name))
 		}
 	}
-	if err := CheckPaired(p.Arms, p.Thresholds, p.Options.Cutoffs, p.cutoffsName()); err != nil {
+	if err := checkPaired(p.Arms, p.Thresholds, p.Options.Cutoffs, p.cutoffsName()); err != nil {
 		errs = append(errs, err)
 	}
-	for _, k := range p.Options.Cutoffs {
-		if k < 1 {
-			errs = append(errs, fmt.Errorf("retrieval cutoff %d is not positive", k))
-		}
-	}
-	if s := p.Options.Shard; s != (Shard{}) && (s.Count < 1 || s.Index < 1 || s.Index > s.Count) {
-		errs = append(errs, fmt.Errorf("shard %d/%d: want i/n with 1 ≤ i ≤ n", s.Index, s.Count))
-	}
+	errs = append(errs, checkOptions(p.Options)...)
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}
@@ -210,10 +197,10 @@ func (p *Plan) Check() error {
 	return checkPlan(p.Benchmarks, p.Arms)
 }
 
-// CheckPaired checks the paired thresholds (NotWorseThan) of each arm,
+// checkPaired checks the paired thresholds (NotWorseThan) of each arm,
 // by arm name in thresholds: the arm they name must be another arm of
 // arms that scores the metric.
-func CheckPaired(arms []Arm, thresholds map[string][]Threshold, cutoffs []int, cutoffsName string) error {
+func checkPaired(arms []Arm, thresholds map[string][]Threshold, cutoffs []int, cutoffsName string) error {
 	var errs []error
 	byName := map[string]*Arm{}
 	var names []string
@@ -233,7 +220,7 @@ func CheckPaired(arms []Arm, thresholds map[string][]Threshold, cutoffs []int, c
 			case !ok:
 				errs = append(errs, fmt.Errorf("%sarm %s: threshold on %s is not_worse_than %q, which is not an arm of the run%s; arms: %s", posPrefix(th.Pos), a.Name, th.Metric, th.NotWorseThan, suggest.Hint(th.NotWorseThan, names), strings.Join(names, ", ")))
 			default:
-				if err := CheckMetrics(other, cutoffs, cutoffsName, "threshold of arm "+a.Name+" not_worse_than it", []string{th.Metric}); err != nil {
+				if err := checkMetrics(other, cutoffs, cutoffsName, "threshold of arm "+a.Name+" not_worse_than it", []string{th.Metric}); err != nil {
 					errs = append(errs, err)
 				}
 			}
@@ -268,17 +255,7 @@ func Execute(ctx context.Context, p *Plan) (*Report, []Verdict, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	vp := VerdictPlan{Thresholds: p.Thresholds, Seed: p.Options.StatsSeed}
-	if p.Gate != nil {
-		g := *p.Gate
-		if g.Varied == nil {
-			for _, a := range p.Arms {
-				g.Varied = append(g.Varied, a.Varied...)
-			}
-		}
-		vp.Gate = &g
-	}
-	return rep, Verdicts(rep, vp), nil
+	return rep, Verdicts(rep, VerdictPlan{Thresholds: p.Thresholds, Gate: p.Gate, Seed: p.Options.StatsSeed}), nil
 }
 
 // notVariedByDifference are the settings that never become varied

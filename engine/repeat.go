@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -75,10 +76,8 @@ func StartRepeats(ctx context.Context, br *BenchmarkRun, arm *Arm, queries []*la
 	if err := checkPlan([]*BenchmarkRun{br}, []Arm{*arm}); err != nil {
 		return nil, err
 	}
-	for _, k := range opts.Cutoffs {
-		if k < 1 {
-			return nil, fmt.Errorf("retrieval cutoff %d is not positive", k)
-		}
+	if err := errors.Join(checkOptions(Options{Cutoffs: opts.Cutoffs})...); err != nil {
+		return nil, err
 	}
 	return startRepeats(ctx, &Cell{Bench: br, Arm: arm}, queries, corpusIDs(br.Benchmark), opts)
 }

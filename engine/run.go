@@ -151,13 +151,8 @@ func Run(ctx context.Context, benches []*BenchmarkRun, arms []Arm, opts Options)
 	if err := checkPlan(benches, arms); err != nil {
 		return nil, err
 	}
-	for _, k := range opts.Cutoffs {
-		if k < 1 {
-			return nil, fmt.Errorf("retrieval cutoff %d is not positive", k)
-		}
-	}
-	if opts.Shard != (Shard{}) && (opts.Shard.Count < 1 || opts.Shard.Index < 1 || opts.Shard.Index > opts.Shard.Count) {
-		return nil, fmt.Errorf("shard %d/%d: want i/n with 1 ≤ i ≤ n", opts.Shard.Index, opts.Shard.Count)
+	if err := errors.Join(checkOptions(opts)...); err != nil {
+		return nil, err
 	}
 	rep := &Report{Shard: opts.Shard}
 	total := 0
@@ -211,15 +206,8 @@ func checkPlan(benches []*BenchmarkRun, arms []Arm) error {
 	if len(arms) == 0 {
 		return errors.New("the plan has no arms")
 	}
-	names := map[string]bool{}
-	for _, a := range arms {
-		if err := a.Check(); err != nil {
-			return err
-		}
-		if names[a.Name] {
-			return fmt.Errorf("arm name %q is used twice; arm names must be unique", a.Name)
-		}
-		names[a.Name] = true
+	if errs := checkArms(arms); len(errs) > 0 {
+		return errs[0]
 	}
 	var errs []error
 	for _, br := range benches {
@@ -238,6 +226,37 @@ func checkPlan(benches []*BenchmarkRun, arms []Arm) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// checkArms checks each arm (Arm.Check) and that arm names are unique.
+func checkArms(arms []Arm) []error {
+	var errs []error
+	names := map[string]bool{}
+	for i := range arms {
+		a := &arms[i]
+		if err := a.Check(); err != nil {
+			errs = append(errs, err)
+		}
+		if names[a.Name] {
+			errs = append(errs, fmt.Errorf("arm name %q is used twice; arm names must be unique", a.Name))
+		}
+		names[a.Name] = true
+	}
+	return errs
+}
+
+// checkOptions checks the cutoffs and the shard of o.
+func checkOptions(o Options) []error {
+	var errs []error
+	for _, k := range o.Cutoffs {
+		if k < 1 {
+			errs = append(errs, fmt.Errorf("retrieval cutoff %d is not positive", k))
+		}
+	}
+	if s := o.Shard; s != (Shard{}) && (s.Count < 1 || s.Index < 1 || s.Index > s.Count) {
+		errs = append(errs, fmt.Errorf("shard %d/%d: want i/n with 1 ≤ i ≤ n", s.Index, s.Count))
+	}
+	return errs
 }
 
 // Select returns the benchmark's queries in this shard, in benchmark

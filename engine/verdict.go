@@ -316,14 +316,14 @@ func cutoffsOf(a *Arm, cutoffs []int) []int {
 // retrievalFamilies are the metric names that take an @k cutoff.
 var retrievalFamilies = []string{"ndcg", "recall", "precision", "map", "hit", "mrr"}
 
-// CheckMetrics reports, before anything runs, every metric name that arm
+// checkMetrics reports, before anything runs, every metric name that arm
 // a cannot score with the given cutoffs (nil means DefaultMetricCutoffs):
 // a misspelt name (with "did you mean"), an @k cutoff the run does not
 // compute (with the fix: add k to the cutoffs, named by cutoffsName, e.g.
 // "Config.Cutoffs" or "cutoffs:"), or a metric of a kind the arm does not
 // return (an answer metric on a retrieval arm). what names where the
 // names come from ("threshold", "gate").
-func CheckMetrics(a *Arm, cutoffs []int, cutoffsName, what string, names []string) error {
+func checkMetrics(a *Arm, cutoffs []int, cutoffsName, what string, names []string) error {
 	known := KnownMetrics(a, cutoffs)
 	var errs []error
 	for _, m := range names {
@@ -353,8 +353,8 @@ func allMetricNames() []string {
 	return append(ms, JudgeMetrics()...)
 }
 
-// CheckThresholds checks each threshold's form and metric (CheckMetrics).
-func CheckThresholds(a *Arm, cutoffs []int, cutoffsName string, ths []Threshold) error {
+// checkThresholds checks each threshold's form and metric (checkMetrics).
+func checkThresholds(a *Arm, cutoffs []int, cutoffsName string, ths []Threshold) error {
 	var errs []error
 	var names []string
 	for _, th := range ths {
@@ -364,7 +364,7 @@ func CheckThresholds(a *Arm, cutoffs []int, cutoffsName string, ths []Threshold)
 		}
 		names = append(names, th.Metric)
 	}
-	if err := CheckMetrics(a, cutoffs, cutoffsName, "threshold", names); err != nil {
+	if err := checkMetrics(a, cutoffs, cutoffsName, "threshold", names); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
@@ -889,7 +889,8 @@ func BaselineUpdate(vs []Verdict, findings []lasagna.Finding, shard Shard, parti
 type VerdictPlan struct {
 	// Thresholds are each arm's thresholds, by arm name.
 	Thresholds map[string][]Threshold
-	// Gate, when set, gates every cell against its baseline (GateVerdicts).
+	// Gate, when set, gates every cell against its baseline (GateVerdicts);
+	// a nil Gate.Varied means the dimensions the report's arms vary.
 	Gate *GateOptions
 	// Seed seeds the bootstrap confidence intervals (0 means DefaultSeed).
 	Seed uint64
@@ -927,6 +928,9 @@ func Verdicts(rep *Report, p VerdictPlan) []Verdict {
 			o := *p.Gate
 			if o.Seed == 0 {
 				o.Seed = seed
+			}
+			if o.Varied == nil {
+				o.Varied = varied
 			}
 			out = append(out, GateVerdicts(c, o)...)
 		}

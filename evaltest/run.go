@@ -335,9 +335,9 @@ func planArms(cfg Config, sweep *engine.Plan) ([]armPlan, error) {
 	}
 	engine.VaryComponents(arms)
 	for i := range plans {
-		plans[i].arm.Varied = arms[i].Varied
+		plans[i].arm = arms[i]
 	}
-	seen := map[string]string{}
+	seen, dup := map[string]string{}, false
 	for i := range plans {
 		p := &plans[i]
 		// Config.Repeats and Pass apply to every arm that sets none of its
@@ -348,17 +348,10 @@ func planArms(cfg Config, sweep *engine.Plan) ([]armPlan, error) {
 		p.name = safeName(p.arm.Name)
 		if other, ok := seen[p.name]; ok {
 			errs = append(errs, fmt.Errorf("arms %q and %q have the same subtest name %q; arm names must be unique", other, p.arm.Name, p.name))
+			dup = true
 		}
 		seen[p.name] = p.arm.Name
-		if err := engine.CheckThresholds(&p.arm, cfg.Cutoffs, "Config.Cutoffs", p.thresholds); err != nil {
-			errs = append(errs, err)
-		}
 		gated := cfg.Gate.GatedMetrics(&p.arm)
-		if cfg.Baseline != "" && cfg.Gate.Metrics != nil {
-			if err := engine.CheckMetrics(&p.arm, cfg.Cutoffs, "Config.Cutoffs", "gate", gated); err != nil {
-				errs = append(errs, err)
-			}
-		}
 		p.attrs = cfg.AttrMetrics
 		if p.attrs == nil {
 			p.attrs = []string{"ndcg@10", "recall@10", "mrr", "exact_match", "token_f1", engine.MetricLatency}
@@ -372,14 +365,21 @@ func planArms(cfg Config, sweep *engine.Plan) ([]armPlan, error) {
 			p.attrs = dedupe(p.attrs)
 		}
 	}
-	ths := map[string][]Threshold{}
-	arms = arms[:0]
+	// The engine checks the plan's thresholds, gate metrics and paired
+	// thresholds, as for the CLI (once arm names are unique: thresholds
+	// are keyed by them).
+	plan := engine.Plan{Thresholds: map[string][]Threshold{}, CutoffsName: "Config.Cutoffs", Options: engine.Options{Cutoffs: cfg.Cutoffs}}
 	for _, p := range plans {
-		ths[p.arm.Name] = p.thresholds
-		arms = append(arms, p.arm)
+		plan.Arms = append(plan.Arms, p.arm)
+		plan.Thresholds[p.arm.Name] = p.thresholds
 	}
-	if err := engine.CheckPaired(arms, ths, cfg.Cutoffs, "Config.Cutoffs"); err != nil {
-		errs = append(errs, err)
+	if cfg.Baseline != "" {
+		plan.Gate = &engine.GateOptions{Gate: cfg.Gate}
+	}
+	if len(plan.Arms) > 0 && !dup {
+		if err := plan.Check(); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return plans, errors.Join(errs...)
 }
