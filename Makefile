@@ -4,10 +4,15 @@ GO ?= go
 FUZZTIME ?= 20s
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: test lint bench fuzz cover build junit golden test-backends pglite
+.PHONY: check test lint bench fuzz cover build junit golden test-backends pglite
 
 build:
 	$(GO) build ./...
+
+# check is the fast contributor loop: the -short tests of every package
+# (heavy helpers skip under -short); make test runs everything.
+check:
+	$(GO) test -short ./...
 
 test:
 	$(GO) test -race ./...
