@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/lasagna-go/lasagna"
-	"github.com/lasagna-go/lasagna/engine"
+	"github.com/lasagna-go/lasagna/internal/engine"
 )
 
 // armRun is one arm on one benchmark while its queries run.

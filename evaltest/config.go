@@ -7,7 +7,7 @@ import (
 	"io/fs"
 
 	"github.com/lasagna-go/lasagna"
-	"github.com/lasagna-go/lasagna/engine"
+	"github.com/lasagna-go/lasagna/internal/engine"
 	"github.com/lasagna-go/lasagna/reporters"
 )
 

@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/lasagna-go/lasagna/engine"
+	"github.com/lasagna-go/lasagna/internal/engine"
 	"github.com/lasagna-go/lasagna/results"
 )
 

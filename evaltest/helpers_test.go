@@ -1,5 +1,5 @@
 package evaltest
 
-import "github.com/lasagna-go/lasagna/engine"
+import "github.com/lasagna-go/lasagna/internal/engine"
 
 func engineShardZero() engine.Shard { return engine.Shard{} }

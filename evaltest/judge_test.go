@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/lasagna-go/lasagna"
-	"github.com/lasagna-go/lasagna/engine/llmarms"
+	"github.com/lasagna-go/lasagna/internal/engine/llmarms"
 	"github.com/lasagna-go/lasagna/evaltest"
 	"github.com/lasagna-go/lasagna/fixtures"
 	"github.com/lasagna-go/lasagna/generate"

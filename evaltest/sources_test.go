@@ -7,7 +7,7 @@ import (
 	"testing/fstest"
 
 	"github.com/lasagna-go/lasagna"
-	"github.com/lasagna-go/lasagna/datasets"
+	"github.com/lasagna-go/lasagna/internal/datasets"
 	"github.com/lasagna-go/lasagna/fixtures"
 )
 

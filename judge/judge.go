@@ -12,7 +12,7 @@ import (
 
 	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/llm"
-	"github.com/lasagna-go/lasagna/metrics"
+	"github.com/lasagna-go/lasagna/internal/metrics"
 )
 
 // Judge metric names.

@@ -11,7 +11,7 @@ import (
 
 	lasagna "github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/internal/numfmt"
-	"github.com/lasagna-go/lasagna/metrics"
+	"github.com/lasagna-go/lasagna/internal/metrics"
 )
 
 // ArmResult is one arm of one bundle, ready to compare: its config and result,

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	lasagna "github.com/lasagna-go/lasagna"
-	"github.com/lasagna-go/lasagna/metrics"
+	"github.com/lasagna-go/lasagna/internal/metrics"
 )
 
 // InconsistentBundle is the code of a bundle whose numbers disagree with

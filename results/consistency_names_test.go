@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	lasagna "github.com/lasagna-go/lasagna"
-	"github.com/lasagna-go/lasagna/engine"
+	"github.com/lasagna-go/lasagna/internal/engine"
 	"github.com/lasagna-go/lasagna/results"
 )
 

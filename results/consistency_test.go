@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	lasagna "github.com/lasagna-go/lasagna"
-	"github.com/lasagna-go/lasagna/metrics"
+	"github.com/lasagna-go/lasagna/internal/metrics"
 )
 
 // forge edits the clean retrieval bundle with f and recomputes every hash,

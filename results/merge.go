@@ -12,7 +12,7 @@ import (
 
 	lasagna "github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/internal/sampleid"
-	"github.com/lasagna-go/lasagna/metrics"
+	"github.com/lasagna-go/lasagna/internal/metrics"
 )
 
 // StatsOptions configures the bootstrap of Aggregate; the zero value means

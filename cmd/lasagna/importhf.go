@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/lasagna-go/lasagna/registry"
-	"github.com/lasagna-go/lasagna/registry/hf"
+	"github.com/lasagna-go/lasagna/internal/registry"
+	"github.com/lasagna-go/lasagna/internal/registry/hf"
 )
 
 // newImportHFCmd is `lasagna benchmark import-hf`: a Hugging Face dataset

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-const hfTestdata = "../../registry/hf/testdata/"
+const hfTestdata = "../../internal/registry/hf/testdata/"
 
 func TestImportHFCLI(t *testing.T) {
 	useRegistry(t)

@@ -6,7 +6,7 @@ import (
 	"os"
 	"syscall"
 
-	"github.com/lasagna-go/lasagna/datasets"
+	"github.com/lasagna-go/lasagna/internal/datasets"
 )
 
 // readRunFile returns the bytes of the run file at path and a function that

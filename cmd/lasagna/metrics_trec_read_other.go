@@ -2,7 +2,7 @@
 
 package main
 
-import "github.com/lasagna-go/lasagna/datasets"
+import "github.com/lasagna-go/lasagna/internal/datasets"
 
 // readRunFile returns the bytes of the run file at path and a function that
 // releases them (nothing to release here: the file is read into memory).

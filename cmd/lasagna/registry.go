@@ -14,8 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lasagna-go/lasagna"
-	"github.com/lasagna-go/lasagna/engine"
-	"github.com/lasagna-go/lasagna/registry"
+	"github.com/lasagna-go/lasagna/internal/engine"
+	"github.com/lasagna-go/lasagna/internal/registry"
 )
 
 // The registry commands of the benchmark group (seed 004): list, show,

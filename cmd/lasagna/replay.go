@@ -10,10 +10,10 @@ import (
 	"strings"
 
 	"github.com/lasagna-go/lasagna"
-	"github.com/lasagna-go/lasagna/datasets"
-	"github.com/lasagna-go/lasagna/engine"
+	"github.com/lasagna-go/lasagna/internal/datasets"
+	"github.com/lasagna-go/lasagna/internal/engine"
 	"github.com/lasagna-go/lasagna/internal/atomicfile"
-	"github.com/lasagna-go/lasagna/metrics"
+	"github.com/lasagna-go/lasagna/internal/metrics"
 	"github.com/lasagna-go/lasagna/results"
 )
 

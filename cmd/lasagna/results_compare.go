@@ -10,8 +10,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/lasagna-go/lasagna"
-	"github.com/lasagna-go/lasagna/datasets"
-	"github.com/lasagna-go/lasagna/engine"
+	"github.com/lasagna-go/lasagna/internal/datasets"
+	"github.com/lasagna-go/lasagna/internal/engine"
 	"github.com/lasagna-go/lasagna/reporters"
 	"github.com/lasagna-go/lasagna/results"
 	"github.com/lasagna-go/lasagna/results/schema"

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/lasagna-go/lasagna/datasets"
+	"github.com/lasagna-go/lasagna/internal/datasets"
 	"github.com/lasagna-go/lasagna/results/schema"
 	"github.com/spf13/cobra"
 )

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lasagna-go/lasagna/datasets"
+	"github.com/lasagna-go/lasagna/internal/datasets"
 	"github.com/lasagna-go/lasagna/fixtures"
 	"github.com/lasagna-go/lasagna/results"
 )

@@ -6,9 +6,9 @@ import (
 	"net"
 	"os"
 
-	"github.com/lasagna-go/lasagna/dashboard"
-	"github.com/lasagna-go/lasagna/engine"
-	"github.com/lasagna-go/lasagna/registry"
+	"github.com/lasagna-go/lasagna/internal/dashboard"
+	"github.com/lasagna-go/lasagna/internal/engine"
+	"github.com/lasagna-go/lasagna/internal/registry"
 	"github.com/spf13/cobra"
 )
 

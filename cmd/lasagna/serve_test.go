@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lasagna-go/lasagna/dashboard"
-	"github.com/lasagna-go/lasagna/registry"
+	"github.com/lasagna-go/lasagna/internal/dashboard"
+	"github.com/lasagna-go/lasagna/internal/registry"
 	"github.com/lasagna-go/lasagna/results"
 )
 

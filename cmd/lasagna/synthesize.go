@@ -10,11 +10,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/lasagna-go/lasagna/datasets"
-	"github.com/lasagna-go/lasagna/extract"
+	"github.com/lasagna-go/lasagna/internal/datasets"
+	"github.com/lasagna-go/lasagna/internal/extract"
 	"github.com/lasagna-go/lasagna/llm"
-	"github.com/lasagna-go/lasagna/registry"
-	"github.com/lasagna-go/lasagna/synth"
+	"github.com/lasagna-go/lasagna/internal/registry"
+	"github.com/lasagna-go/lasagna/internal/synth"
 	"github.com/spf13/cobra"
 )
 

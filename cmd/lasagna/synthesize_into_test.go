@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/lasagna-go/lasagna/fixtures"
-	"github.com/lasagna-go/lasagna/registry"
+	"github.com/lasagna-go/lasagna/internal/registry"
 )
 
 func TestSynthesizeInto(t *testing.T) {

@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lasagna-go/lasagna/datasets"
+	"github.com/lasagna-go/lasagna/internal/datasets"
 	"github.com/lasagna-go/lasagna/fixtures"
 )
 
-const synthDocs = "../../extract/testdata/docs"
+const synthDocs = "../../internal/extract/testdata/docs"
 
 // synthFake is a fake LLM that writes a distinct question per generation
 // prompt and passes every verification.
@@ -47,7 +47,7 @@ func TestSynthesizeDryRun(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	want := `synthesize ../../extract/testdata/docs: seed 42, model gpt-4o-mini
+	want := `synthesize ../../internal/extract/testdata/docs: seed 42, model gpt-4o-mini
 documents: 5
 passages: 7 (200 words each, a document's last one shorter)
 questions: 7 (factoid 4, multihop 2, unanswerable 1; mix factoid=0.6,multihop=0.3,unanswerable=0.1)

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/lasagna-go/lasagna"
-	"github.com/lasagna-go/lasagna/datasets"
+	"github.com/lasagna-go/lasagna/internal/datasets"
 	"github.com/spf13/cobra"
 )
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/lasagna-go/lasagna/engine"
+	"github.com/lasagna-go/lasagna/internal/engine"
 	"github.com/lasagna-go/lasagna/retrieval/pgvector"
 	"github.com/lasagna-go/lasagna/retrieval/vector"
 	"github.com/lasagna-go/lasagna/retrieval/weaviate"

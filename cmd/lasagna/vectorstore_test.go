@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lasagna-go/lasagna/engine"
+	"github.com/lasagna-go/lasagna/internal/engine"
 	"github.com/lasagna-go/lasagna/results"
 	"github.com/lasagna-go/lasagna/retrieval/vector"
 )

@@ -24,8 +24,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lasagna-go/lasagna/engine"
-	"github.com/lasagna-go/lasagna/engine/llmarms"
+	"github.com/lasagna-go/lasagna/internal/engine"
+	"github.com/lasagna-go/lasagna/internal/engine/llmarms"
 	"github.com/lasagna-go/lasagna/judge"
 	"github.com/lasagna-go/lasagna/llm"
 )

@@ -8,7 +8,7 @@ import (
 	"testing/fstest"
 
 	"github.com/lasagna-go/lasagna"
-	"github.com/lasagna-go/lasagna/engine"
+	"github.com/lasagna-go/lasagna/internal/engine"
 	"github.com/lasagna-go/lasagna/reporters"
 	"github.com/lasagna-go/lasagna/results"
 )

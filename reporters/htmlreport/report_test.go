@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/lasagna-go/lasagna"
-	"github.com/lasagna-go/lasagna/engine"
+	"github.com/lasagna-go/lasagna/internal/engine"
 	"github.com/lasagna-go/lasagna/evaltest"
 	"github.com/lasagna-go/lasagna/reporters"
 	"github.com/lasagna-go/lasagna/results"

@@ -1,0 +1,298 @@
+package dashboard
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/lasagna-go/lasagna/internal/registry"
+)
+
+// entriesPerPage is the page size of a benchmark's entries.
+const entriesPerPage = 50
+
+// reg returns the registry, or answers that there is none and returns nil.
+func (s *Server) reg(w http.ResponseWriter, r *http.Request) *registry.Registry {
+	if s.opts.Registry == nil {
+		s.errorPage(w, r, http.StatusNotFound, "This dashboard has no benchmark registry: start lasagna serve with LASAGNA_REGISTRY or --registry (a SQLite file path or a postgres:// URL).")
+		return nil
+	}
+	return s.opts.Registry
+}
+
+// registryError answers with the page of a registry error: 404 for a
+// benchmark that is not there, 409 for a refusal by status, 400 for a bad
+// name or reference, 500 for anything else (the database failed).
+func (s *Server) registryError(w http.ResponseWriter, r *http.Request, err error) {
+	var se *registry.StatusError
+	code := http.StatusInternalServerError
+	switch {
+	case errors.Is(err, registry.ErrNotFound):
+		code = http.StatusNotFound
+	case errors.As(err, &se):
+		code = http.StatusConflict
+	case strings.Contains(err.Error(), "benchmark name") || strings.Contains(err.Error(), "reference"):
+		code = http.StatusBadRequest
+	}
+	s.errorPage(w, r, code, err.Error())
+}
+
+// benchmarkURL is the page of the benchmark ref (NAME or NAME@hash),
+// with query and page when set.
+func benchmarkURL(ref, query string, page int) string {
+	v := url.Values{"ref": {ref}}
+	if query != "" {
+		v.Set("q", query)
+	}
+	if page > 1 {
+		v.Set("page", strconv.Itoa(page))
+	}
+	return "/benchmark?" + v.Encode()
+}
+
+// GET /benchmarks: every benchmark of the registry at its current revision.
+func (s *Server) benchmarksPage(w http.ResponseWriter, r *http.Request) {
+	reg := s.reg(w, r)
+	if reg == nil {
+		return
+	}
+	infos, err := reg.List(r.Context(), registry.ListOptions{})
+	if err != nil {
+		s.registryError(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "benchmarks.html", "Benchmarks", struct {
+		Benchmarks []registry.Info
+		Backend    string
+	}{infos, reg.Backend()})
+}
+
+// GET /benchmark?ref=NAME[@hash][&q=TEXT][&page=N]: a benchmark, its
+// entries (paged; q keeps those whose id, question or answer contain the
+// text, ignoring case), its actions and its evaluations.
+func (s *Server) benchmarkPage(w http.ResponseWriter, r *http.Request) {
+	reg := s.reg(w, r)
+	if reg == nil {
+		return
+	}
+	q := r.URL.Query()
+	ref := q.Get("ref")
+	if ref == "" {
+		s.errorPage(w, r, http.StatusBadRequest, "Give ?ref=NAME (or NAME@hash), as the benchmarks list links it.")
+		return
+	}
+	page := 1
+	if p := q.Get("page"); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 {
+			s.errorPage(w, r, http.StatusBadRequest, "?page="+p+" is not a page number (1, 2, …).")
+			return
+		}
+		page = n
+	}
+	inf, err := reg.Get(r.Context(), ref)
+	if err != nil {
+		s.registryError(w, r, err)
+		return
+	}
+	search := strings.TrimSpace(q.Get("q"))
+	var (
+		entries []registry.Entry
+		matches int
+	)
+	offset := (page - 1) * entriesPerPage
+	if search == "" {
+		entries, matches, err = reg.Entries(r.Context(), ref, offset, entriesPerPage)
+	} else {
+		// The search reads every entry of the revision: fine for the
+		// thousands of questions of a benchmark.
+		var all []registry.Entry
+		all, _, err = reg.Entries(r.Context(), ref, 0, 0)
+		needle := strings.ToLower(search)
+		for _, e := range all {
+			if strings.Contains(strings.ToLower(e.ID), needle) || strings.Contains(strings.ToLower(e.Question), needle) ||
+				strings.Contains(strings.ToLower(e.Answer), needle) {
+				if matches >= offset && len(entries) < entriesPerPage {
+					entries = append(entries, e)
+				}
+				matches++
+			}
+		}
+	}
+	if err != nil {
+		s.registryError(w, r, err)
+		return
+	}
+	pages := max(1, (matches+entriesPerPage-1)/entriesPerPage)
+	if page > pages {
+		s.errorPage(w, r, http.StatusNotFound, fmt.Sprintf("Page %d of %s does not exist: it has %d page(s) of entries.", page, ref, pages))
+		return
+	}
+	var prev, next string
+	if page > 1 {
+		prev = benchmarkURL(ref, search, page-1)
+	}
+	if page < pages {
+		next = benchmarkURL(ref, search, page+1)
+	}
+	var refusal string
+	if inf.Status != registry.StatusActive {
+		refusal = (&registry.StatusError{Name: inf.Name, Status: inf.Status, Op: "be evaluated", Empty: inf.Revision == ""}).Error()
+	}
+	s.render(w, r, http.StatusOK, "benchmark.html", inf.Name, struct {
+		Info        registry.Info
+		Ref         string
+		Source      string
+		Search      string
+		Entries     []registry.Entry
+		First       int
+		Matches     int
+		Page, Pages int
+		Prev, Next  string
+		Export      string
+		Download    string
+		Refusal     string
+		Profiles    []profileChoice
+		Sweeps      []string
+		SweepsDir   string
+		Evaluations []*evalView
+	}{inf, ref, inf.Source.String(), search, entries, offset + 1, matches, page, pages, prev, next,
+		"/benchmark/export.csv?" + url.Values{"ref": {ref}}.Encode(), downloadURL(ref), refusal,
+		profileChoices(), s.sweepFiles(), s.opts.Sweeps, s.evals.views(func(e *evaluation) bool { return e.Benchmark == inf.Name })})
+}
+
+// GET /benchmark/export.csv?ref=NAME[&skip_unanswerable=1]: the entries as
+// a Vecta benchmark CSV (registry.Export, as lasagna benchmark export), as
+// a download.
+func (s *Server) exportCSV(w http.ResponseWriter, r *http.Request) {
+	reg := s.reg(w, r)
+	if reg == nil {
+		return
+	}
+	ref := r.URL.Query().Get("ref")
+	inf, err := reg.Get(r.Context(), ref)
+	if err != nil {
+		s.registryError(w, r, err)
+		return
+	}
+	var buf bytes.Buffer
+	skip := r.URL.Query().Get("skip_unanswerable") == "1"
+	skipped, err := reg.Export(r.Context(), ref, &buf, registry.ExportOptions{SkipUnanswerable: skip})
+	if err != nil {
+		msg := "The CSV export of " + ref + " failed: " + err.Error()
+		if na, ok := errors.AsType[*registry.NoAnswerError](err); ok {
+			// Here the fix is a link, not the CLI's flag.
+			msg = "The CSV export of " + ref + " failed: " + na.Problem() + "; leave such entries out (the link below), or download the JSONL, which keeps them"
+			s.errorPageLinks(w, r, http.StatusUnprocessableEntity, msg,
+				pageLink{"Export the CSV without the unanswerable entries", "/benchmark/export.csv?" + url.Values{"ref": {ref}, "skip_unanswerable": {"1"}}.Encode()},
+				pageLink{"Download the JSONL", downloadURL(ref)})
+			return
+		}
+		s.registryError(w, r, errors.New(msg))
+		return
+	}
+	if len(skipped) > 0 {
+		w.Header().Set("X-Lasagna-Skipped", strconv.Itoa(len(skipped)))
+	}
+	attachment(w, "text/csv; charset=utf-8", fileStem(inf)+".csv", buf.Bytes())
+}
+
+// attachment writes data as a download named filename.
+func attachment(w http.ResponseWriter, contentType, filename string, data []byte) {
+	w.Header().Set("Content-Type", contentType)
+	w.Header().Set("Content-Length", strconv.Itoa(len(data)))
+	w.Header().Set("Content-Disposition", "attachment; filename="+strconv.Quote(filename))
+	w.Write(data)
+}
+
+func downloadURL(ref string) string {
+	return "/benchmark/download.jsonl?" + url.Values{"ref": {ref}}.Encode()
+}
+
+// GET /benchmark/download.jsonl?ref=NAME: every entry as JSONL
+// (registry.Download, as lasagna benchmark download), as a download.
+func (s *Server) downloadJSONL(w http.ResponseWriter, r *http.Request) {
+	reg := s.reg(w, r)
+	if reg == nil {
+		return
+	}
+	ref := r.URL.Query().Get("ref")
+	inf, err := reg.Get(r.Context(), ref)
+	if err != nil {
+		s.registryError(w, r, err)
+		return
+	}
+	var buf bytes.Buffer
+	if err := reg.Download(r.Context(), ref, &buf); err != nil {
+		s.registryError(w, r, err)
+		return
+	}
+	attachment(w, "application/jsonl; charset=utf-8", fileStem(inf)+".jsonl", buf.Bytes())
+}
+
+// fileStem names a download of inf: its revision (name@hash), slashes
+// made underscores.
+func fileStem(inf registry.Info) string {
+	if inf.Revision != "" {
+		return strings.ReplaceAll(inf.Revision, "/", "_")
+	}
+	return strings.ReplaceAll(inf.Name, "/", "_")
+}
+
+// POST /benchmark/activate (ref) and /benchmark/archive (ref): change the
+// status, then back to the benchmark's page.
+func (s *Server) activate(w http.ResponseWriter, r *http.Request) {
+	s.setStatus(w, r, func(reg *registry.Registry, ref string) error {
+		_, err := reg.Activate(r.Context(), ref)
+		return err
+	})
+}
+
+func (s *Server) archive(w http.ResponseWriter, r *http.Request) {
+	s.setStatus(w, r, func(reg *registry.Registry, ref string) error {
+		name, _, err := registry.ParseRef(ref)
+		if err != nil {
+			return err
+		}
+		_, err = reg.Archive(r.Context(), name)
+		return err
+	})
+}
+
+func (s *Server) setStatus(w http.ResponseWriter, r *http.Request, change func(*registry.Registry, string) error) {
+	reg := s.reg(w, r)
+	if reg == nil {
+		return
+	}
+	ref := r.PostFormValue("ref")
+	if ref == "" {
+		s.errorPage(w, r, http.StatusBadRequest, "The form has no benchmark (field ref).")
+		return
+	}
+	if err := change(reg, ref); err != nil {
+		s.registryError(w, r, err)
+		return
+	}
+	name, _, _ := registry.ParseRef(ref)
+	http.Redirect(w, r, benchmarkURL(name, "", 0), http.StatusSeeOther)
+}
+
+// profileChoice is a built-in profile the evaluation form offers.
+type profileChoice struct{ Name, Summary string }
+
+func profileChoices() []profileChoice {
+	var out []profileChoice
+	for _, p := range engineProfiles() {
+		out = append(out, profileChoice{p.Name, p.Summary})
+	}
+	return out
+}
+
+// isSweepName reports whether p names a sweep file.
+func isSweepName(p string) bool {
+	return strings.HasSuffix(strings.ToLower(p), ".yaml") || strings.HasSuffix(strings.ToLower(p), ".yml")
+}

@@ -1,0 +1,213 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/metrics"
+)
+
+// CellRun runs the queries of one cell (an arm on a benchmark) one at a
+// time, for callers that drive the loop themselves, such as evaltest's
+// query subtests. Run uses it too. Query is safe for concurrent use.
+type CellRun struct {
+	cell    *Cell
+	pipe    lasagna.Pipeline
+	journal *journal
+	sc      scorer
+	index   map[string]int
+	once    []sync.Once
+	mu      sync.Mutex
+	jerr    error
+	scratch sync.Pool
+	// repeat is the 0-based repeat this CellRun runs (StartRepeats), and
+	// sharedPipe is set when another CellRun owns (releases) the pipeline.
+	repeat     int
+	sharedPipe bool
+}
+
+// startCell prepares cell's arm on its benchmark for the given queries:
+// it opens the resume journal when opts.JournalDir is set, restores
+// finished queries when opts.Resume is set, and builds the arm's pipeline
+// unless every query was restored. A pipeline that fails to build is not
+// an error here: it is recorded in the cell (Cell.BuildErr,
+// MISSING_RESULTS) and every query then reports it. The caller must Close
+// the CellRun. StartRepeats is its exported form.
+func startCell(ctx context.Context, cell *Cell, queries []*lasagna.Query, ids *idSet, opts Options) (*CellRun, error) {
+	b := cell.Bench.Benchmark
+	arm := cell.Arm
+	cr := &CellRun{
+		cell:  cell,
+		sc:    scorer{b: b, arm: arm, ids: ids, cutoffs: cutoffsOf(arm, opts.Cutoffs)},
+		index: make(map[string]int, len(queries)),
+		once:  make([]sync.Once, len(queries)),
+	}
+	cr.scratch.New = func() any {
+		// Cutoffs are checked before a cell starts (Run, StartRepeats).
+		rs, err := metrics.NewRetrievalScorer(cr.sc.cutoffs)
+		if err != nil {
+			panic(err)
+		}
+		return &scratch{seen: map[string]struct{}{}, rs: rs}
+	}
+	cell.Queries = make([]QueryResult, len(queries))
+	for i, q := range queries {
+		cell.Queries[i].Query = q
+		cr.index[q.ID] = i
+	}
+	if opts.JournalDir != "" {
+		j, err := openJournal(filepath.Clean(opts.JournalDir), journalKey{
+			Benchmark: b.Name, Revision: b.Revision, Arm: arm.Name, ArmConfig: arm.Fingerprint(), Repeat: opts.repeat,
+		}, opts.Resume)
+		if err != nil {
+			return nil, err
+		}
+		cr.journal = j
+	}
+	pending := 0
+	for i, q := range queries {
+		if cr.journal != nil {
+			if e, ok := cr.journal.Done(q.ID); ok {
+				cell.Queries[i].Output = lasagna.Output{Hits: e.Hits, Answer: e.Answer, Answered: e.Answered, Abstained: e.Abstain, Passages: e.Passages}
+				cell.Queries[i].Latency = time.Duration(e.LatencyNS)
+				cell.Queries[i].Resumed = true
+				cell.Resumed++
+				continue
+			}
+		}
+		pending++
+	}
+	if pending > 0 {
+		pipe, err := arm.Build(ctx, b)
+		if err != nil {
+			if ctx.Err() != nil {
+				cr.Close()
+				return nil, ctx.Err()
+			}
+			cell.BuildErr = err
+		}
+		cr.pipe = pipe // closed by cr.Close, on the error paths below too
+		if fr, ok := pipe.(FactReporter); ok {
+			cell.Facts = fr.Facts()
+			if cr.journal != nil {
+				if err := cr.journal.Record(journalEntry{Facts: cell.Facts}); err != nil {
+					cr.Close()
+					return nil, err
+				}
+			}
+		}
+	} else if cr.journal != nil {
+		cell.Facts = cr.journal.Facts()
+	}
+	return cr, nil
+}
+
+// Cell returns the cell being run; its Queries are complete after Close.
+func (cr *CellRun) Cell() *Cell { return cr.cell }
+
+// Query runs (or restores) the query with the given id and returns its
+// scored result. Calling it again for the same id returns the same result
+// without running the pipeline again. An id not in the cell is an error.
+func (cr *CellRun) Query(ctx context.Context, id string) (*QueryResult, error) {
+	n, ok := cr.index[id]
+	if !ok {
+		return nil, fmt.Errorf("query %q is not in %s", id, cr.cell.Where())
+	}
+	cr.run(ctx, n)
+	return &cr.cell.Queries[n], nil
+}
+
+// scratch is per-goroutine scoring state, pooled per cell.
+type scratch struct {
+	seen map[string]struct{}
+	rs   *metrics.RetrievalScorer
+}
+
+// run runs query n once.
+func (cr *CellRun) run(ctx context.Context, n int) {
+	if cr.repeat > 0 {
+		ctx = WithRepeat(ctx, cr.repeat)
+	}
+	cr.once[n].Do(func() {
+		r := &cr.cell.Queries[n]
+		if !r.Resumed {
+			if cr.pipe == nil {
+				r.Err = fmt.Errorf("not run: the arm could not be built: %w", cr.cell.BuildErr)
+				return
+			}
+			start := time.Now()
+			out, err := callPipeline(ctx, cr.pipe, *r.Query)
+			r.Latency = time.Since(start)
+			if err != nil {
+				r.Err = err
+				return
+			}
+			r.Output = out
+			if cr.journal != nil {
+				if err := cr.journal.Record(journalEntry{Query: r.Query.ID, Hits: out.Hits, Answer: out.Answer, Answered: out.Answered, Abstain: out.Abstained, Passages: out.Passages, LatencyNS: int64(r.Latency)}); err != nil {
+					cr.mu.Lock()
+					if cr.jerr == nil {
+						cr.jerr = err
+					}
+					cr.mu.Unlock()
+				}
+			}
+		}
+		// Restored queries are scored like fresh ones, so a resumed cell
+		// equals an uninterrupted one.
+		sc := cr.scratch.Get().(*scratch)
+		cr.sc.score(r, sc)
+		cr.scratch.Put(sc)
+		cr.judgeQuery(ctx, r)
+	})
+}
+
+// journalled counts the cell's queries on record in its journal.
+func (cr *CellRun) journalled() int {
+	if cr.journal == nil {
+		return 0
+	}
+	n := 0
+	for _, r := range cr.cell.Queries {
+		if _, ok := cr.journal.Done(r.Query.ID); ok {
+			n++
+		}
+	}
+	return n
+}
+
+// Close closes the journal, and releases what a built-in arm's pipeline
+// holds (ClosePipeline: a vector store's connections), and returns the
+// first journal write error, else the pipeline's close error. Queries never run
+// keep an empty result (no scores, no error); Run runs them all.
+func (cr *CellRun) Close() error {
+	var err error
+	if cr.journal != nil {
+		err = cr.journal.Close()
+	}
+	if cr.pipe != nil && !cr.sharedPipe {
+		cerr := ClosePipeline(cr.pipe)
+		cr.pipe = nil
+		if err == nil {
+			err = cerr
+		}
+	}
+	cr.mu.Lock()
+	defer cr.mu.Unlock()
+	if cr.jerr != nil {
+		return cr.jerr
+	}
+	return err
+}
+
+// NewReport assembles finished cells into a report and raises the
+// integrity findings they show.
+func NewReport(cells []*Cell, shard Shard) *Report {
+	rep := &Report{Cells: cells, Shard: shard}
+	rep.Findings = findings(rep)
+	return rep
+}

@@ -1,0 +1,333 @@
+// Package hf imports Hugging Face datasets downloaded on disk into the
+// benchmark registry: MS MARCO (microsoft/ms_marco, configs v1.1 and v2.1,
+// parquet) and GPQA (Idavidrein/gpqa, gpqa_diamond.csv and its sibling
+// CSVs). Nothing is fetched: the folder is a Hugging Face cache folder
+// (the hub folder, datasets--OWNER--NAME, or one of its
+// snapshots/<revision> folders; the revision is recorded in the source)
+// or a plain folder holding the dataset's files.
+//
+// Convert streams the dataset into the canonical files the datasets
+// loaders read (a JSONL file, plus a BEIR-layout corpus.jsonl for MS
+// MARCO) in a folder: parquet rows are read a batch at a time from each
+// row group (values taken column by column, without reflection), CSV
+// records one by one, and written through a buffer, so no row is kept;
+// what grows is a 16-byte key per distinct passage (deduplication) and a
+// map entry per query id (duplicates are errors). Import converts into a
+// temporary folder and stores the files as a revision with
+// registry.Import (the same validation, one transaction), recording the
+// dataset, revision, config, split and limit as its source. registry.Import
+// itself loads the files whole (see BENCHMARKS.md).
+//
+// MS MARCO: each row is an entry with id = query_id, question = query,
+// answers = answers then wellFormedAnswers (each once); a row with no
+// answer but "No Answer Present." is unanswerable (and has no
+// expected_docs). Every passage of the
+// imported rows goes into the corpus once, in order of first appearance,
+// as {"_id": "p" + 16 hex of sha256(passage_text), "text", "url"} (the
+// first url seen); the selected passages (is_selected = 1) are the entry's
+// expected_docs. metadata holds query_id and query_type.
+//
+// GPQA: each row is a closed-book entry (no contexts, no corpus) with id =
+// Record ID, question = Question, answer = Correct Answer, and metadata
+// choices (the correct and the three incorrect answers, sorted, so the
+// correct one's position tells nothing), incorrect_answers, domain (High-
+// level domain), subdomain and explanation.
+package hf
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/lasagna-go/lasagna/internal/registry"
+)
+
+// Datasets this package imports.
+const (
+	MSMARCO = "microsoft/ms_marco"
+	GPQA    = "Idavidrein/gpqa"
+)
+
+// Options say what to import.
+type Options struct {
+	// Dataset is MSMARCO or GPQA.
+	Dataset string
+	// Dir is the folder: a Hugging Face cache folder or a plain folder
+	// with the dataset's files.
+	Dir string
+	// Config is v1.1 or v2.1 for MS MARCO ("" = the only one on disk);
+	// gpqa_diamond (the default), gpqa_main, gpqa_extended or
+	// gpqa_experts for GPQA.
+	Config string
+	// Split is the split to read: validation by default for MS MARCO;
+	// GPQA has only train.
+	Split string
+	// Limit, when > 0, imports the first Limit rows of the split.
+	Limit int
+	// Name is the registry name ("" = DefaultName).
+	Name string
+	// Draft leaves the benchmark a draft (registry.ImportOptions.Draft).
+	Draft bool
+}
+
+// Converted describes the canonical files Convert wrote.
+type Converted struct {
+	// Main is the JSONL file's name in the output folder; Corpus the
+	// corpus file's ("" for a closed-book dataset).
+	Main, Corpus string
+	// Rows is the number of entries, Documents of corpus documents.
+	Rows, Documents int
+	// Source is the source to record (Kind huggingface).
+	Source registry.Source
+}
+
+// DefaultName is the registry name an import gets without Options.Name:
+// ms_marco-<config>-<split> or the GPQA config (gpqa_diamond); "" when
+// the options do not name a dataset (or, without a config, the folder
+// holds no single MS MARCO config).
+func DefaultName(o Options) string {
+	o, err := o.normalize()
+	if err != nil {
+		return ""
+	}
+	if o.Dataset == GPQA {
+		return o.Config
+	}
+	if o.Config == "" { // the only config on disk
+		root, _, err := locate(o.Dir, o.Dataset)
+		if err != nil {
+			return ""
+		}
+		if o.Config, err = onlyConfig(root); err != nil {
+			return ""
+		}
+	}
+	return "ms_marco-" + o.Config + "-" + o.Split
+}
+
+// Import converts the dataset opts names and registers it in r (see the
+// package documentation). A failed import leaves r unchanged.
+func Import(ctx context.Context, r *registry.Registry, opts Options) (registry.Info, Converted, error) {
+	name := opts.Name
+	if name != "" {
+		if err := registry.CheckName(name); err != nil {
+			return registry.Info{}, Converted{}, err
+		}
+	}
+	tmp, err := os.MkdirTemp("", "lasagna-hf-")
+	if err != nil {
+		return registry.Info{}, Converted{}, err
+	}
+	defer os.RemoveAll(tmp)
+	conv, err := Convert(ctx, opts, tmp)
+	if err != nil {
+		return registry.Info{}, Converted{}, err
+	}
+	if name == "" {
+		o := opts
+		o.Config = conv.Source.Config
+		name = DefaultName(o)
+	}
+	files := registry.Files{FS: os.DirFS(tmp), Path: conv.Main, Format: registry.FormatJSONL, Corpus: conv.Corpus}
+	src := conv.Source
+	inf, err := r.Import(ctx, name, files, registry.ImportOptions{Draft: opts.Draft, Source: &src})
+	if err != nil {
+		return registry.Info{}, conv, fmt.Errorf("%s converted from %s: %w", conv.Main, opts.Dir, err)
+	}
+	return inf, conv, nil
+}
+
+// normalize checks the dataset and fills the default config and split.
+func (o Options) normalize() (Options, error) {
+	switch {
+	case strings.EqualFold(o.Dataset, MSMARCO):
+		o.Dataset = MSMARCO
+		switch o.Config {
+		case "", "v1.1", "v2.1":
+		default:
+			return o, fmt.Errorf("%s: unknown config %q; want v1.1 or v2.1", MSMARCO, o.Config)
+		}
+		if o.Split == "" {
+			o.Split = "validation"
+		}
+	case strings.EqualFold(o.Dataset, GPQA):
+		o.Dataset = GPQA
+		switch o.Config {
+		case "":
+			o.Config = "gpqa_diamond"
+		case "gpqa_diamond", "gpqa_main", "gpqa_extended", "gpqa_experts":
+		default:
+			return o, fmt.Errorf("%s: unknown config %q; want gpqa_diamond, gpqa_main, gpqa_extended or gpqa_experts", GPQA, o.Config)
+		}
+		if o.Split == "" {
+			o.Split = "train"
+		}
+		if o.Split != "train" {
+			return o, fmt.Errorf("%s has only the split train, not %q", GPQA, o.Split)
+		}
+	default:
+		return o, fmt.Errorf("unknown dataset %q; want %s (--config v1.1 or v2.1) or %s", o.Dataset, MSMARCO, GPQA)
+	}
+	if o.Limit < 0 {
+		return o, fmt.Errorf("limit %d: want 0 (all rows) or more", o.Limit)
+	}
+	return o, nil
+}
+
+// Convert writes the dataset opts names into the folder out as canonical
+// files (see the package documentation) and returns what it wrote.
+// Problems in the data name the file, the row and the column.
+func Convert(ctx context.Context, opts Options, out string) (Converted, error) {
+	o, err := opts.normalize()
+	if err != nil {
+		return Converted{}, err
+	}
+	root, rev, err := locate(o.Dir, o.Dataset)
+	if err != nil {
+		return Converted{}, err
+	}
+	src := registry.Source{Kind: "huggingface", Path: o.Dir, Dataset: o.Dataset, Revision: rev, Split: o.Split, Limit: o.Limit}
+	var conv Converted
+	if o.Dataset == GPQA {
+		src.Config, src.Format = o.Config, "csv"
+		conv, err = convertGPQA(ctx, root, o, out)
+	} else {
+		if o.Config == "" {
+			if o.Config, err = onlyConfig(root); err != nil {
+				return Converted{}, err
+			}
+		}
+		src.Config, src.Format = o.Config, "parquet"
+		conv, err = convertMSMARCO(ctx, root, o, out)
+	}
+	conv.Source = src
+	return conv, err
+}
+
+// locate finds the folder holding the dataset's files under dir: dir
+// itself, or in a Hugging Face cache the snapshot refs/main names (or the
+// only snapshot). rev is the snapshot's revision ("" for a plain folder).
+func locate(dir, dataset string) (root, rev string, err error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return "", "", fmt.Errorf("--from %s: %w", dir, errors.Unwrap(err))
+	}
+	if !st.IsDir() {
+		return "", "", fmt.Errorf("--from %s is a file; give the folder holding the dataset (a Hugging Face cache folder or a plain folder)", dir)
+	}
+	repo := "datasets--" + strings.ReplaceAll(dataset, "/", "--")
+	if isDir(filepath.Join(dir, repo)) { // the hub folder
+		dir = filepath.Join(dir, repo)
+	}
+	if isDir(filepath.Join(dir, "snapshots")) { // datasets--OWNER--NAME
+		snaps := filepath.Join(dir, "snapshots")
+		if ref, err := os.ReadFile(filepath.Join(dir, "refs", "main")); err == nil {
+			rev = strings.TrimSpace(string(ref))
+			if !isDir(filepath.Join(snaps, rev)) {
+				return "", "", fmt.Errorf("%s names revision %s, which has no folder in %s; download the dataset again or give the snapshot folder", filepath.Join(dir, "refs", "main"), rev, snaps)
+			}
+			return filepath.Join(snaps, rev), rev, nil
+		}
+		ents, err := os.ReadDir(snaps)
+		if err != nil {
+			return "", "", err
+		}
+		var revs []string
+		for _, e := range ents {
+			if e.IsDir() {
+				revs = append(revs, e.Name())
+			}
+		}
+		switch len(revs) {
+		case 0:
+			return "", "", fmt.Errorf("%s holds no snapshot; download the dataset first", snaps)
+		case 1:
+			return filepath.Join(snaps, revs[0]), revs[0], nil
+		}
+		return "", "", fmt.Errorf("%s holds %d snapshots (%s) and no refs/main; give one snapshot folder with --from", snaps, len(revs), strings.Join(revs, ", "))
+	}
+	if filepath.Base(filepath.Dir(filepath.Clean(dir))) == "snapshots" { // a snapshot folder
+		rev = filepath.Base(filepath.Clean(dir))
+	}
+	return dir, rev, nil
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+// openRegular opens p, refusing anything but a regular file (a symbolic
+// link, as in the Hugging Face cache, is followed).
+func openRegular(p string) (*os.File, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a regular file (%s)", p, st.Mode().Type())
+	}
+	return f, nil
+}
+
+// output is a buffered file in the output folder.
+type output struct {
+	f *os.File
+	*bufio.Writer
+}
+
+func create(dir, name string) (*output, error) {
+	f, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		return nil, err
+	}
+	return &output{f: f, Writer: bufio.NewWriterSize(f, 1<<20)}, nil
+}
+
+func (o *output) Close() error {
+	err := o.Flush()
+	if cerr := o.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// rowError is a problem in a source row.
+func rowError(file string, row int, column, format string, args ...any) error {
+	return fmt.Errorf("%s: row %d: %s: %s", file, row, column, fmt.Sprintf(format, args...))
+}
+
+// listFiles returns the names below root (slash-separated, sorted).
+func listFiles(root string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && strings.HasPrefix(d.Name(), ".") && p != root {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() {
+			rel, err := filepath.Rel(root, p)
+			if err != nil {
+				return err
+			}
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}
