@@ -11,8 +11,8 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/lasagna-go/lasagna/internal/datasets"
 	"github.com/lasagna-go/lasagna/internal/cputime"
+	"github.com/lasagna-go/lasagna/internal/datasets"
 )
 
 // The JSONL loader comparison (issue 12, item 7): does

@@ -83,7 +83,7 @@ type Config struct {
 	// Deps are the LLM-backed components of the sweep's built-in arms
 	// (dense and hybrid retrieval, generators, judges); the zero value
 	// builds BM25 arms only. Use evalllm.Deps in a live test.
-	Deps engine.Deps
+	Deps Deps
 }
 
 // Arm is one pipeline to evaluate. Set exactly one way of running it:
@@ -145,11 +145,11 @@ type Arm struct {
 	Thresholds []Threshold
 	// Judge, when set, scores the arm's answers with an LLM judge
 	// (judge_correctness, groundedness; see evalllm.Judge, or
-	// llmarms.Judge(judge.New(client, judge.Config{Model: "gpt-4o-2024-08-06"}))). A failed
+	// a Judge of your own). A failed
 	// judge call is a JUDGE_ERRORS finding, never a score; judge_model and
 	// the judge's prompts enter held_fixed; a judged arm samples, so
 	// Config.Repeats applies and a single run raises SINGLE_RUN.
-	Judge engine.Judge
+	Judge Judge
 
 	builtin *engine.ArmSpec
 }
@@ -224,8 +224,8 @@ func (a Arm) engineArm() (engine.Arm, error) {
 
 // Threshold is a bound on a metric: on the arm's mean over its scored
 // queries (the default), or on every query (see PerQuery). Make one with
-// AtLeast or AtMost. The engine checks it (engine.Threshold), with the
-// same wording as `lasagna benchmark run`.
+// AtLeast or AtMost. The engine checks it with the same wording as
+// `lasagna benchmark run`.
 type Threshold = engine.Threshold
 
 // AtLeast returns the threshold metric ≥ min, e.g. AtLeast("ndcg@10", 0.6).
@@ -269,7 +269,26 @@ func Any() PassRule { return engine.Any() }
 // repeats pass.
 func RateAtLeast(x float64) PassRule { return engine.RateAtLeast(x) }
 
-// Gate is the regression gate against a baseline bundle (engine.Gate):
+// Gate is the regression gate against a baseline bundle:
 // a gated metric fails only when it dropped by more than Tolerance AND its
 // Holm-adjusted paired p-value is below Alpha.
 type Gate = engine.Gate
+
+// Verdict is one decision of the engine on a run: a failed query, a
+// threshold, a paired threshold or the baseline gate, with the checked
+// value, the rule and the message evaltest reports.
+type Verdict = engine.Verdict
+
+// Deps are the model-backed components the built-in arms of a sweep need
+// (embedders, generators, judges, vector stores); evalllm.Deps builds
+// them from an LLM client.
+type Deps = engine.Deps
+
+// Judge scores an arm's answers (judge_correctness, groundedness):
+// evalllm.Judge builds one on an LLM client, or implement it yourself.
+// A failed call is an error, never a score.
+type Judge = engine.Judge
+
+// Judgement is a Judge's verdict on one answer: its scores by metric and
+// the model that gave them.
+type Judgement = engine.Judgement

@@ -23,7 +23,7 @@ type Evaluation struct {
 	// Verdicts are the engine's verdicts on the run: failed queries,
 	// thresholds and the baseline gate (failed ones, and the gate's
 	// passing ones with the reason they passed).
-	Verdicts []engine.Verdict
+	Verdicts []Verdict
 	// Bundle is the results bundle (nil when no query ran), and
 	// BundlePath the file it was written to.
 	Bundle     *results.Bundle

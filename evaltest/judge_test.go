@@ -6,10 +6,10 @@ import (
 	"testing"
 
 	"github.com/lasagna-go/lasagna"
-	"github.com/lasagna-go/lasagna/internal/engine/llmarms"
 	"github.com/lasagna-go/lasagna/evaltest"
 	"github.com/lasagna-go/lasagna/fixtures"
 	"github.com/lasagna-go/lasagna/generate"
+	"github.com/lasagna-go/lasagna/internal/engine/llmarms"
 	"github.com/lasagna-go/lasagna/judge"
 	"github.com/lasagna-go/lasagna/llm"
 )

@@ -20,9 +20,9 @@ import (
 	"testing"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/atomicfile"
 	"github.com/lasagna-go/lasagna/internal/datasets"
 	"github.com/lasagna-go/lasagna/internal/engine"
-	"github.com/lasagna-go/lasagna/internal/atomicfile"
 	"github.com/lasagna-go/lasagna/internal/metrics"
 	"github.com/lasagna-go/lasagna/reporters"
 	"github.com/lasagna-go/lasagna/results"

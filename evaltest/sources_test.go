@@ -7,8 +7,8 @@ import (
 	"testing/fstest"
 
 	"github.com/lasagna-go/lasagna"
-	"github.com/lasagna-go/lasagna/internal/datasets"
 	"github.com/lasagna-go/lasagna/fixtures"
+	"github.com/lasagna-go/lasagna/internal/datasets"
 )
 
 // TestSweepAndData: benchmarks from a sweep file (with its built-in arm and

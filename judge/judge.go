@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/lasagna-go/lasagna"
-	"github.com/lasagna-go/lasagna/llm"
 	"github.com/lasagna-go/lasagna/internal/metrics"
+	"github.com/lasagna-go/lasagna/llm"
 )
 
 // Judge metric names.

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	lasagna "github.com/lasagna-go/lasagna"
-	"github.com/lasagna-go/lasagna/internal/numfmt"
 	"github.com/lasagna-go/lasagna/internal/metrics"
+	"github.com/lasagna-go/lasagna/internal/numfmt"
 )
 
 // ArmResult is one arm of one bundle, ready to compare: its config and result,

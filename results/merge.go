@@ -11,8 +11,8 @@ import (
 	"sync"
 
 	lasagna "github.com/lasagna-go/lasagna"
-	"github.com/lasagna-go/lasagna/internal/sampleid"
 	"github.com/lasagna-go/lasagna/internal/metrics"
+	"github.com/lasagna-go/lasagna/internal/sampleid"
 )
 
 // StatsOptions configures the bootstrap of Aggregate; the zero value means

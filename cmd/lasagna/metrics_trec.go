@@ -15,9 +15,9 @@ import (
 
 	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/internal/datasets"
+	"github.com/lasagna-go/lasagna/internal/metrics"
 	"github.com/lasagna-go/lasagna/internal/suggest"
 	"github.com/lasagna-go/lasagna/internal/trecparse"
-	"github.com/lasagna-go/lasagna/internal/metrics"
 )
 
 // trecMeasure is one trec_eval measure (or family of cutoff measures) in

@@ -12,9 +12,9 @@ import (
 
 	"github.com/lasagna-go/lasagna/internal/datasets"
 	"github.com/lasagna-go/lasagna/internal/extract"
-	"github.com/lasagna-go/lasagna/llm"
 	"github.com/lasagna-go/lasagna/internal/registry"
 	"github.com/lasagna-go/lasagna/internal/synth"
+	"github.com/lasagna-go/lasagna/llm"
 	"github.com/spf13/cobra"
 )
 

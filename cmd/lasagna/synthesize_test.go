@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lasagna-go/lasagna/internal/datasets"
 	"github.com/lasagna-go/lasagna/fixtures"
+	"github.com/lasagna-go/lasagna/internal/datasets"
 )
 
 const synthDocs = "../../internal/extract/testdata/docs"

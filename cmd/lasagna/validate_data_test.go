@@ -49,7 +49,7 @@ func TestValidateDataExample(t *testing.T) {
 }
 
 func TestValidateDataBEIR(t *testing.T) {
-	dir := filepath.Join("..", "..", "datasets", "testdata", "beir")
+	dir := filepath.Join("..", "..", "internal", "datasets", "testdata", "beir")
 	out, _, code := runValidate(t, dir)
 	if code != 0 || !strings.Contains(out, "format:      BEIR folder, split test") || !strings.Contains(out, "judgements:  4 (3 relevant, 1 judged non-relevant)") ||
 		!strings.Contains(out, "generation   no: a BEIR folder has no reference answers (fix: ") {

@@ -24,6 +24,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lasagna-go/lasagna/evaltest"
 	"github.com/lasagna-go/lasagna/internal/engine"
 	"github.com/lasagna-go/lasagna/internal/engine/llmarms"
 	"github.com/lasagna-go/lasagna/judge"
@@ -103,11 +104,11 @@ func Client(t testing.TB) *llm.Client {
 
 // Deps returns the engine's LLM-backed components on client, for the
 // built-in arms of a sweep (evaltest.Config.Deps).
-func Deps(client *llm.Client) engine.Deps { return llmarms.Deps(client) }
+func Deps(client *llm.Client) evaltest.Deps { return llmarms.Deps(client) }
 
 // Judge returns an LLM judge on client for an evaltest Arm's Judge; an
 // invalid configuration (an unknown metric, no model) fails the test.
-func Judge(t testing.TB, client *llm.Client, cfg judge.Config) engine.Judge {
+func Judge(t testing.TB, client *llm.Client, cfg judge.Config) evaltest.Judge {
 	t.Helper()
 	cfg.Repeat = engine.Repeat
 	j, err := judge.New(client, cfg)

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/lasagna-go/lasagna/evaltest"
-	"github.com/lasagna-go/lasagna/internal/registry"
 	"github.com/lasagna-go/lasagna/evaltest/evalregistry"
+	"github.com/lasagna-go/lasagna/internal/registry"
 )
 
 func TestLoadFeedsEvaltest(t *testing.T) {

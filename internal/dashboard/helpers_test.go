@@ -23,7 +23,7 @@ func faqBundle(t testing.TB, arms string) *results.Bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs, err := engine.LoadBenchmarks(os.DirFS(filepath.Join("..", "examples")), s)
+	runs, err := engine.LoadBenchmarks(os.DirFS(filepath.Join("..", "..", "examples")), s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ import (
 func browserRegistry(t *testing.T) *registry.Registry {
 	t.Helper()
 	ctx := context.Background()
-	raw, err := os.ReadFile(filepath.Join("..", "examples", "data", "faq.jsonl"))
+	raw, err := os.ReadFile(filepath.Join("..", "..", "examples", "data", "faq.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func browserRegistry(t *testing.T) *registry.Registry {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { reg.Close() })
-	faq := registry.Files{FS: os.DirFS(filepath.Join("..", "examples", "data")), Path: "faq.jsonl"}
+	faq := registry.Files{FS: os.DirFS(filepath.Join("..", "..", "examples", "data")), Path: "faq.jsonl"}
 	for _, c := range []struct {
 		name  string
 		files registry.Files

@@ -66,7 +66,7 @@ func newRegFixture(t *testing.T, dsn string, deps func(*engine.Sweep) (engine.De
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { reg.Close() })
-	faq := registry.Files{FS: os.DirFS(filepath.Join("..", "examples", "data")), Path: "faq.jsonl"}
+	faq := registry.Files{FS: os.DirFS(filepath.Join("..", "..", "examples", "data")), Path: "faq.jsonl"}
 	if _, err := reg.Create(ctx, "faq", faq); err != nil {
 		t.Fatal(err)
 	}

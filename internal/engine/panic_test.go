@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/lasagna-go/lasagna"
-	"github.com/lasagna-go/lasagna/internal/engine"
 	"github.com/lasagna-go/lasagna/fixtures"
+	"github.com/lasagna-go/lasagna/internal/engine"
 )
 
 // This file is a package of its own (engine_test), as a user's code is:
@@ -78,9 +78,9 @@ func TestPanicKeepsUserStack(t *testing.T) {
 	lines := strings.Split(err.Error(), "\n")
 	want := []string{
 		"pipeline panicked: assignment to entry in nil map",
-		"github.com/lasagna-go/lasagna/engine_test.writeNilMap",
+		"github.com/lasagna-go/lasagna/internal/engine_test.writeNilMap",
 		"\tengine/panic_test.go:",
-		"github.com/lasagna-go/lasagna/engine_test.lookup",
+		"github.com/lasagna-go/lasagna/internal/engine_test.lookup",
 	}
 	if len(lines) < len(want) {
 		t.Fatalf("error has %d lines, want the stack:\n%s", len(lines), err)

@@ -14,8 +14,8 @@ import (
 
 	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/internal/datasets"
-	"github.com/lasagna-go/lasagna/internal/suggest"
 	"github.com/lasagna-go/lasagna/internal/metrics"
+	"github.com/lasagna-go/lasagna/internal/suggest"
 	"github.com/lasagna-go/lasagna/retrieval/bm25"
 )
 

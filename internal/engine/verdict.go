@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/metrics"
 	"github.com/lasagna-go/lasagna/internal/numfmt"
 	"github.com/lasagna-go/lasagna/internal/suggest"
-	"github.com/lasagna-go/lasagna/internal/metrics"
 	"github.com/lasagna-go/lasagna/results"
 )
 

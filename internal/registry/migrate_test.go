@@ -65,7 +65,7 @@ func TestWholeFilesStillResolve(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	inf, err := r.Create(ctx, "faq", Files{FS: os.DirFS(".."), Path: "examples/data/faq.jsonl"})
+	inf, err := r.Create(ctx, "faq", Files{FS: os.DirFS("../.."), Path: "examples/data/faq.jsonl"})
 	if err != nil {
 		t.Fatal(err)
 	}

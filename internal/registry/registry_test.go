@@ -29,7 +29,7 @@ func open(t *testing.T, dsn string) *registry.Registry {
 }
 
 func repoFiles(dir string) registry.Files {
-	return registry.Files{FS: os.DirFS(filepath.Join("..", dir))}
+	return registry.Files{FS: os.DirFS(filepath.Join("..", "..", dir))}
 }
 
 func file(dir, p string) registry.Files {
@@ -222,7 +222,7 @@ func TestLifecycle(t *testing.T) {
 			t.Fatalf("Archive = %+v, %v", inf, err)
 		}
 		refused("faq@ea3e86b12545", registry.StatusArchived, "is archived", "lasagna benchmark activate faq")
-		if _, err := r.Create(bg(), "faq", file("datasets/testdata/seed000", "seed.jsonl")); err == nil {
+		if _, err := r.Create(bg(), "faq", file("internal/datasets/testdata/seed000", "seed.jsonl")); err == nil {
 			t.Error("an archived benchmark took a new revision")
 		}
 		if l, _ := r.List(bg(), registry.ListOptions{Status: registry.StatusActive}); len(l) != 0 {

@@ -7,10 +7,10 @@ import (
 	"strings"
 
 	"github.com/lasagna-go/lasagna"
-	"github.com/lasagna-go/lasagna/internal/datasets"
 	"github.com/lasagna-go/lasagna/fixtures"
-	"github.com/lasagna-go/lasagna/llm"
+	"github.com/lasagna-go/lasagna/internal/datasets"
 	"github.com/lasagna-go/lasagna/internal/synth"
+	"github.com/lasagna-go/lasagna/llm"
 )
 
 func ExampleMakePlan() {

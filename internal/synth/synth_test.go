@@ -14,9 +14,9 @@ import (
 	"testing/fstest"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/fixtures"
 	"github.com/lasagna-go/lasagna/internal/datasets"
 	"github.com/lasagna-go/lasagna/internal/extract"
-	"github.com/lasagna-go/lasagna/fixtures"
 	"github.com/lasagna-go/lasagna/llm"
 )
 

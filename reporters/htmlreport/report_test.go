@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/lasagna-go/lasagna"
-	"github.com/lasagna-go/lasagna/internal/engine"
 	"github.com/lasagna-go/lasagna/evaltest"
+	"github.com/lasagna-go/lasagna/internal/engine"
 	"github.com/lasagna-go/lasagna/reporters"
 	"github.com/lasagna-go/lasagna/results"
 )

@@ -7,9 +7,9 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/lasagna-go/lasagna/fixtures"
 	"github.com/lasagna-go/lasagna/internal/engine"
 	"github.com/lasagna-go/lasagna/internal/engine/llmarms"
-	"github.com/lasagna-go/lasagna/fixtures"
 )
 
 // BenchmarkGenerationThroughput measures the engine with an LLM generator

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/fixtures"
 	"github.com/lasagna-go/lasagna/internal/engine"
 	"github.com/lasagna-go/lasagna/internal/engine/llmarms"
-	"github.com/lasagna-go/lasagna/fixtures"
 	"github.com/lasagna-go/lasagna/judge"
 	"github.com/lasagna-go/lasagna/llm"
 	"github.com/lasagna-go/lasagna/results"

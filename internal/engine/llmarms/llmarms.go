@@ -16,8 +16,8 @@ import (
 	"slices"
 
 	"github.com/lasagna-go/lasagna"
-	"github.com/lasagna-go/lasagna/internal/engine"
 	"github.com/lasagna-go/lasagna/generate"
+	"github.com/lasagna-go/lasagna/internal/engine"
 	"github.com/lasagna-go/lasagna/judge"
 	"github.com/lasagna-go/lasagna/llm"
 	"github.com/lasagna-go/lasagna/retrieval/embed"
