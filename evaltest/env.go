@@ -30,17 +30,17 @@ const (
 	// queries (engine.Shard: by position among the sorted query ids).
 	EnvShard = "LASAGNA_SHARD"
 	// EnvConcurrency caps the pipeline calls in flight in one Run
-	// (default DefaultConcurrency).
+	// (default 8).
 	EnvConcurrency = "LASAGNA_CONCURRENCY"
 	// EnvStepSummary is GitHub's step summary file; when set, Run appends
 	// a Markdown summary to it.
 	EnvStepSummary = "GITHUB_STEP_SUMMARY"
 )
 
-// DefaultConcurrency is the number of pipeline calls a Run keeps in flight
+// defaultConcurrency is the number of pipeline calls a Run keeps in flight
 // when LASAGNA_CONCURRENCY is unset: pipelines usually wait on the network,
 // so it is independent of GOMAXPROCS and of go test's -parallel.
-const DefaultConcurrency = 8
+const defaultConcurrency = 8
 
 // settings are the environment variables Run reads, parsed.
 type settings struct {
@@ -56,7 +56,7 @@ func readSettings(getenv func(string) string) (settings, error) {
 	s := settings{
 		out:         strings.TrimSpace(getenv(EnvOut)),
 		stepSummary: strings.TrimSpace(getenv(EnvStepSummary)),
-		concurrency: DefaultConcurrency,
+		concurrency: defaultConcurrency,
 	}
 	var errs []error
 	var err error

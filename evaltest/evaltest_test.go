@@ -322,7 +322,7 @@ func TestReadSettings(t *testing.T) {
 		t.Errorf("readSettings = %+v, %v", s, err)
 	}
 	s, err = readSettings(env(nil))
-	if err != nil || s.concurrency != DefaultConcurrency || s.shard.Count != 0 {
+	if err != nil || s.concurrency != defaultConcurrency || s.shard.Count != 0 {
 		t.Errorf("defaults = %+v, %v", s, err)
 	}
 	for _, bad := range []string{"0/2", "1", "a/b", "3/2", "1/0"} {

@@ -13,17 +13,12 @@ import (
 	"github.com/lasagna-go/lasagna/llm"
 )
 
-// Prompt is a versioned generator prompt (see llm.Prompt): its user
-// template has "{{question}}" and "{{passages}}" placeholders, replaced by
-// the question and the numbered passages.
-type Prompt = llm.Prompt
-
 const answerFormat = `Reply with one JSON object and nothing else: {"answer": "<the answer>", "abstained": false}. ` +
 	`Give the shortest answer that is complete: a name, number, date or short phrase, not a sentence. `
 
-// ClosedBookPrompt returns the prompt of the closed-book generator.
-func ClosedBookPrompt() Prompt {
-	return Prompt{
+// closedBookPrompt returns the prompt of the closed-book generator.
+func closedBookPrompt() llm.Prompt {
+	return llm.Prompt{
 		ID: "closed-book-v1",
 		System: "You answer questions from your own knowledge. " + answerFormat +
 			`If you do not know the answer, or the question has none, reply {"answer": "", "abstained": true}.`,
@@ -31,9 +26,9 @@ func ClosedBookPrompt() Prompt {
 	}
 }
 
-// GroundedPrompt returns the prompt of the grounded generator.
-func GroundedPrompt() Prompt {
-	return Prompt{
+// groundedPrompt returns the prompt of the grounded generator.
+func groundedPrompt() llm.Prompt {
+	return llm.Prompt{
 		ID: "grounded-v1",
 		System: "You answer questions using only the numbered passages given with the question, never your own knowledge. " + answerFormat +
 			`If the passages do not contain the answer, reply {"answer": "", "abstained": true}.`,
@@ -41,15 +36,15 @@ func GroundedPrompt() Prompt {
 	}
 }
 
-// DefaultMaxTokens caps a generated answer when Config.MaxTokens is 0.
-const DefaultMaxTokens = 256
+// defaultMaxTokens caps a generated answer when Config.MaxTokens is 0.
+const defaultMaxTokens = 256
 
 // Config configures a generator. The zero value uses the client's default
-// model, DefaultMaxTokens and repeat index 0.
+// model, 256 tokens and repeat index 0.
 type Config struct {
 	// Model is the chat model; "" means the client's default (MODEL_NAME).
 	Model string
-	// MaxTokens caps the answer; 0 means DefaultMaxTokens.
+	// MaxTokens caps the answer; 0 means 256.
 	MaxTokens int
 	// Repeat returns the repeat index of a call from its context (pass
 	// engine.Repeat), so the repeats of a query are cached apart; nil
@@ -63,7 +58,7 @@ type Config struct {
 type Generator struct {
 	client   *llm.Client
 	cfg      Config
-	prompt   Prompt
+	prompt   llm.Prompt
 	grounded bool
 }
 
@@ -72,16 +67,16 @@ var _ lasagna.Generator = (*Generator)(nil)
 // NewClosedBook returns a generator that answers from the question alone.
 // It is an error to give it passages.
 func NewClosedBook(client *llm.Client, cfg Config) (*Generator, error) {
-	return newGenerator(client, cfg, ClosedBookPrompt(), false)
+	return newGenerator(client, cfg, closedBookPrompt(), false)
 }
 
 // NewGrounded returns a generator that answers only from the passages it
 // is given, and abstains when they do not hold the answer.
 func NewGrounded(client *llm.Client, cfg Config) (*Generator, error) {
-	return newGenerator(client, cfg, GroundedPrompt(), true)
+	return newGenerator(client, cfg, groundedPrompt(), true)
 }
 
-func newGenerator(client *llm.Client, cfg Config, p Prompt, grounded bool) (*Generator, error) {
+func newGenerator(client *llm.Client, cfg Config, p llm.Prompt, grounded bool) (*Generator, error) {
 	if client == nil {
 		return nil, errors.New("generate: no llm client")
 	}
@@ -92,10 +87,10 @@ func newGenerator(client *llm.Client, cfg Config, p Prompt, grounded bool) (*Gen
 		return nil, fmt.Errorf("generate: no model: set the generator's model or %s", llm.EnvModel)
 	}
 	if cfg.MaxTokens < 0 {
-		return nil, fmt.Errorf("generate: max tokens is %d; want 0 (the default, %d) or more", cfg.MaxTokens, DefaultMaxTokens)
+		return nil, fmt.Errorf("generate: max tokens is %d; want 0 (the default, %d) or more", cfg.MaxTokens, defaultMaxTokens)
 	}
 	if cfg.MaxTokens == 0 {
-		cfg.MaxTokens = DefaultMaxTokens
+		cfg.MaxTokens = defaultMaxTokens
 	}
 	return &Generator{client: client, cfg: cfg, prompt: p, grounded: grounded}, nil
 }
@@ -112,7 +107,7 @@ func (g *Generator) Kind() string {
 func (g *Generator) Model() string { return g.cfg.Model }
 
 // Prompt returns the generator's prompt.
-func (g *Generator) Prompt() Prompt { return g.prompt }
+func (g *Generator) Prompt() llm.Prompt { return g.prompt }
 
 // Samples reports that the generator calls an LLM, whose output may vary
 // between calls even at temperature 0: an arm built on it counts as
@@ -150,12 +145,12 @@ func (g *Generator) Generate(ctx context.Context, q lasagna.Query, passages []la
 		Repeat:    repeat,
 		Stage:     llm.StageGenerator,
 		// An unparseable answer is never cached, so a rerun asks again.
-		Validate: func(content string) error { _, err := ParseAnswer(content); return err },
+		Validate: func(content string) error { _, err := parseAnswer(content); return err },
 	})
 	if err != nil {
 		return lasagna.Answer{}, fmt.Errorf("generator: %w", err)
 	}
-	a, err := ParseAnswer(resp.Content)
+	a, err := parseAnswer(resp.Content)
 	if err != nil {
 		return lasagna.Answer{}, fmt.Errorf("generator (model %s): %w", resp.Model, err)
 	}
@@ -182,12 +177,12 @@ func (g *Generator) userMessage(q lasagna.Query, passages []lasagna.Document) st
 	return r.Replace(g.prompt.User)
 }
 
-// ParseAnswer parses a generator's reply: exactly one JSON object with a
+// parseAnswer parses a generator's reply: exactly one JSON object with a
 // string "answer" and a boolean "abstained", and no other key. An
 // abstention is returned with empty Text whatever the answer said; an empty
 // answer that is not marked abstained, a missing key, a wrong type, an
 // unknown key or trailing text are errors.
-func ParseAnswer(content string) (lasagna.Answer, error) {
+func parseAnswer(content string) (lasagna.Answer, error) {
 	var v struct {
 		Answer    *string `json:"answer"`
 		Abstained *bool   `json:"abstained"`

@@ -42,7 +42,7 @@ func TestParseAnswer(t *testing.T) {
 		{`null`, lasagna.Answer{}, "not a JSON object"},
 		{``, lasagna.Answer{}, "EOF"},
 	} {
-		got, err := ParseAnswer(c.in)
+		got, err := parseAnswer(c.in)
 		if c.wantErr == "" {
 			if err != nil || got != c.want {
 				t.Errorf("ParseAnswer(%q) = %+v, %v; want %+v", c.in, got, err, c.want)
@@ -59,7 +59,7 @@ func FuzzParseAnswer(f *testing.F) {
 	f.Add(`{"answer": "soda", "abstained": false}`)
 	f.Add(`{"answer": "", "abstained": true}`)
 	f.Fuzz(func(t *testing.T, s string) {
-		a, err := ParseAnswer(s)
+		a, err := parseAnswer(s)
 		if err != nil {
 			if a != (lasagna.Answer{}) {
 				t.Errorf("error %v with answer %+v", err, a)
@@ -102,7 +102,7 @@ func TestGenerators(t *testing.T) {
 	if body["temperature"] == nil || body["response_format"] == nil || body["model"] != "gpt-test" {
 		t.Errorf("request body = %v", body)
 	}
-	if d := g.Describe(); !strings.HasPrefix(d, "grounded model=gpt-test max_tokens=256 temperature=0 prompt=grounded-v1 sha256="+GroundedPrompt().SHA256()) {
+	if d := g.Describe(); !strings.HasPrefix(d, "grounded model=gpt-test max_tokens=256 temperature=0 prompt=grounded-v1 sha256="+groundedPrompt().SHA256()) {
 		t.Errorf("Describe = %q", d)
 	}
 
@@ -120,7 +120,7 @@ func TestGenerators(t *testing.T) {
 	if calls[1].LastUser != "Question: What did a mint charge?" || calls[1].Model != "other" {
 		t.Errorf("closed-book call = %+v", calls[1])
 	}
-	if cb.Describe() == g.Describe() || ClosedBookPrompt().SHA256() == GroundedPrompt().SHA256() {
+	if cb.Describe() == g.Describe() || closedBookPrompt().SHA256() == groundedPrompt().SHA256() {
 		t.Error("the two generators describe themselves alike")
 	}
 

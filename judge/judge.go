@@ -21,17 +21,12 @@ const (
 	Groundedness = "groundedness"
 )
 
-// AllMetrics lists the judge metrics in a fixed order.
-func AllMetrics() []string { return []string{Correctness, Groundedness} }
+// allMetrics lists the judge metrics in a fixed order.
+func allMetrics() []string { return []string{Correctness, Groundedness} }
 
-// Prompt is a versioned judge prompt (see llm.Prompt): its user template
-// has "{{question}}", "{{reference}}", "{{answer}}" and "{{passages}}"
-// placeholders.
-type Prompt = llm.Prompt
-
-// CorrectnessPrompt returns the prompt of judge_correctness.
-func CorrectnessPrompt() Prompt {
-	return Prompt{
+// correctnessPrompt returns the prompt of judge_correctness.
+func correctnessPrompt() llm.Prompt {
+	return llm.Prompt{
 		ID: "judge-correctness-v1",
 		System: "You grade answers to questions against a reference answer. An answer is correct when it states the same " +
 			"fact as the reference (wording, extra detail and format may differ) and says nothing that contradicts it; " +
@@ -41,9 +36,9 @@ func CorrectnessPrompt() Prompt {
 	}
 }
 
-// GroundednessPrompt returns the prompt of groundedness.
-func GroundednessPrompt() Prompt {
-	return Prompt{
+// groundednessPrompt returns the prompt of groundedness.
+func groundednessPrompt() llm.Prompt {
+	return llm.Prompt{
 		ID: "judge-groundedness-v1",
 		System: "You check whether an answer is supported by the numbered passages given with it. It is supported when every " +
 			"claim it makes is stated in or directly follows from the passages; otherwise (a claim not in the passages, or " +
@@ -53,17 +48,17 @@ func GroundednessPrompt() Prompt {
 	}
 }
 
-// DefaultMaxTokens caps a judge reply when Config.MaxTokens is 0.
-const DefaultMaxTokens = 256
+// defaultMaxTokens caps a judge reply when Config.MaxTokens is 0.
+const defaultMaxTokens = 256
 
 // Config configures a Judge. The zero value judges both metrics with the
 // client's default model.
 type Config struct {
 	// Model is the judge model; "" means the client's default.
 	Model string
-	// Metrics are the metrics to score, from AllMetrics; nil means all.
+	// Metrics are the metrics to score, judge_correctness and groundedness; nil means both.
 	Metrics []string
-	// MaxTokens caps a reply; 0 means DefaultMaxTokens.
+	// MaxTokens caps a reply; 0 means 256.
 	MaxTokens int
 	// Repeat returns the repeat index of a call from its context (pass
 	// engine.Repeat); nil means 0.
@@ -90,18 +85,18 @@ func New(client *llm.Client, cfg Config) (*Judge, error) {
 		return nil, fmt.Errorf("judge: no model: set the judge's model or %s", llm.EnvModel)
 	}
 	if cfg.Metrics == nil {
-		cfg.Metrics = AllMetrics()
+		cfg.Metrics = allMetrics()
 	}
 	for _, m := range cfg.Metrics {
-		if !slices.Contains(AllMetrics(), m) {
-			return nil, fmt.Errorf("judge: unknown metric %q; judge metrics: %s", m, strings.Join(AllMetrics(), ", "))
+		if !slices.Contains(allMetrics(), m) {
+			return nil, fmt.Errorf("judge: unknown metric %q; judge metrics: %s", m, strings.Join(allMetrics(), ", "))
 		}
 	}
 	if cfg.MaxTokens < 0 {
-		return nil, fmt.Errorf("judge: max tokens is %d; want 0 (the default, %d) or more", cfg.MaxTokens, DefaultMaxTokens)
+		return nil, fmt.Errorf("judge: max tokens is %d; want 0 (the default, %d) or more", cfg.MaxTokens, defaultMaxTokens)
 	}
 	if cfg.MaxTokens == 0 {
-		cfg.MaxTokens = DefaultMaxTokens
+		cfg.MaxTokens = defaultMaxTokens
 	}
 	cfg.Metrics = slices.Clone(cfg.Metrics)
 	return &Judge{client: client, cfg: cfg}, nil
@@ -126,11 +121,11 @@ func (j *Judge) Describe() string {
 	return b.String()
 }
 
-func promptOf(metric string) Prompt {
+func promptOf(metric string) llm.Prompt {
 	if metric == Groundedness {
-		return GroundednessPrompt()
+		return groundednessPrompt()
 	}
-	return CorrectnessPrompt()
+	return correctnessPrompt()
 }
 
 // Result is the judgement of one answer.
@@ -241,19 +236,19 @@ func (j *Judge) call(ctx context.Context, metric string, q lasagna.Query, out la
 		Repeat:    repeat,
 		Stage:     llm.StageJudge,
 		// An unparseable verdict is never cached, so a rerun asks again.
-		Validate: func(content string) error { _, err := ParseVerdict(content, want[0], want[1]); return err },
+		Validate: func(content string) error { _, err := parseVerdict(content, want[0], want[1]); return err },
 	})
 	if err != nil {
 		return 0, "", err
 	}
-	v, err := ParseVerdict(resp.Content, want[0], want[1])
+	v, err := parseVerdict(resp.Content, want[0], want[1])
 	return v, resp.Model, err
 }
 
-// ParseVerdict parses a judge reply: exactly one JSON object with a string
+// parseVerdict parses a judge reply: exactly one JSON object with a string
 // "verdict" equal to pass (score 1) or fail (score 0) and an optional
 // string "reason", and no other key. Anything else is an error.
-func ParseVerdict(content, pass, fail string) (float64, error) {
+func parseVerdict(content, pass, fail string) (float64, error) {
 	var v struct {
 		Verdict *string `json:"verdict"`
 		Reason  *string `json:"reason"`
@@ -292,15 +287,15 @@ func quote(s string) string {
 // -2024-08-06, -20240806 or OpenAI's older -0613 (month and day).
 var datedSuffix = regexp.MustCompile(`-(?:(?:19|20)\d\d-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])|(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])|(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01]))$`)
 
-// Dated reports whether model names a dated snapshot (a name ending in a
+// dated reports whether model names a dated snapshot (a name ending in a
 // date such as -2024-08-06, -20240806 or -0613), as opposed to an alias
 // that a provider may move to a new snapshot at any time.
-func Dated(model string) bool { return datedSuffix.MatchString(model) }
+func dated(model string) bool { return datedSuffix.MatchString(model) }
 
 // UnresolvedAlias reports whether a judge requested as model (an alias,
-// not Dated) was answered by the server as a different, dated snapshot
+// not dated) was answered by the server as a different, dated snapshot
 // answered: judgements then depend on whichever snapshot the alias points
 // to that day (UNRESOLVED_JUDGE_ALIAS).
 func UnresolvedAlias(requested, answered string) bool {
-	return answered != "" && answered != requested && !Dated(requested) && Dated(answered)
+	return answered != "" && answered != requested && !dated(requested) && dated(answered)
 }

@@ -41,7 +41,7 @@ func TestParseVerdict(t *testing.T) {
 		{`{"verdict": "correct"`, 0, "unexpected EOF"},
 		{``, 0, "not a JSON object"},
 	} {
-		got, err := ParseVerdict(c.in, "correct", "incorrect")
+		got, err := parseVerdict(c.in, "correct", "incorrect")
 		if c.wantErr == "" {
 			if err != nil || got != c.want {
 				t.Errorf("ParseVerdict(%q) = %v, %v; want %v", c.in, got, err, c.want)
@@ -58,7 +58,7 @@ func FuzzParseVerdict(f *testing.F) {
 	f.Add(`{"verdict": "supported", "reason": "r"}`)
 	f.Add(`{"verdict": "unsupported"}`)
 	f.Fuzz(func(t *testing.T, s string) {
-		v, err := ParseVerdict(s, "supported", "unsupported")
+		v, err := parseVerdict(s, "supported", "unsupported")
 		if err != nil && v != 0 || v != 0 && v != 1 {
 			t.Errorf("ParseVerdict(%q) = %v, %v", s, v, err)
 		}
@@ -71,7 +71,7 @@ func TestDated(t *testing.T) {
 		"gpt-4o-2024-08-06": true, "claude-3-5-sonnet-20241022": true, "gpt-4-0613": true, "gpt-3.5-turbo-0125": true,
 		"gpt-4o-2024-13-06": false, "model-1399": false,
 	} {
-		if got := Dated(model); got != want {
+		if got := dated(model); got != want {
 			t.Errorf("Dated(%q) = %v, want %v", model, got, want)
 		}
 	}
@@ -203,7 +203,7 @@ func TestScoreErrors(t *testing.T) {
 		t.Errorf("no model: %v", err)
 	}
 	j, _ = New(client(t, f, "j"), Config{Metrics: []string{Groundedness}})
-	if d := j.Describe(); strings.Contains(d, Correctness) || !strings.Contains(d, "groundedness=judge-groundedness-v1@"+GroundednessPrompt().SHA256()) {
+	if d := j.Describe(); strings.Contains(d, Correctness) || !strings.Contains(d, "groundedness=judge-groundedness-v1@"+groundednessPrompt().SHA256()) {
 		t.Errorf("Describe = %q", d)
 	}
 }

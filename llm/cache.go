@@ -15,35 +15,35 @@ import (
 // key's contents change, so old entries are never misread.
 const cacheVersion = 1
 
-// Cache is a persistent content-addressed store of successful responses:
+// cache is a persistent content-addressed store of successful responses:
 // one JSON file per key under dir/<first 2 hex digits>/<key>.json. An entry
 // is written to a temporary file in the same directory and renamed into
 // place, so concurrent writers (goroutines or processes) never leave a
 // partial file and readers see either nothing or a whole entry. Entries
 // are never deleted by this package; remove the directory to clear it.
-// A Cache is safe for concurrent use.
-type Cache struct {
+// A cache is safe for concurrent use.
+type cache struct {
 	dir string
 }
 
-// OpenCache opens (creating if needed) a cache rooted at dir.
-func OpenCache(dir string) (*Cache, error) {
+// openCache opens (creating if needed) a cache rooted at dir.
+func openCache(dir string) (*cache, error) {
 	if dir == "" {
 		return nil, errors.New("llm cache: empty directory name")
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("llm cache: %w", err)
 	}
-	return &Cache{dir: dir}, nil
+	return &cache{dir: dir}, nil
 }
 
 // Dir returns the cache's root directory.
-func (c *Cache) Dir() string { return c.dir }
+func (c *cache) Dir() string { return c.dir }
 
-// CacheKey returns the hex sha256 key of a call: the endpoint (base URL and
+// cacheKey returns the hex sha256 key of a call: the endpoint (base URL and
 // path), the model requested, the canonical JSON of the full logical
 // request and the repeat index.
-func CacheKey(endpoint, model string, request any, repeat int) (string, error) {
+func cacheKey(endpoint, model string, request any, repeat int) (string, error) {
 	req, err := json.Marshal(request)
 	if err != nil {
 		return "", fmt.Errorf("llm cache key: %w", err)
@@ -62,7 +62,7 @@ func CacheKey(endpoint, model string, request any, repeat int) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-func (c *Cache) path(key string) string {
+func (c *cache) path(key string) string {
 	return filepath.Join(c.dir, key[:2], key+".json")
 }
 
@@ -77,7 +77,7 @@ func validKey(key string) bool {
 // Get reads the entry for key into v. It reports false (and no error) when
 // there is no entry; an unreadable or undecodable entry is also a miss (it
 // will be overwritten by the next Put), reported with its error.
-func (c *Cache) Get(key string, v any) (bool, error) {
+func (c *cache) Get(key string, v any) (bool, error) {
 	if !validKey(key) {
 		return false, fmt.Errorf("llm cache: invalid key %q", key)
 	}
@@ -95,7 +95,7 @@ func (c *Cache) Get(key string, v any) (bool, error) {
 }
 
 // Put stores v (as JSON) under key, atomically.
-func (c *Cache) Put(key string, v any) error {
+func (c *cache) Put(key string, v any) error {
 	if !validKey(key) {
 		return fmt.Errorf("llm cache: invalid key %q", key)
 	}

@@ -87,7 +87,7 @@ type Client struct {
 	// Config.AnthropicAPIKey is set.
 	anthBase string
 	anth     openai.ChatCompletionService
-	cache    *Cache
+	cache    *cache
 	red      redactor
 	sem      chan struct{}
 	rpm      *rate.Limiter
@@ -124,7 +124,7 @@ func New(cfg Config) (*Client, error) {
 	if key := strings.TrimSpace(cfg.AnthropicAPIKey); key != "" {
 		root := strings.TrimRight(cfg.AnthropicBaseURL, "/")
 		if root == "" {
-			root = DefaultAnthropicBaseURL
+			root = defaultAnthropicBaseURL
 		} else if err := checkBaseURL(root); err != nil {
 			return nil, fmt.Errorf("llm: Anthropic: %w", err)
 		}
@@ -139,7 +139,7 @@ func New(cfg Config) (*Client, error) {
 		)
 	}
 	if cfg.CacheDir != "" {
-		cache, err := OpenCache(cfg.CacheDir)
+		cache, err := openCache(cfg.CacheDir)
 		if err != nil {
 			return nil, err
 		}
@@ -225,13 +225,13 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 	if c.anthBase != "" && c.cfg.UsesAnthropic(model) {
 		chat, base, anthropic = c.anth, c.anthBase, true
 		if maxTokens <= 0 {
-			maxTokens = AnthropicMaxTokens
+			maxTokens = anthropicMaxTokens
 		}
 	}
 	key := ""
 	if c.cache != nil {
 		var err error
-		key, err = CacheKey(base+"/chat/completions", model, chatKey{req.System, req.Messages, req.MaxTokens, req.JSON, 0}, req.Repeat)
+		key, err = cacheKey(base+"/chat/completions", model, chatKey{req.System, req.Messages, req.MaxTokens, req.JSON, 0}, req.Repeat)
 		if err != nil {
 			return fail(&Error{Kind: ErrInvalid, Op: "chat", Model: model, Err: err}, 0)
 		}
@@ -366,7 +366,7 @@ func (c *Client) Embed(ctx context.Context, texts []string, model string) ([][]f
 	key := ""
 	if c.cache != nil {
 		var err error
-		key, err = CacheKey(c.base+"/embeddings", model, texts, 0)
+		key, err = cacheKey(c.base+"/embeddings", model, texts, 0)
 		if err != nil {
 			return fail(&Error{Kind: ErrInvalid, Op: "embeddings", Model: model, Err: err}, 0)
 		}

@@ -12,46 +12,46 @@ import (
 
 // Defaults applied by New to zero fields of Config.
 const (
-	DefaultRequestTimeout = 60 * time.Second
-	DefaultMaxRetries     = 4
-	DefaultMinBackoff     = 500 * time.Millisecond
-	DefaultMaxBackoff     = 30 * time.Second
-	DefaultMaxRetryWait   = 60 * time.Second
+	defaultRequestTimeout = 60 * time.Second
+	defaultMaxRetries     = 4
+	defaultMinBackoff     = 500 * time.Millisecond
+	defaultMaxBackoff     = 30 * time.Second
+	defaultMaxRetryWait   = 60 * time.Second
 )
 
 // Environment variables read by ConfigFromEnv, in the order they are read.
 const (
-	EnvBaseURL = "OPENAI_BASE_URL"
+	envBaseURL = "OPENAI_BASE_URL"
 	EnvAPIKey  = "OPENAI_API_KEY"
 	EnvModel   = "MODEL_NAME"
-	// EnvAnthropicBaseURL and EnvAnthropicAPIKey configure Anthropic
+	// envAnthropicBaseURL and EnvAnthropicAPIKey configure Anthropic
 	// (Config.AnthropicBaseURL, Config.AnthropicAPIKey), under the names
 	// Anthropic's own SDKs read.
-	EnvAnthropicBaseURL = "ANTHROPIC_BASE_URL"
+	envAnthropicBaseURL = "ANTHROPIC_BASE_URL"
 	EnvAnthropicAPIKey  = "ANTHROPIC_API_KEY"
-	// EnvTimeout sets Config.RequestTimeout, a Go duration ("30s", "2m").
-	EnvTimeout = "LASAGNA_LLM_TIMEOUT"
-	// EnvRetries sets Config.MaxRetries, a whole number; 0 disables
+	// envTimeout sets Config.RequestTimeout, a Go duration ("30s", "2m").
+	envTimeout = "LASAGNA_LLM_TIMEOUT"
+	// envRetries sets Config.MaxRetries, a whole number; 0 disables
 	// retries.
-	EnvRetries = "LASAGNA_LLM_RETRIES"
+	envRetries = "LASAGNA_LLM_RETRIES"
 )
 
-// MaxEnvRetries is the largest LASAGNA_LLM_RETRIES accepted.
-const MaxEnvRetries = 100
+// maxEnvRetries is the largest LASAGNA_LLM_RETRIES accepted.
+const maxEnvRetries = 100
 
 // EnvVars returns every environment variable ConfigFromEnv reads, in order.
 func EnvVars() []string {
-	return []string{EnvBaseURL, EnvAPIKey, EnvModel, EnvAnthropicBaseURL, EnvAnthropicAPIKey, EnvTimeout, EnvRetries}
+	return []string{envBaseURL, EnvAPIKey, EnvModel, envAnthropicBaseURL, EnvAnthropicAPIKey, envTimeout, envRetries}
 }
 
-// DefaultAnthropicBaseURL is Anthropic's API root, used when
+// defaultAnthropicBaseURL is Anthropic's API root, used when
 // Config.AnthropicBaseURL is empty.
-const DefaultAnthropicBaseURL = "https://api.anthropic.com"
+const defaultAnthropicBaseURL = "https://api.anthropic.com"
 
-// AnthropicMaxTokens is the answer cap sent to Anthropic when a ChatRequest
+// anthropicMaxTokens is the answer cap sent to Anthropic when a ChatRequest
 // sets none: Anthropic requires one, and every Claude model can answer
 // this many tokens.
-const AnthropicMaxTokens = 4096
+const anthropicMaxTokens = 4096
 
 // UsesAnthropic reports whether a chat call for model goes to Anthropic:
 // an Anthropic key is set and either the model is a Claude model (its name
@@ -74,7 +74,7 @@ func (c Config) CheckEmbeddings() error {
 	return nil
 }
 
-var errNoAnthropicEmbeddings = errors.New("no embeddings API at Anthropic: set " + EnvAPIKey + " (and " + EnvBaseURL + " for another OpenAI-compatible server) for an embedding endpoint")
+var errNoAnthropicEmbeddings = errors.New("no embeddings API at Anthropic: set " + EnvAPIKey + " (and " + envBaseURL + " for another OpenAI-compatible server) for an embedding endpoint")
 
 // anthropicOnly reports whether Anthropic is the only configured provider.
 func (c Config) anthropicOnly() bool {
@@ -121,30 +121,30 @@ type Config struct {
 	AnthropicAPIKey string
 	// AnthropicBaseURL is Anthropic's API root as its SDKs read it from
 	// ANTHROPIC_BASE_URL (a gateway or a test server); "" means
-	// DefaultAnthropicBaseURL. A trailing "/v1" is accepted.
+	// Anthropic's public API root. A trailing "/v1" is accepted.
 	AnthropicBaseURL string
 	// EmbeddingModel is the default embedding model, used when Embed is
 	// given an empty model.
 	EmbeddingModel string
 
 	// RequestTimeout bounds one HTTP attempt; 0 means
-	// DefaultRequestTimeout (env LASAGNA_LLM_TIMEOUT). The whole call is
+	// 60 s (env LASAGNA_LLM_TIMEOUT). The whole call is
 	// bounded by MaxCallDuration and by the caller's context (the per-run
 	// timeout).
 	RequestTimeout time.Duration
 	// MaxRetries is how many times a failed attempt (429, 5xx, 408, 409,
 	// timeout, connection error, malformed body) is retried; 0 means
-	// DefaultMaxRetries, a negative value disables retries (env
+	// 4, a negative value disables retries (env
 	// LASAGNA_LLM_RETRIES, where 0 disables them).
 	MaxRetries int
 	// MinBackoff and MaxBackoff bound the exponential backoff between
 	// retries (MinBackoff·2^n, capped at MaxBackoff, minus up to 25%
-	// jitter); 0 means DefaultMinBackoff / DefaultMaxBackoff. A server's
+	// jitter); 0 means 500 ms / 30 s. A server's
 	// Retry-After (or retry-after-ms) is honoured instead when present.
 	MinBackoff, MaxBackoff time.Duration
 	// MaxRetryWait is the longest Retry-After the client will wait; a
 	// longer one ends the call with the error. 0 means
-	// DefaultMaxRetryWait.
+	// 60 s.
 	MaxRetryWait time.Duration
 
 	// RequestsPerMinute and TokensPerMinute limit the rate of HTTP
@@ -182,24 +182,24 @@ type Config struct {
 // variable, the value and the fix. Nothing else is read.
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	c := Config{
-		BaseURL: strings.TrimSpace(getenv(EnvBaseURL)),
+		BaseURL: strings.TrimSpace(getenv(envBaseURL)),
 		APIKey:  strings.TrimSpace(getenv(EnvAPIKey)),
 		Model:   strings.TrimSpace(getenv(EnvModel)),
 
-		AnthropicBaseURL: strings.TrimSpace(getenv(EnvAnthropicBaseURL)),
+		AnthropicBaseURL: strings.TrimSpace(getenv(envAnthropicBaseURL)),
 		AnthropicAPIKey:  strings.TrimSpace(getenv(EnvAnthropicAPIKey)),
 	}
-	if v := strings.TrimSpace(getenv(EnvTimeout)); v != "" {
+	if v := strings.TrimSpace(getenv(envTimeout)); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
-			return Config{}, fmt.Errorf("%s=%q is not a positive Go duration; set it like 30s or 2m (unset: %s per attempt)", EnvTimeout, v, DefaultRequestTimeout)
+			return Config{}, fmt.Errorf("%s=%q is not a positive Go duration; set it like 30s or 2m (unset: %s per attempt)", envTimeout, v, defaultRequestTimeout)
 		}
 		c.RequestTimeout = d
 	}
-	if v := strings.TrimSpace(getenv(EnvRetries)); v != "" {
+	if v := strings.TrimSpace(getenv(envRetries)); v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || n > MaxEnvRetries {
-			return Config{}, fmt.Errorf("%s=%q is not a whole number from 0 to %d; set it like 2 (0 disables retries; unset: %d)", EnvRetries, v, MaxEnvRetries, DefaultMaxRetries)
+		if err != nil || n < 0 || n > maxEnvRetries {
+			return Config{}, fmt.Errorf("%s=%q is not a whole number from 0 to %d; set it like 2 (0 disables retries; unset: %d)", envRetries, v, maxEnvRetries, defaultMaxRetries)
 		}
 		c.MaxRetries = n
 		if n == 0 {
@@ -212,12 +212,12 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	}
 	if c.BaseURL != "" {
 		if err := checkBaseURL(c.BaseURL); err != nil {
-			return Config{}, fmt.Errorf("%s: %w", EnvBaseURL, err)
+			return Config{}, fmt.Errorf("%s: %w", envBaseURL, err)
 		}
 	}
 	if c.AnthropicBaseURL != "" {
 		if err := checkBaseURL(c.AnthropicBaseURL); err != nil {
-			return Config{}, fmt.Errorf("%s: %w", EnvAnthropicBaseURL, err)
+			return Config{}, fmt.Errorf("%s: %w", envAnthropicBaseURL, err)
 		}
 	}
 	return c, nil
@@ -253,7 +253,7 @@ func checkBaseURL(s string) error {
 func (c Config) withDefaults() Config {
 	c = c.withTimingDefaults()
 	if c.Tracker == nil {
-		c.Tracker = NewTracker()
+		c.Tracker = newTracker()
 	}
 	if c.Prices == nil {
 		c.Prices = DefaultPrices()
@@ -271,25 +271,25 @@ func (c Config) withDefaults() Config {
 // withTimingDefaults fills the zero timeout, retry and backoff fields.
 func (c Config) withTimingDefaults() Config {
 	if c.RequestTimeout <= 0 {
-		c.RequestTimeout = DefaultRequestTimeout
+		c.RequestTimeout = defaultRequestTimeout
 	}
 	switch {
 	case c.MaxRetries == 0:
-		c.MaxRetries = DefaultMaxRetries
+		c.MaxRetries = defaultMaxRetries
 	case c.MaxRetries < 0:
 		c.MaxRetries = 0
 	}
 	if c.MinBackoff <= 0 {
-		c.MinBackoff = DefaultMinBackoff
+		c.MinBackoff = defaultMinBackoff
 	}
 	if c.MaxBackoff <= 0 {
-		c.MaxBackoff = DefaultMaxBackoff
+		c.MaxBackoff = defaultMaxBackoff
 	}
 	if c.MaxBackoff < c.MinBackoff {
 		c.MaxBackoff = c.MinBackoff
 	}
 	if c.MaxRetryWait <= 0 {
-		c.MaxRetryWait = DefaultMaxRetryWait
+		c.MaxRetryWait = defaultMaxRetryWait
 	}
 	return c
 }

@@ -23,7 +23,7 @@
 //     cached;
 //   - accounts token usage and estimated cost per Stage in a Tracker, with
 //     cost only for models in the price table (never guessed).
-//   - redacts the configured key values (of at least MinRedactLen bytes)
+//   - redacts the configured key values (of at least 8 bytes)
 //     from everything it returns, where server text enters: error messages
 //     (a 401 that echoes the Authorization header), answers and model
 //     names, so no key reaches a console, bundle, journal, cache entry or

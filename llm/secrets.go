@@ -5,14 +5,14 @@ import (
 	"strings"
 )
 
-// Redacted replaces a key value in every text the client returns.
-const Redacted = "[REDACTED]"
+// redacted replaces a key value in every text the client returns.
+const redacted = "[REDACTED]"
 
-// MinRedactLen is the shortest key value that is redacted. A shorter key is
+// minRedactLen is the shortest key value that is redacted. A shorter key is
 // a placeholder for a local server that accepts any value ("none",
 // "EMPTY"), and masking it would garble ordinary words in answers and
 // messages.
-const MinRedactLen = 8
+const minRedactLen = 8
 
 // redactor masks configured key values. Redaction happens where server text
 // enters the package (error messages, answers, model names), so nothing a
@@ -23,7 +23,7 @@ type redactor struct{ keys []string }
 func newRedactor(keys ...string) redactor {
 	var r redactor
 	for _, k := range keys {
-		if k = strings.TrimSpace(k); len(k) >= MinRedactLen {
+		if k = strings.TrimSpace(k); len(k) >= minRedactLen {
 			r.keys = append(r.keys, k)
 		}
 	}
@@ -35,7 +35,7 @@ func newRedactor(keys ...string) redactor {
 func (r redactor) string(s string) string {
 	for _, k := range r.keys {
 		if strings.Contains(s, k) {
-			s = strings.ReplaceAll(s, k, Redacted)
+			s = strings.ReplaceAll(s, k, redacted)
 		}
 	}
 	return s
@@ -63,12 +63,12 @@ func (e *redactedError) Error() string { return e.msg }
 func (e *redactedError) Unwrap() error { return e.cause }
 
 // Redact returns s with every configured key value of the client (Config's
-// API keys of at least MinRedactLen bytes) replaced by Redacted. The client
+// API keys of at least 8 bytes) replaced by "[REDACTED]". The client
 // already redacts everything it returns; use Redact for other text that may
 // carry a key, such as a message built from the configuration.
 func (c *Client) Redact(s string) string { return c.red.string(s) }
 
-// RedactKeys returns s with every occurrence of each key (of at least
-// MinRedactLen bytes) replaced by Redacted, for text produced before a
+// redactKeys returns s with every occurrence of each key (of at least
+// minRedactLen bytes) replaced by redacted, for text produced before a
 // Client exists.
-func RedactKeys(s string, keys ...string) string { return newRedactor(keys...).string(s) }
+func redactKeys(s string, keys ...string) string { return newRedactor(keys...).string(s) }

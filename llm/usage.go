@@ -111,8 +111,8 @@ type Tracker struct {
 	stages map[Stage]*StageUsage
 }
 
-// NewTracker returns an empty tracker.
-func NewTracker() *Tracker { return &Tracker{stages: map[Stage]*StageUsage{}} }
+// newTracker returns an empty tracker.
+func newTracker() *Tracker { return &Tracker{stages: map[Stage]*StageUsage{}} }
 
 func (t *Tracker) stage(s Stage) *StageUsage {
 	if t.stages == nil {

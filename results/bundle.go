@@ -54,12 +54,12 @@ func (d Determinism) Valid() bool {
 // in a fixed order; an absent corpus_provenance means
 // lasagna.ProvenanceNative. Each call returns a new slice.
 func Provenances() []lasagna.Provenance {
-	return []lasagna.Provenance{lasagna.ProvenanceNative, lasagna.ProvenancePooledGold, lasagna.ProvenanceProvided, lasagna.ProvenanceOwnIndex, ProvenanceNone}
+	return []lasagna.Provenance{lasagna.ProvenanceNative, lasagna.ProvenancePooledGold, lasagna.ProvenanceProvided, lasagna.ProvenanceOwnIndex, provenanceNone}
 }
 
-// ProvenanceNone is how a bundle writes lasagna.ProvenanceNone (a benchmark
+// provenanceNone is how a bundle writes lasagna.provenanceNone (a benchmark
 // without a corpus).
-const ProvenanceNone lasagna.Provenance = "none"
+const provenanceNone lasagna.Provenance = "none"
 
 // Modes returns the values resolved_mode may take, in a fixed order. Each
 // call returns a new slice.
@@ -363,7 +363,7 @@ func WithoutLatency(b *Bundle) (*Bundle, error) {
 // (no corpus) becomes "none", the others are unchanged.
 func BundleProvenance(p lasagna.Provenance) lasagna.Provenance {
 	if p == lasagna.ProvenanceNone {
-		return ProvenanceNone
+		return provenanceNone
 	}
 	return p
 }

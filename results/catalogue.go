@@ -7,10 +7,10 @@ import (
 	lasagna "github.com/lasagna-go/lasagna"
 )
 
-// CatalogueMarkdown renders the integrity catalogue as a Markdown table
+// catalogueMarkdown renders the integrity catalogue as a Markdown table
 // (code, level, raised when, fix): every row of lasagna.Catalogue(). The
 // documentation is generated from it, so docs and code cannot disagree.
-func CatalogueMarkdown() string {
+func catalogueMarkdown() string {
 	var b strings.Builder
 	b.WriteString("| code | level | raised when | fix |\n| --- | --- | --- | --- |\n")
 	for _, r := range lasagna.Catalogue() {

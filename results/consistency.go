@@ -11,10 +11,6 @@ import (
 	"github.com/lasagna-go/lasagna/internal/metrics"
 )
 
-// InconsistentBundle is the code of a bundle whose numbers disagree with
-// each other (an alias of lasagna.InconsistentBundle).
-const InconsistentBundle = lasagna.InconsistentBundle
-
 // consistencyTol is the tolerance of the consistency checks, relative to
 // the magnitude of the numbers compared (at least 1).
 const consistencyTol = 1e-12
@@ -66,7 +62,7 @@ func checkResultConsistency(r *Report, res *Result, o StatsOptions, seedNote str
 			w = fmt.Sprintf("%s/per_sample_scores[%d]", where, i)
 		}
 		if len(row.Scores) == 0 && row.Error == "" && row.JudgeError == "" && row.RetrievedIDs == nil && row.Retrieved == nil && row.Answer == nil {
-			r.add(InconsistentBundle, w, "the row has no scores, no error and no output (_retrieved_ids, _retrieved or answer): a query is scored, failed with its error, or shows the output that had nothing to score (a ranked list for a query without judgements), never empty")
+			r.add(lasagna.InconsistentBundle, w, "the row has no scores, no error and no output (_retrieved_ids, _retrieved or answer): a query is scored, failed with its error, or shows the output that had nothing to score (a ranked list for a query without judgements), never empty")
 		}
 		for _, m := range slices.Sorted(maps.Keys(row.Scores)) {
 			v := row.Scores[m]
@@ -90,26 +86,26 @@ func checkResultConsistency(r *Report, res *Result, o StatsOptions, seedNote str
 		}
 		xs, ok := scored[m]
 		if !ok {
-			r.add(InconsistentBundle, where, "%s is %v but no row without an error scores %s, so it is the mean of nothing", field, v, m)
+			r.add(lasagna.InconsistentBundle, where, "%s is %v but no row without an error scores %s, so it is the mean of nothing", field, v, m)
 			continue
 		}
 		// The mean alone: one resample is the cheapest bootstrap.
 		mean := metrics.Summarize(xs, metrics.BootstrapOptions{Resamples: 1}).Mean
 		if !near(v, mean) {
-			r.add(InconsistentBundle, where, "%s is %v but the mean of its %d scored row%s is %v", field, v, len(xs), plural(len(xs), "", "s"), mean)
+			r.add(lasagna.InconsistentBundle, where, "%s is %v but the mean of its %d scored row%s is %v", field, v, len(xs), plural(len(xs), "", "s"), mean)
 		}
 	}
 	if hasRows {
 		for _, m := range slices.Sorted(maps.Keys(scored)) {
 			if _, ok := res.Metrics[m]; !ok {
-				r.add(InconsistentBundle, where, "%d row%s score %s but metrics has no %q: every scored metric has its aggregate", len(scored[m]), plural(len(scored[m]), "", "s"), m, m)
+				r.add(lasagna.InconsistentBundle, where, "%d row%s score %s but metrics has no %q: every scored metric has its aggregate", len(scored[m]), plural(len(scored[m]), "", "s"), m, m)
 			}
 		}
 	}
 	if len(res.MetricStats) > 0 {
 		for _, m := range slices.Sorted(maps.Keys(res.Metrics)) {
 			if _, ok := res.MetricStats[m]; !ok {
-				r.add(InconsistentBundle, where, "metrics has %q but metric_stats has no entry for it", m)
+				r.add(lasagna.InconsistentBundle, where, "metrics has %q but metric_stats has no entry for it", m)
 			}
 		}
 	}
@@ -126,23 +122,23 @@ func checkResultConsistency(r *Report, res *Result, o StatsOptions, seedNote str
 func checkStat(r *Report, where, m string, st MetricStat, aggs map[string]float64, scored map[string][]float64, hasRows bool, o StatsOptions, seedNote string) {
 	field := fmt.Sprintf("metric_stats[%q]", m)
 	if v, ok := aggs[m]; !ok {
-		r.add(InconsistentBundle, where, "%s exists but metrics has no %q", field, m)
+		r.add(lasagna.InconsistentBundle, where, "%s exists but metrics has no %q", field, m)
 	} else if !near(v, st.Mean) {
-		r.add(InconsistentBundle, where, "metrics[%q] is %v but %s.mean is %v", m, v, field, st.Mean)
+		r.add(lasagna.InconsistentBundle, where, "metrics[%q] is %v but %s.mean is %v", m, v, field, st.Mean)
 	}
 	checkRange(r, where, field+".mean", m, st.Mean)
 	checkRange(r, where, field+".ci_low", m, st.CILow)
 	checkRange(r, where, field+".ci_high", m, st.CIHigh)
 	if st.N > 0 && !(st.CILow <= st.Mean+tol(st.Mean) && st.Mean <= st.CIHigh+tol(st.Mean)) {
-		r.add(InconsistentBundle, where, "%s: the interval [%v, %v] does not bracket the mean %v", field, st.CILow, st.CIHigh, st.Mean)
+		r.add(lasagna.InconsistentBundle, where, "%s: the interval [%v, %v] does not bracket the mean %v", field, st.CILow, st.CIHigh, st.Mean)
 	}
 	xs := scored[m]
 	if !hasRows && st.N != 0 {
-		r.add(InconsistentBundle, where, "%s.n is %d but the result has no per-query rows (per_sample_scores): an n without its rows cannot be checked", field, st.N)
+		r.add(lasagna.InconsistentBundle, where, "%s.n is %d but the result has no per-query rows (per_sample_scores): an n without its rows cannot be checked", field, st.N)
 		return
 	}
 	if st.N != len(xs) {
-		r.add(InconsistentBundle, where, "%s.n is %d but %d row%s without an error score %s", field, st.N, len(xs), plural(len(xs), "", "s"), m)
+		r.add(lasagna.InconsistentBundle, where, "%s.n is %d but %d row%s without an error score %s", field, st.N, len(xs), plural(len(xs), "", "s"), m)
 		return
 	}
 	if len(xs) == 0 {
@@ -155,7 +151,7 @@ func checkStat(r *Report, where, m string, st MetricStat, aggs map[string]float6
 	}
 	// An absent level is the default one, which got has.
 	if !near(got.Mean, st.Mean) || !near(got.CILow, st.CILow) || !near(got.CIHigh, st.CIHigh) || (st.Level != 0 && st.Level != got.Level) {
-		r.add(InconsistentBundle, where, "%s is mean %v, interval [%v, %v] at level %v, but the %d scored rows give mean %v, interval [%v, %v] at level %v (bootstrap of %d resamples with %s)",
+		r.add(lasagna.InconsistentBundle, where, "%s is mean %v, interval [%v, %v] at level %v, but the %d scored rows give mean %v, interval [%v, %v] at level %v (bootstrap of %d resamples with %s)",
 			field, st.Mean, st.CILow, st.CIHigh, orLevel(st.Level), len(xs), got.Mean, got.CILow, got.CIHigh, got.Level, resamples, seedNote)
 	}
 }
@@ -165,9 +161,9 @@ func checkRange(r *Report, where, field, m string, v float64) {
 	lo, hi, ok := MetricRange(m)
 	switch {
 	case math.IsNaN(v) || math.IsInf(v, 0):
-		r.add(InconsistentBundle, where, "%s is %v; scores are finite numbers", field, v)
+		r.add(lasagna.InconsistentBundle, where, "%s is %v; scores are finite numbers", field, v)
 	case ok && (v < lo || v > hi):
-		r.add(InconsistentBundle, where, "%s is %v, outside the range of %s, %s", field, v, m, rangeText(lo, hi))
+		r.add(lasagna.InconsistentBundle, where, "%s is %v, outside the range of %s, %s", field, v, m, rangeText(lo, hi))
 	}
 }
 

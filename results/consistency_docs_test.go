@@ -15,7 +15,7 @@ func TestREADMEIntegrityTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	readme := string(raw)
-	want := CatalogueMarkdown()
+	want := catalogueMarkdown()
 	header, _, _ := strings.Cut(want, "\n")
 	i := strings.Index(readme, header+"\n")
 	if i < 0 {

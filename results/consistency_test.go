@@ -33,8 +33,8 @@ func row(m map[string]any, i int) map[string]any {
 func wantInconsistent(t *testing.T, raw []byte, details ...string) {
 	t.Helper()
 	r := Validate(raw)
-	if !r.Has(InconsistentBundle) || r.OK(false) {
-		t.Fatalf("codes %v, want blocking %s:%s", codes(r), InconsistentBundle, problemLines(r))
+	if !r.Has(lasagna.InconsistentBundle) || r.OK(false) {
+		t.Fatalf("codes %v, want blocking %s:%s", codes(r), lasagna.InconsistentBundle, problemLines(r))
 	}
 	if r.Has(lasagna.RunIDMismatch) || r.Has(lasagna.ComparabilityKeyMismatch) {
 		t.Fatalf("the forger's hashes do not match, so this test proves nothing:%s", problemLines(r))
@@ -46,7 +46,7 @@ func wantInconsistent(t *testing.T, raw []byte, details ...string) {
 		}
 	}
 	for _, p := range r.Problems {
-		if p.Code == InconsistentBundle && (p.Where == "" || p.Level != lasagna.LevelBlocking) {
+		if p.Code == lasagna.InconsistentBundle && (p.Where == "" || p.Level != lasagna.LevelBlocking) {
 			t.Errorf("problem without where or not blocking: %s", p)
 		}
 	}
@@ -188,7 +188,7 @@ func TestConsistentBundlesValidate(t *testing.T) {
 	// bundle's StatsOptions) validate, whatever the recorded seed (absent
 	// means 42); so do stats without a level (the default one) and a
 	// bundle without metric_stats whose metrics are the means of its rows.
-	for _, seed := range []uint64{0, DefaultStatsSeed, 1} {
+	for _, seed := range []uint64{0, defaultStatsSeed, 1} {
 		b := retrievalBundle(t)
 		b.Experiment.StatsSeed = seed
 		for i := range b.Results {

@@ -12,7 +12,7 @@
 // checks the bytes of one: the version rule (1.0 ≤ v < 2.0), both hashes
 // recomputed over the bundle as written, and the integrity checks a bundle
 // alone allows (schema.Validate adds the JSON Schema). Integrity codes and
-// their fixes come from lasagna.Catalogue(); CatalogueMarkdown renders that
+// their fixes come from lasagna.Catalogue(); catalogueMarkdown renders that
 // table for the docs.
 //
 // Bundles never hold paths, host names, user names or credential names:

@@ -134,7 +134,7 @@ func ragBundle(t testing.TB) *Bundle {
 // minimalBundle has only the required fields.
 func minimalBundle(testing.TB) *Bundle {
 	hf := HeldFixed{MetricsVersion: MetricsVersion, Benchmark: "squad-dev@fedcba987654", NSamples: 0, SamplingSeed: 42,
-		ResolvedMode: lasagna.ModeClosedBook, CorpusProvenance: ProvenanceNone}
+		ResolvedMode: lasagna.ModeClosedBook, CorpusProvenance: provenanceNone}
 	return &Bundle{
 		Experiment: Experiment{Environment: CurrentEnvironmentFixed(), Determinism: SeededGlobalConcurrent},
 		Configs:    []Config{{Name: "closed", Benchmark: hf.Benchmark, HeldFixed: hf}},

@@ -19,17 +19,17 @@ import (
 // metrics' defaults (10000 resamples, seed 0, 95%).
 type StatsOptions = metrics.BootstrapOptions
 
-// DefaultStatsSeed is the bootstrap seed of a bundle that records none
+// defaultStatsSeed is the bootstrap seed of a bundle that records none
 // (experiment.stats_seed absent): the seed the engine uses by default.
-const DefaultStatsSeed = 42
+const defaultStatsSeed = 42
 
 // StatsOptions returns how b's metric_stats intervals are computed: with
-// experiment.stats_seed (DefaultStatsSeed when absent), metrics' default
+// experiment.stats_seed (42 when absent), metrics' default
 // number of resamples and level.
 func (b *Bundle) StatsOptions() StatsOptions {
 	seed := b.Experiment.StatsSeed
 	if seed == 0 {
-		seed = DefaultStatsSeed
+		seed = defaultStatsSeed
 	}
 	return StatsOptions{Seed: seed}
 }

@@ -104,7 +104,7 @@ func TestTamper(t *testing.T) {
 		{"ranks not 1..n", func(m map[string]any) {
 			row := arr(arr(m, "results")[0], "per_sample_scores")[0].(map[string]any)
 			row["_retrieved"].([]any)[2].(map[string]any)["rank"] = json.Number("2")
-		}, true, InvalidBundle},
+		}, true, lasagna.InvalidBundle},
 		{"failed query not listed", func(m map[string]any) {
 			row := arr(arr(m, "results")[0], "per_sample_scores")[4].(map[string]any)
 			delete(row, "scores")
@@ -113,7 +113,7 @@ func TestTamper(t *testing.T) {
 		{"failed query with scores", func(m map[string]any) {
 			row := arr(arr(m, "results")[0], "per_sample_scores")[4].(map[string]any)
 			row["error"] = "boom"
-		}, true, InvalidBundle},
+		}, true, lasagna.InvalidBundle},
 		{"missing result", func(m map[string]any) { m["results"] = arr(m, "results")[:1] }, true, lasagna.MissingResults},
 		{"empty result", func(m map[string]any) {
 			res := arr(m, "results")[1].(map[string]any)
@@ -123,17 +123,17 @@ func TestTamper(t *testing.T) {
 		}, true, lasagna.MissingResults},
 		{"result of unknown config", func(m map[string]any) {
 			arr(m, "results")[1].(map[string]any)["config_name"] = "hybrid"
-		}, true, InvalidBundle},
+		}, true, lasagna.InvalidBundle},
 		{"blocking code listed", func(m map[string]any) {
 			obj(m, "integrity")["blocking"] = []any{lasagna.Finding{Code: lasagna.UnknownDocID, Where: "local/faq@0123456789ab/bm25/q01", Detail: "d99 is not in the corpus"}.String()}
 		}, true, lasagna.UnknownDocID},
 		{"ingest gap not listed", func(m map[string]any) {
 			obj(arr(m, "configs")[0], "held_fixed")["corpus_ingest_gap"] = json.Number("3")
 		}, true, lasagna.PartialCorpus},
-		{"wrong type", func(m map[string]any) { obj(m, "experiment")["nothing_samples"] = "yes" }, true, InvalidBundle},
+		{"wrong type", func(m map[string]any) { obj(m, "experiment")["nothing_samples"] = "yes" }, true, lasagna.InvalidBundle},
 		{"string embedder_dim", func(m map[string]any) {
 			obj(arr(m, "configs")[0], "held_fixed")["embedder_dim"] = "768"
-		}, true, InvalidBundle},
+		}, true, lasagna.InvalidBundle},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -295,13 +295,13 @@ func TestParseFinding(t *testing.T) {
 }
 
 func TestCatalogueMarkdown(t *testing.T) {
-	md := CatalogueMarkdown()
+	md := catalogueMarkdown()
 	for _, info := range lasagna.Catalogue() {
 		if !strings.Contains(md, "| `"+string(info.Code)+"` | "+string(info.Level)+" |") {
 			t.Errorf("catalogue table lacks %s", info.Code)
 		}
 	}
-	if !strings.Contains(md, string(InvalidBundle)) {
+	if !strings.Contains(md, string(lasagna.InvalidBundle)) {
 		t.Error("catalogue table lacks the validation codes")
 	}
 }

@@ -11,10 +11,6 @@ import (
 	lasagna "github.com/lasagna-go/lasagna"
 )
 
-// InvalidBundle is the code of a bundle that breaks the schema or a
-// structural rule of schema 1.x (an alias of lasagna.InvalidBundle).
-const InvalidBundle = lasagna.InvalidBundle
-
 // codeInfo looks c up in the integrity catalogue (lasagna.Catalogue()).
 func codeInfo(c lasagna.Code) (lasagna.CodeInfo, bool) { return c.Info() }
 
@@ -133,12 +129,12 @@ func ValidateWith(raw []byte, checks ...func(doc any) []Problem) Report {
 	var r Report
 	doc, err := decodeTree(raw)
 	if err != nil {
-		r.add(InvalidBundle, "bundle", "%v", jsonError(raw, syntaxErr(raw, err)))
+		r.add(lasagna.InvalidBundle, "bundle", "%v", jsonError(raw, syntaxErr(raw, err)))
 		return r
 	}
 	top, ok := doc.(map[string]any)
 	if !ok {
-		r.add(InvalidBundle, "bundle", "a bundle is a json object, got %s", describe(doc))
+		r.add(lasagna.InvalidBundle, "bundle", "a bundle is a json object, got %s", describe(doc))
 		return r
 	}
 	v, present := top["schema_version"]
@@ -172,7 +168,7 @@ func ValidateWith(raw []byte, checks ...func(doc any) []Problem) Report {
 	b, err := Unmarshal(raw)
 	if err != nil {
 		if checked == 0 {
-			r.add(InvalidBundle, "bundle", "%v", err)
+			r.add(lasagna.InvalidBundle, "bundle", "%v", err)
 		}
 		return r
 	}
@@ -250,19 +246,19 @@ func checkStructure(r *Report, b *Bundle) {
 		k := armKey{c.Benchmark, c.Name}
 		where := c.Benchmark + "/" + c.Name
 		if _, dup := configs[k]; dup {
-			r.add(InvalidBundle, where, "configs list benchmark %q arm %q twice", c.Benchmark, c.Name)
+			r.add(lasagna.InvalidBundle, where, "configs list benchmark %q arm %q twice", c.Benchmark, c.Name)
 			continue
 		}
 		configs[k] = c
 		if c.HeldFixed.Benchmark != c.Benchmark {
-			r.add(InvalidBundle, where, "held_fixed.benchmark is %q but the config's benchmark is %q", c.HeldFixed.Benchmark, c.Benchmark)
+			r.add(lasagna.InvalidBundle, where, "held_fixed.benchmark is %q but the config's benchmark is %q", c.HeldFixed.Benchmark, c.Benchmark)
 		}
 		if c.HeldFixed.MetricsVersion != b.MetricsVersion {
-			r.add(InvalidBundle, where, "held_fixed.metrics_version is %q but the bundle's metrics_version is %q", c.HeldFixed.MetricsVersion, b.MetricsVersion)
+			r.add(lasagna.InvalidBundle, where, "held_fixed.metrics_version is %q but the bundle's metrics_version is %q", c.HeldFixed.MetricsVersion, b.MetricsVersion)
 		}
 		for _, d := range c.VariedDimensions {
 			if _, ok := c.VariedLevels[d]; !ok {
-				r.add(InvalidBundle, where, "varied dimension %q has no entry in varied_levels", d)
+				r.add(lasagna.InvalidBundle, where, "varied dimension %q has no entry in varied_levels", d)
 			}
 		}
 	}
@@ -272,10 +268,10 @@ func checkStructure(r *Report, b *Bundle) {
 		k := armKey{res.BenchmarkName, res.ConfigName}
 		where := res.BenchmarkName + "/" + res.ConfigName
 		if _, ok := configs[k]; !ok {
-			r.add(InvalidBundle, where, "result names benchmark %q arm %q, which no entry of configs describes", res.BenchmarkName, res.ConfigName)
+			r.add(lasagna.InvalidBundle, where, "result names benchmark %q arm %q, which no entry of configs describes", res.BenchmarkName, res.ConfigName)
 		}
 		if seen[k] {
-			r.add(InvalidBundle, where, "results list benchmark %q arm %q twice", res.BenchmarkName, res.ConfigName)
+			r.add(lasagna.InvalidBundle, where, "results list benchmark %q arm %q twice", res.BenchmarkName, res.ConfigName)
 		}
 		seen[k] = true
 		if len(res.Metrics) == 0 && len(res.PerSampleScores) == 0 && !listed(b.Integrity.Blocking, lasagna.MissingResults, where) {
@@ -300,13 +296,13 @@ func checkRows(r *Report, b *Bundle, res *Result, where string) {
 			w = fmt.Sprintf("%s/per_sample_scores[%d]", where, i)
 		}
 		if ids[row.QueryID] {
-			r.add(InvalidBundle, w, "query %q has two rows", row.QueryID)
+			r.add(lasagna.InvalidBundle, w, "query %q has two rows", row.QueryID)
 		}
 		ids[row.QueryID] = true
 		if row.Error != "" {
 			failed = append(failed, row.QueryID)
 			if len(row.Scores) > 0 {
-				r.add(InvalidBundle, w, "a failed query carries scores; it must carry its error and no scores (never 0)")
+				r.add(lasagna.InvalidBundle, w, "a failed query carries scores; it must carry its error and no scores (never 0)")
 			}
 		}
 		if row.JudgeError != "" {
@@ -320,7 +316,7 @@ func checkRows(r *Report, b *Bundle, res *Result, where string) {
 			for j, h := range row.Retrieved {
 				hitIDs[j] = h.ID
 				if h.Rank != j+1 {
-					r.add(InvalidBundle, w, "_retrieved[%d] (id %q) has rank %d, want %d: ranks are 1..n in list order", j, h.ID, h.Rank, j+1)
+					r.add(lasagna.InvalidBundle, w, "_retrieved[%d] (id %q) has rank %d, want %d: ranks are 1..n in list order", j, h.ID, h.Rank, j+1)
 					break
 				}
 			}
@@ -328,7 +324,7 @@ func checkRows(r *Report, b *Bundle, res *Result, where string) {
 				r.add(lasagna.DuplicateRetrievedID, w, "_retrieved holds %q more than once", d)
 			}
 			if row.RetrievedIDs != nil && !slices.Equal(hitIDs, row.RetrievedIDs) {
-				r.add(InvalidBundle, w, "_retrieved_ids and the ids of _retrieved differ; both are the same ranked list")
+				r.add(lasagna.InvalidBundle, w, "_retrieved_ids and the ids of _retrieved differ; both are the same ranked list")
 			}
 		}
 	}
@@ -376,7 +372,7 @@ func checkListed(r *Report, b *Bundle) {
 		for i, line := range list.lines {
 			f, ok := ParseFinding(line)
 			if !ok {
-				r.Problems = append(r.Problems, Problem{Code: InvalidBundle, Level: list.level,
+				r.Problems = append(r.Problems, Problem{Code: lasagna.InvalidBundle, Level: list.level,
 					Where:  fmt.Sprintf("%s[%d]", list.name, i),
 					Detail: fmt.Sprintf("%q does not start with an integrity code", line)})
 				continue

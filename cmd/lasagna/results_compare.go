@@ -187,7 +187,7 @@ func readTrustedBundle(w io.Writer, p, what string) (*results.Bundle, error) {
 	var bad []string
 	for _, pr := range schema.Validate(raw).Problems {
 		switch pr.Code {
-		case lasagna.RunIDMismatch, lasagna.ComparabilityKeyMismatch, lasagna.SchemaVersion, results.InvalidBundle, lasagna.InconsistentBundle:
+		case lasagna.RunIDMismatch, lasagna.ComparabilityKeyMismatch, lasagna.SchemaVersion, lasagna.InvalidBundle, lasagna.InconsistentBundle:
 			bad = append(bad, pr.String())
 		}
 	}

@@ -178,7 +178,7 @@ func sample(b *results.Bundle, q Query) *results.Sample {
 	}
 	for i := range b.Results {
 		r := &b.Results[i]
-		if (r.ConfigName != q.Arm && evaltest.SubtestName(r.ConfigName) != q.Arm) || evalgomega.ShortName(r.BenchmarkName) != q.Benchmark {
+		if (r.ConfigName != q.Arm && evaltest.SubtestName(r.ConfigName) != q.Arm) || evaltest.ShortName(r.BenchmarkName) != q.Benchmark {
 			continue
 		}
 		for j := range r.PerSampleScores {

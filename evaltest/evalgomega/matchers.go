@@ -147,7 +147,7 @@ func (mm *MetricMatcher) matchBundle(b *results.Bundle) (bool, error) {
 		if mm.arm != "" && r.ConfigName != mm.arm {
 			continue
 		}
-		if mm.benchmark != "" && r.BenchmarkName != mm.benchmark && ShortName(r.BenchmarkName) != mm.benchmark {
+		if mm.benchmark != "" && r.BenchmarkName != mm.benchmark && evaltest.ShortName(r.BenchmarkName) != mm.benchmark {
 			continue
 		}
 		picked = append(picked, r)
@@ -322,9 +322,6 @@ func (pm *passMatcher) NegatedFailureMessage(actual any) string {
 	return "Expected the evaluation to fail; it passed"
 }
 
-// ShortName returns a benchmark's short name, as evaltest names its
-// subtest: "local/faq@ea3e86b12545" → "faq" (see evaltest.ShortName).
-func ShortName(benchmark string) string { return evaltest.ShortName(benchmark) }
 
 // bundleOf returns ev's bundle, or an error quoting why there is none.
 func bundleOf(ev *evaltest.Evaluation) (*results.Bundle, error) {

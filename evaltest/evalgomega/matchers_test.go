@@ -196,7 +196,7 @@ func TestWithT(t *testing.T) {
 // subtests do ("beir/scifact" becomes one subtest level, "beir_scifact").
 func TestShortName(t *testing.T) {
 	for in, want := range map[string]string{"local/faq@ea3e86b12545": "faq", "faq": "faq", "beir/scifact@0123": "beir_scifact", "local/a b@12": "a_b"} {
-		if got := evalgomega.ShortName(in); got != want {
+		if got := evaltest.ShortName(in); got != want {
 			t.Errorf("ShortName(%q) = %q, want %q", in, got, want)
 		}
 	}

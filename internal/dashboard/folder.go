@@ -194,7 +194,7 @@ func (f *folder) bundle(e *entry) (*results.Bundle, error) {
 
 // untrustedCodes keep a bundle from being reported, as in lasagna results
 // report.
-var untrustedCodes = []lasagna.Code{lasagna.RunIDMismatch, lasagna.ComparabilityKeyMismatch, lasagna.SchemaVersion, results.InvalidBundle, lasagna.InconsistentBundle}
+var untrustedCodes = []lasagna.Code{lasagna.RunIDMismatch, lasagna.ComparabilityKeyMismatch, lasagna.SchemaVersion, lasagna.InvalidBundle, lasagna.InconsistentBundle}
 
 // summarize reads what the list shows of a bundle file.
 func summarize(p string, raw []byte) *entry {

@@ -34,7 +34,7 @@ func checkBaseline(path string, raw []byte, updateHint string) (*results.Bundle,
 	var bad []string
 	for _, p := range results.Validate(raw).Problems {
 		switch p.Code {
-		case lasagna.RunIDMismatch, lasagna.ComparabilityKeyMismatch, lasagna.SchemaVersion, results.InvalidBundle:
+		case lasagna.RunIDMismatch, lasagna.ComparabilityKeyMismatch, lasagna.SchemaVersion, lasagna.InvalidBundle:
 			bad = append(bad, p.String())
 		}
 	}

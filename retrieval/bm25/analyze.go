@@ -93,7 +93,7 @@ func (o Options) term(tok string) (string, bool) {
 	}
 	if o.Stemming {
 		if o.Analyzer == AnalyzerLucene {
-			return PorterStem(tok), true
+			return porterStem(tok), true
 		}
 		return Stem(tok), true
 	}

@@ -58,7 +58,7 @@
 //   - A final possessive 's ('s, ’s or ＇s) is removed
 //     (EnglishPossessiveFilter), then the token is lower-cased and the 33
 //     stopwords are dropped as above.
-//   - With Options.Stemming, PorterStem replaces each token by its stem
+//   - With Options.Stemming, the analyzer replaces each token by its stem
 //     under Martin Porter's original algorithm as Lucene's PorterStemFilter
 //     implements it (not Snowball English): "generalizations" becomes
 //     "gener", "archaeology" "archaeolog".
@@ -68,7 +68,7 @@
 // kinds of difference remain, both from the newer Unicode: a zero-width
 // joiner before a pictograph joins it to the word before (rule WB3c, since
 // Unicode 11; Lucene 8.7 follows Unicode 9), and letters added to Unicode
-// after version 9 make tokens. PorterStem gives Lucene's stem for every word
+// after version 9 make tokens. Its stemmer gives Lucene's stem for every word
 // of the Porter reference vocabulary (testdata/porter_lucene_known_diffs.tsv
 // lists the 67 words where Lucene departs from it) and for 200,000 random
 // words.

@@ -175,7 +175,7 @@ func TestPorterConformance(t *testing.T) {
 	}
 	differ := 0
 	for i, w := range voc {
-		got := PorterStem(w)
+		got := porterStem(w)
 		k, listed := known[w]
 		switch {
 		case got == out[i] && listed:
@@ -207,7 +207,7 @@ func TestPorterLuceneRandom(t *testing.T) {
 		if !ok {
 			t.Fatalf("testdata/porter_lucene_random.tsv:%d: want word and stem separated by a tab", i+1)
 		}
-		if got := PorterStem(w); got != want {
+		if got := porterStem(w); got != want {
 			t.Errorf("testdata/porter_lucene_random.tsv:%d: PorterStem(%q) = %q, Lucene gives %q", i+1, w, got, want)
 		}
 		n++

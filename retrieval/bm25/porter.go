@@ -5,7 +5,7 @@ import (
 	"unicode/utf8"
 )
 
-// PorterStem returns the stem of a lower-case word by Martin Porter's
+// porterStem returns the stem of a lower-case word by Martin Porter's
 // original (1980) algorithm as Lucene's PorterStemFilter applies it, which
 // the Lucene analyzer uses. Lucene follows Porter's own reference
 // implementation, with its three published departures from the paper:
@@ -13,7 +13,7 @@ import (
 // (instead of -abli → -able) and -logi becomes -log. Like Lucene it counts
 // characters in UTF-16 code units and treats every character other than
 // a e i o u (and y after a consonant) as a consonant.
-func PorterStem(word string) string {
+func porterStem(word string) string {
 	for i := 0; i < len(word); i++ {
 		if word[i] >= utf8.RuneSelf {
 			p := porter[uint16]{b: utf16.Encode([]rune(word))}

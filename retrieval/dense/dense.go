@@ -20,11 +20,11 @@ import (
 	"github.com/lasagna-go/lasagna/retrieval/vector"
 )
 
-// DefaultBatchSize is the number of documents per Embed call when
+// defaultBatchSize is the number of documents per Embed call when
 // Options.BatchSize is 0.
-const DefaultBatchSize = 256
+const defaultBatchSize = 256
 
-// Options configure Build. The zero value embeds DefaultBatchSize
+// Options configure Build. The zero value embeds 256
 // documents per call into a cosine collection.
 type Options struct {
 	// BatchSize is the number of documents per Embed call and per store
@@ -103,7 +103,7 @@ func Build(ctx context.Context, docs []lasagna.Document, emb lasagna.Embedder, b
 	}
 	size := opts.BatchSize
 	if size <= 0 {
-		size = DefaultBatchSize
+		size = defaultBatchSize
 	}
 	r := &Retriever{emb: emb, backend: backend, plain: !isStore}
 	if isText {

@@ -9,19 +9,19 @@ import (
 	"github.com/lasagna-go/lasagna/llm"
 )
 
-// DefaultBatchSize is the number of inputs sent per embeddings request when
+// defaultBatchSize is the number of inputs sent per embeddings request when
 // Config.BatchSize is zero.
-const DefaultBatchSize = 128
+const defaultBatchSize = 128
 
 // Config configures an OpenAI-compatible embedder. The zero value uses
-// the client's Config.EmbeddingModel, batches of DefaultBatchSize, one
+// the client's Config.EmbeddingModel, batches of 128, one
 // request at a time, and learns the dimension from the first response.
 type Config struct {
 	// Model is the embedding model; "" means the client's
 	// Config.EmbeddingModel.
 	Model string
 	// BatchSize is the number of inputs per request; 0 means
-	// DefaultBatchSize.
+	// 128.
 	BatchSize int
 	// Concurrency is the number of batch requests of one Embed call in
 	// flight at once; 0 means 1. The client's own MaxConcurrency and rate
@@ -55,7 +55,7 @@ func NewOpenAI(client *llm.Client, cfg Config) (*OpenAI, error) {
 		return nil, fmt.Errorf("embed: negative BatchSize %d, Concurrency %d or Dim %d", cfg.BatchSize, cfg.Concurrency, cfg.Dim)
 	}
 	if cfg.BatchSize == 0 {
-		cfg.BatchSize = DefaultBatchSize
+		cfg.BatchSize = defaultBatchSize
 	}
 	if cfg.Concurrency == 0 {
 		cfg.Concurrency = 1

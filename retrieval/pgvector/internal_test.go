@@ -68,10 +68,10 @@ func TestRedactDSN(t *testing.T) {
 		{"postgres://alice@db/x", "postgres://alice@db/x", false},
 		{"host=db user=alice", "host=db user=alice", false},
 	} {
-		if got := RedactDSN(tc.dsn); got != tc.want {
+		if got := redactDSN(tc.dsn); got != tc.want {
 			t.Errorf("RedactDSN(%q) = %q, want %q", tc.dsn, got, tc.want)
 		}
-		if got := DSNHasPassword(tc.dsn); got != tc.pw {
+		if got := dSNHasPassword(tc.dsn); got != tc.pw {
 			t.Errorf("DSNHasPassword(%q) = %v, want %v", tc.dsn, got, tc.pw)
 		}
 	}

@@ -27,7 +27,7 @@
 // # Index and search
 //
 // Seal builds an HNSW index with explicit parameters (Config.Index; zero
-// fields take DefaultM, DefaultEfConstruction and DefaultEfSearch),
+// fields take m 32, ef_construction 400 and ef_search 800),
 // vector_cosine_ops for vector.Cosine and vector_ip_ops for vector.Dot.
 // Search sets hnsw.ef_search before each query, turns off sequential
 // scans (the planner would otherwise scan a small table exactly, and the
@@ -79,15 +79,15 @@ import (
 // questions embed to sparse vectors under the fake embedder, a hard case
 // for HNSW; a search costs about 12 ms of PGlite's CPU at ef_search 800.
 const (
-	DefaultM              = 32
-	DefaultEfConstruction = 400
-	DefaultEfSearch       = 800
-	// DefaultBatchSize is the number of rows per INSERT.
-	DefaultBatchSize = 500
+	defaultM              = 32
+	defaultEfConstruction = 400
+	defaultEfSearch       = 800
+	// defaultBatchSize is the number of rows per INSERT.
+	defaultBatchSize = 500
 )
 
-// MetaTable is the table that records each collection's state.
-const MetaTable = "lasagna_collections"
+// metaTable is the table that records each collection's state.
+const metaTable = "lasagna_collections"
 
 // maxAttempts bounds the tries of one statement on transient errors.
 const maxAttempts = 5
@@ -102,7 +102,7 @@ type Config struct {
 	// Metric is used when the collection does not name one; "" is
 	// vector.Cosine.
 	Metric vector.Metric
-	// BatchSize is the number of rows per INSERT; 0 is DefaultBatchSize.
+	// BatchSize is the number of rows per INSERT; 0 is 500.
 	BatchSize int
 }
 
@@ -134,8 +134,8 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if dsn == "" {
 		return nil, errors.New("pgvector: the DSN is empty; set vector_backend's dsn to a PostgreSQL connection string such as postgres://user@host:5432/dbname (the password goes in PGPASSWORD)")
 	}
-	shown := RedactDSN(dsn)
-	if DSNHasPassword(dsn) {
+	shown := redactDSN(dsn)
+	if dSNHasPassword(dsn) {
 		return nil, fmt.Errorf("pgvector: the DSN %s holds a password; remove it from the DSN and set the environment variable PGPASSWORD instead, so that the password never reaches a sweep file or a bundle", shown)
 	}
 	ix, err := hnswParams(cfg.Index)
@@ -148,10 +148,10 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	batch := cfg.BatchSize
 	if batch < 0 {
-		return nil, fmt.Errorf("pgvector: BatchSize %d is negative; give a positive number of rows per INSERT, or 0 for %d", batch, DefaultBatchSize)
+		return nil, fmt.Errorf("pgvector: BatchSize %d is negative; give a positive number of rows per INSERT, or 0 for %d", batch, defaultBatchSize)
 	}
 	if batch == 0 {
-		batch = DefaultBatchSize
+		batch = defaultBatchSize
 	}
 	// Two parameters per row; PostgreSQL allows 65535 per statement.
 	batch = min(batch, 32767)
@@ -191,7 +191,7 @@ func (s *Store) setup(ctx context.Context) error {
 		return fmt.Errorf("pgvector: CREATE EXTENSION vector on %s failed: %w; install pgvector on the server (Debian: postgresql-NN-pgvector) and connect as a user allowed to create the extension, or have an administrator run CREATE EXTENSION vector in that database", s.dsn, err)
 	}
 	err = s.retry(ctx, func(ctx context.Context) error {
-		_, err := s.pool.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+MetaTable+` (
+		_, err := s.pool.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+metaTable+` (
 	name text PRIMARY KEY,
 	fingerprint text NOT NULL DEFAULT '',
 	documents integer NOT NULL DEFAULT 0,
@@ -205,7 +205,7 @@ func (s *Store) setup(ctx context.Context) error {
 		return ignoreDuplicate(err)
 	})
 	if err != nil {
-		return fmt.Errorf("pgvector: creating table %s on %s failed: %w; connect as a user allowed to create tables in that database", MetaTable, s.dsn, err)
+		return fmt.Errorf("pgvector: creating table %s on %s failed: %w; connect as a user allowed to create tables in that database", metaTable, s.dsn, err)
 	}
 	var ext, server string
 	err = s.retry(ctx, func(ctx context.Context) error {
@@ -225,21 +225,21 @@ func (s *Store) setup(ctx context.Context) error {
 // accepts.
 func hnswParams(h vector.HNSW) (vector.HNSW, error) {
 	if h.M == 0 {
-		h.M = DefaultM
+		h.M = defaultM
 	}
 	if h.EfConstruction == 0 {
-		h.EfConstruction = max(DefaultEfConstruction, 2*h.M)
+		h.EfConstruction = max(defaultEfConstruction, 2*h.M)
 	}
 	if h.EfSearch == 0 {
-		h.EfSearch = DefaultEfSearch
+		h.EfSearch = defaultEfSearch
 	}
 	switch {
 	case h.M < 2 || h.M > 100:
-		return h, fmt.Errorf("pgvector: HNSW m %d is outside pgvector's range 2–100; leave it 0 for %d", h.M, DefaultM)
+		return h, fmt.Errorf("pgvector: HNSW m %d is outside pgvector's range 2–100; leave it 0 for %d", h.M, defaultM)
 	case h.EfConstruction < 2*h.M || h.EfConstruction > 1000:
-		return h, fmt.Errorf("pgvector: HNSW ef_construction %d must be at least 2·m (%d) and at most 1000; leave it 0 for %d", h.EfConstruction, 2*h.M, DefaultEfConstruction)
+		return h, fmt.Errorf("pgvector: HNSW ef_construction %d must be at least 2·m (%d) and at most 1000; leave it 0 for %d", h.EfConstruction, 2*h.M, defaultEfConstruction)
 	case h.EfSearch < 1 || h.EfSearch > 1000:
-		return h, fmt.Errorf("pgvector: HNSW ef_search %d is outside pgvector's range 1–1000; leave it 0 for %d", h.EfSearch, DefaultEfSearch)
+		return h, fmt.Errorf("pgvector: HNSW ef_search %d is outside pgvector's range 1–1000; leave it 0 for %d", h.EfSearch, defaultEfSearch)
 	}
 	return h, nil
 }
@@ -301,7 +301,7 @@ func (s *Store) Open(ctx context.Context, c vector.Collection) (vector.State, er
 			return err
 		}
 		st.Exists = exists
-		err := s.pool.QueryRow(ctx, "SELECT fingerprint, documents, metric, hnsw, sealed FROM "+MetaTable+" WHERE name = $1", c.Name).
+		err := s.pool.QueryRow(ctx, "SELECT fingerprint, documents, metric, hnsw, sealed FROM "+metaTable+" WHERE name = $1", c.Name).
 			Scan(&st.Fingerprint, &st.Documents, &metric, &hnsw, &st.Sealed)
 		if errors.Is(err, pgx.ErrNoRows) {
 			st.Fingerprint, st.Documents, st.Sealed = "", 0, false
@@ -324,7 +324,7 @@ func (s *Store) Open(ctx context.Context, c vector.Collection) (vector.State, er
 	}
 	if !row || !st.Exists {
 		err = s.retry(ctx, func(ctx context.Context) error {
-			_, err := s.pool.Exec(ctx, "INSERT INTO "+MetaTable+" (name, embedder, metric, dim) VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO UPDATE SET fingerprint = '', documents = 0, embedder = EXCLUDED.embedder, metric = EXCLUDED.metric, dim = EXCLUDED.dim, sealed = false, hnsw = '', updated = now()",
+			_, err := s.pool.Exec(ctx, "INSERT INTO "+metaTable+" (name, embedder, metric, dim) VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO UPDATE SET fingerprint = '', documents = 0, embedder = EXCLUDED.embedder, metric = EXCLUDED.metric, dim = EXCLUDED.dim, sealed = false, hnsw = '', updated = now()",
 				c.Name, c.Embedder, string(c.Metric), dim)
 			return err
 		})
@@ -458,7 +458,7 @@ func (s *Store) createTable(ctx context.Context, c vector.Collection, dim int) e
 		if got, err = s.tableDim(ctx, c.Name); err != nil {
 			return err
 		}
-		_, err = s.pool.Exec(ctx, "UPDATE "+MetaTable+" SET dim = $2, updated = now() WHERE name = $1", c.Name, got)
+		_, err = s.pool.Exec(ctx, "UPDATE "+metaTable+" SET dim = $2, updated = now() WHERE name = $1", c.Name, got)
 		return err
 	})
 	if err != nil {
@@ -484,7 +484,7 @@ func (s *Store) unseal(ctx context.Context, c vector.Collection) error {
 		return nil
 	}
 	err := s.retry(ctx, func(ctx context.Context) error {
-		_, err := s.pool.Exec(ctx, "UPDATE "+MetaTable+" SET sealed = false, updated = now() WHERE name = $1", c.Name)
+		_, err := s.pool.Exec(ctx, "UPDATE "+metaTable+" SET sealed = false, updated = now() WHERE name = $1", c.Name)
 		return err
 	})
 	if err != nil {
@@ -530,7 +530,7 @@ func (s *Store) Seal(ctx context.Context, c vector.Collection, stored int) error
 		}
 	}
 	err = s.retry(ctx, func(ctx context.Context) error {
-		_, err := s.pool.Exec(ctx, "UPDATE "+MetaTable+" SET fingerprint = $2, documents = $3, embedder = $4, metric = $5, sealed = true, updated = now() WHERE name = $1",
+		_, err := s.pool.Exec(ctx, "UPDATE "+metaTable+" SET fingerprint = $2, documents = $3, embedder = $4, metric = $5, sealed = true, updated = now() WHERE name = $1",
 			c.Name, c.Fingerprint, stored, c.Embedder, string(c.Metric))
 		return err
 	})
@@ -563,7 +563,7 @@ func (s *Store) buildIndex(ctx context.Context, c vector.Collection) error {
 	var have string
 	err := s.retry(ctx, func(ctx context.Context) error {
 		have = ""
-		err := s.pool.QueryRow(ctx, "SELECT hnsw FROM "+MetaTable+" WHERE name = $1", c.Name).Scan(&have)
+		err := s.pool.QueryRow(ctx, "SELECT hnsw FROM "+metaTable+" WHERE name = $1", c.Name).Scan(&have)
 		if errors.Is(err, pgx.ErrNoRows) {
 			err = nil
 		}
@@ -583,7 +583,7 @@ func (s *Store) buildIndex(ctx context.Context, c vector.Collection) error {
 		if _, err := s.pool.Exec(ctx, "ANALYZE "+table); err != nil {
 			return err
 		}
-		_, err = s.pool.Exec(ctx, "UPDATE "+MetaTable+" SET hnsw = $2, metric = $3, updated = now() WHERE name = $1", c.Name, desc, string(c.Metric))
+		_, err = s.pool.Exec(ctx, "UPDATE "+metaTable+" SET hnsw = $2, metric = $3, updated = now() WHERE name = $1", c.Name, desc, string(c.Metric))
 		return err
 	})
 	if err != nil {
@@ -739,9 +739,9 @@ func ignoreDuplicate(err error) error {
 // quote returns name as a quoted SQL identifier.
 func quote(name string) string { return pgx.Identifier{name}.Sanitize() }
 
-// DSNHasPassword reports whether dsn (URL or key=value form) holds a
+// dSNHasPassword reports whether dsn (URL or key=value form) holds a
 // password.
-func DSNHasPassword(dsn string) bool {
+func dSNHasPassword(dsn string) bool {
 	if u, err := url.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
 		if _, ok := u.User.Password(); ok {
 			return true
@@ -753,9 +753,9 @@ func DSNHasPassword(dsn string) bool {
 
 var kvPassword = regexp.MustCompile(`(?i)(^|\s)password\s*=\s*('(?:[^'\\]|\\.)*'|\S*)`)
 
-// RedactDSN returns dsn with any password replaced by "xxxxx", for
+// redactDSN returns dsn with any password replaced by "xxxxx", for
 // messages.
-func RedactDSN(dsn string) string {
+func redactDSN(dsn string) string {
 	if u, err := url.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
 		if _, ok := u.User.Password(); ok {
 			u.User = url.UserPassword(u.User.Username(), "xxxxx")

@@ -5,7 +5,7 @@
 // A Store keeps one collection per vector.Collection.Name, as a Weaviate
 // class: Weaviate class names start with an upper-case letter, so the
 // class is the collection name with its first letter upper-cased
-// ("lasagna_0123…_89ab" → "Lasagna_0123…_89ab"; ClassName). The class has
+// ("lasagna_0123…_89ab" → "Lasagna_0123…_89ab"). The class has
 // no vectorizer (the caller brings the vectors), two properties — doc_id
 // (the document's id, filterable, not searchable) and text (its Title + " "
 // + Text, the text Weaviate's BM25 searches, as the built-in BM25 reads a

@@ -29,14 +29,14 @@ import (
 
 // Defaults for a zero Config field.
 const (
-	DefaultM              = 64
-	DefaultEfConstruction = 512
-	DefaultEfSearch       = 1536
-	DefaultBatchSize      = 256
+	defaultM              = 64
+	defaultEfConstruction = 512
+	defaultEfSearch       = 1536
+	defaultBatchSize      = 256
 )
 
-// MetaClass is the class that records what each collection holds.
-const MetaClass = "LasagnaCollections"
+// metaClass is the class that records what each collection holds.
+const metaClass = "LasagnaCollections"
 
 const (
 	propID   = "doc_id"
@@ -59,13 +59,13 @@ type Config struct {
 	// from the environment (WEAVIATE_API_KEY). It is never printed.
 	APIKey string
 	// Index sets the HNSW parameters of classes Open creates; a zero
-	// field takes DefaultM, DefaultEfConstruction or DefaultEfSearch.
+	// field takes 64, 512 or 1536.
 	Index vector.HNSW
 	// Metric is the distance of classes Open creates when the
 	// collection names none; "" is cosine.
 	Metric vector.Metric
 	// BatchSize is the number of objects per batch request (default
-	// DefaultBatchSize).
+	// 256).
 	BatchSize int
 	// Timeout bounds one request (default 60 s).
 	Timeout time.Duration
@@ -111,21 +111,21 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	ix := cfg.Index
 	if ix.M == 0 {
-		ix.M = DefaultM
+		ix.M = defaultM
 	}
 	if ix.EfConstruction == 0 {
-		ix.EfConstruction = DefaultEfConstruction
+		ix.EfConstruction = defaultEfConstruction
 	}
 	if ix.EfSearch == 0 {
-		ix.EfSearch = DefaultEfSearch
+		ix.EfSearch = defaultEfSearch
 	}
 	if ix.M < 2 || ix.EfConstruction < 1 || ix.EfSearch < 1 {
 		return nil, fmt.Errorf("weaviate: HNSW m=%d ef_construction=%d ef_search=%d: m must be at least 2 and the others at least 1; leave them 0 for the defaults (m=%d ef_construction=%d ef_search=%d)",
-			ix.M, ix.EfConstruction, ix.EfSearch, DefaultM, DefaultEfConstruction, DefaultEfSearch)
+			ix.M, ix.EfConstruction, ix.EfSearch, defaultM, defaultEfConstruction, defaultEfSearch)
 	}
 	batch := cfg.BatchSize
 	if batch <= 0 {
-		batch = DefaultBatchSize
+		batch = defaultBatchSize
 	}
 	timeout := cfg.Timeout
 	if timeout <= 0 {
@@ -275,11 +275,11 @@ func (s *Store) retry(ctx context.Context, f func() error) error {
 	}
 }
 
-// ClassName returns the Weaviate class of a collection name: the name with
+// className returns the Weaviate class of a collection name: the name with
 // its first letter upper-cased. It fails on a name vector.Collection does
 // not allow (lower-case ASCII letters, digits and underscores, starting
 // with a letter).
-func ClassName(collection string) (string, error) {
+func className(collection string) (string, error) {
 	if !collectionRE.MatchString(collection) {
 		return "", fmt.Errorf("weaviate: collection name %q is not lower-case ASCII letters, digits and underscores starting with a letter; name it with vector.CollectionName", collection)
 	}
@@ -309,7 +309,7 @@ func (s *Store) Describe() vector.Description {
 // dense stage's fix when it refuses a collection), with the API key read
 // from the environment, never written out.
 func (s *Store) DropCommand(c vector.Collection) string {
-	class, err := ClassName(c.Name)
+	class, err := className(c.Name)
 	if err != nil {
 		return ""
 	}
@@ -338,7 +338,7 @@ func boolp(b bool) *bool { return &b }
 // searches. A sealed record whose object count no longer matches the
 // class is reported as not sealed, so the caller ingests again.
 func (s *Store) Open(ctx context.Context, c vector.Collection) (vector.State, error) {
-	class, err := ClassName(c.Name)
+	class, err := className(c.Name)
 	if err != nil {
 		return vector.State{}, err
 	}
@@ -398,7 +398,7 @@ func (s *Store) getClass(ctx context.Context, class string) (*models.Class, erro
 func (s *Store) createClass(ctx context.Context, class string, metric vector.Metric) error {
 	cl := &models.Class{
 		Class:       class,
-		Description: "lasagna vector_backend collection; what it holds is recorded in " + MetaClass,
+		Description: "lasagna vector_backend collection; what it holds is recorded in " + metaClass,
 		Vectorizer:  "none",
 		Properties: []*models.Property{
 			{Name: propID, DataType: []string{"text"}, Tokenization: "field", IndexFilterable: boolp(true), IndexSearchable: boolp(false)},
@@ -481,9 +481,9 @@ type record struct {
 }
 
 func (s *Store) ensureMetaClass(ctx context.Context) error {
-	got, err := s.getClass(ctx, MetaClass)
+	got, err := s.getClass(ctx, metaClass)
 	if err != nil {
-		return s.fail(MetaClass, "read the class", err, s.reachFix(err, false))
+		return s.fail(metaClass, "read the class", err, s.reachFix(err, false))
 	}
 	if got != nil {
 		return nil
@@ -492,7 +492,7 @@ func (s *Store) ensureMetaClass(ctx context.Context) error {
 		return &models.Property{Name: name, DataType: []string{"text"}, Tokenization: "field", IndexFilterable: boolp(true), IndexSearchable: boolp(false)}
 	}
 	cl := &models.Class{
-		Class:       MetaClass,
+		Class:       metaClass,
 		Description: "lasagna: what each lasagna_* collection holds (corpus fingerprint, documents, embedder, metric, sealed)",
 		Vectorizer:  "none",
 		Properties: []*models.Property{
@@ -504,10 +504,10 @@ func (s *Store) ensureMetaClass(ctx context.Context) error {
 	}
 	err = s.retry(ctx, func() error { return s.client.Schema().ClassCreator().WithClass(cl).Do(ctx) })
 	if err != nil {
-		if got, gerr := s.getClass(ctx, MetaClass); gerr == nil && got != nil {
+		if got, gerr := s.getClass(ctx, metaClass); gerr == nil && got != nil {
 			return nil
 		}
-		return s.fail(MetaClass, "create the class", err, "check that the API key may change the schema (WEAVIATE_API_KEY)")
+		return s.fail(metaClass, "create the class", err, "check that the API key may change the schema (WEAVIATE_API_KEY)")
 	}
 	return nil
 }
@@ -520,7 +520,7 @@ func (s *Store) readRecord(ctx context.Context, collection string) (*record, err
 	var objs []*models.Object
 	err := s.retry(ctx, func() error {
 		var err error
-		objs, err = s.client.Data().ObjectsGetter().WithClassName(MetaClass).WithID(recordID(collection)).Do(ctx)
+		objs, err = s.client.Data().ObjectsGetter().WithClassName(metaClass).WithID(recordID(collection)).Do(ctx)
 		return err
 	})
 	var ce *fault.WeaviateClientError
@@ -528,7 +528,7 @@ func (s *Store) readRecord(ctx context.Context, collection string) (*record, err
 		return nil, nil
 	}
 	if err != nil {
-		return nil, s.fail(MetaClass, "read the record of collection "+collection, err, s.reachFix(err, false))
+		return nil, s.fail(metaClass, "read the record of collection "+collection, err, s.reachFix(err, false))
 	}
 	if len(objs) == 0 {
 		return nil, nil
@@ -552,18 +552,18 @@ func (s *Store) readRecord(ctx context.Context, collection string) (*record, err
 
 func (s *Store) writeRecord(ctx context.Context, r record) error {
 	obj := &models.Object{
-		Class: MetaClass,
+		Class: metaClass,
 		ID:    strfmt.UUID(recordID(r.Collection)),
 		Properties: map[string]any{
 			"collection": r.Collection, "fingerprint": r.Fingerprint, "documents": r.Documents,
 			"embedder": r.Embedder, "metric": r.Metric, "sealed": r.Sealed,
 		},
 	}
-	if failed, err := s.upsert(ctx, MetaClass, []*models.Object{obj}); err != nil || len(failed) > 0 {
+	if failed, err := s.upsert(ctx, metaClass, []*models.Object{obj}); err != nil || len(failed) > 0 {
 		if err == nil {
 			err = errors.New(failed[0].reason)
 		}
-		return s.fail(MetaClass, "record collection "+r.Collection, err, "check that the API key may write objects (WEAVIATE_API_KEY)")
+		return s.fail(metaClass, "record collection "+r.Collection, err, "check that the API key may write objects (WEAVIATE_API_KEY)")
 	}
 	return nil
 }

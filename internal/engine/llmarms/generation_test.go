@@ -119,7 +119,7 @@ func runProfile(t *testing.T, name string, br *engine.BenchmarkRun, deps engine.
 		t.Fatal(err)
 	}
 	for _, p := range results.Validate(raw).Problems {
-		if p.Code == results.InvalidBundle || p.Code == lasagna.RunIDMismatch || p.Code == lasagna.ComparabilityKeyMismatch {
+		if p.Code == lasagna.InvalidBundle || p.Code == lasagna.RunIDMismatch || p.Code == lasagna.ComparabilityKeyMismatch {
 			t.Errorf("bundle does not validate: %v", p)
 		}
 	}

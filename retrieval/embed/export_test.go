@@ -1,0 +1,4 @@
+package embed
+
+// Names the external tests use.
+var DefaultBatchSize = defaultBatchSize

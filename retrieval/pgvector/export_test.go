@@ -1,0 +1,5 @@
+package pgvector
+
+// Names the external tests use.
+var DefaultEfConstruction = defaultEfConstruction
+var DefaultM = defaultM

@@ -1,0 +1,4 @@
+package weaviate
+
+// Names the external tests use.
+var ClassName = className
