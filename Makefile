@@ -3,19 +3,27 @@
 GO ?= go
 FUZZTIME ?= 20s
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+# TAGS builds the optional parts the default lasagna leaves out (package
+# internal/buildtag): the PostgreSQL registry and pgvector, Weaviate, the
+# parquet reader. make test builds with them, so CI tests everything.
+TAGS ?= postgres,weaviate,parquet
 
 .PHONY: check test lint bench fuzz cover build junit golden test-backends pglite
 
 build:
 	$(GO) build ./...
+	$(GO) build -tags $(TAGS) ./...
 
-# check is the fast contributor loop: the -short tests of every package
-# (heavy helpers skip under -short); make test runs everything.
+# check is the fast contributor loop: vet, then the -short tests of every
+# package in the default build (heavy helpers skip under -short, through
+# internal/servertest); make test runs everything.
 check:
+	$(GO) vet ./...
 	$(GO) test -short ./...
 
 test:
-	$(GO) test -race ./...
+	$(GO) test -race -tags $(TAGS) ./...
+	$(GO) test -count=1 -run 'NotBuiltIn' ./cmd/lasagna ./internal/registry/...
 	cd bench && $(GO) test ./...
 
 # pglite installs the npm packages (pinned in the lock file) that the
@@ -28,17 +36,19 @@ pglite:
 # cannot start.
 test-backends: pglite weaviate-server
 	LASAGNA_REQUIRE_BACKENDS=1 $(GO) test -race -count=1 ./internal/pglitetest/... ./retrieval/pgvector/... ./internal/weaviatetest/... ./retrieval/weaviate/...
-	LASAGNA_REQUIRE_BACKENDS=1 $(GO) test -race -count=1 -run 'Pgvector|Weaviate|ThreeBackends' ./cmd/lasagna
+	LASAGNA_REQUIRE_BACKENDS=1 $(GO) test -race -count=1 -tags $(TAGS) -run 'Pgvector|Weaviate|ThreeBackends' ./cmd/lasagna
 
 # golden rewrites every golden file under testdata/ (internal/golden);
 # review the diff before committing.
 golden:
-	LASAGNA_UPDATE_GOLDEN=1 $(GO) test -count=1 ./...
+	LASAGNA_UPDATE_GOLDEN=1 $(GO) test -count=1 -tags $(TAGS) ./...
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) vet -tags $(TAGS) ./...
 	$(GO) run $(STATICCHECK) ./...
+	$(GO) run $(STATICCHECK) -tags $(TAGS) ./...
 
 # bench runs every Go benchmark of the module once (-benchtime 1x is too
 # noisy; 3 counts of the default time), then the separate comparison module.
@@ -57,7 +67,7 @@ fuzz:
 	done
 
 cover:
-	$(GO) test -coverprofile=coverage.out ./...
+	$(GO) test -tags $(TAGS) -coverprofile=coverage.out ./...
 	$(GO) tool cover -func=coverage.out | tail -n 1
 
 # junit runs the examples under gotestsum (pinned in tools/go.mod, so it never

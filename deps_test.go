@@ -24,6 +24,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/lasagna-go/lasagna/internal/buildtag"
 )
 
 const (
@@ -49,8 +51,21 @@ var (
 // says "yes" in the testing column is an error in the document.
 var testingMayBe = []string{"evaltest/...", "internal/golden", "examples/..."}
 
-// Weight budget of a user test that imports only evaltest (issue 10, part 4).
+// Weight budget of a user test that imports only evaltest
+// (docs/ARCHITECTURE.md, weight budget).
 const evaltestMaxOutside = 20
+
+// Weight budget of the default lasagna binary: no vector-engine client,
+// no PostgreSQL driver (docs/ARCHITECTURE.md, weight budget).
+const cliMaxOutside = 150
+
+var cliBanned = []string{
+	"google.golang.org/grpc",
+	"github.com/weaviate",
+	"github.com/go-openapi",
+	"go.mongodb.org",
+	"github.com/jackc",
+}
 
 var evaltestBanned = []string{
 	"github.com/openai",
@@ -61,7 +76,10 @@ var evaltestBanned = []string{
 }
 
 func TestDependencyAllowList(t *testing.T) {
-	g := loadGraph(t)
+	// The build with every optional part: its edges are a superset of the
+	// default build's (the files without a tag import only the standard
+	// library and internal/buildtag).
+	g := loadGraph(t, buildtag.All)
 	arch := loadArchitecture(t)
 	for _, msg := range validateArchitecture(arch, g) {
 		t.Error(msg)
@@ -72,10 +90,21 @@ func TestDependencyAllowList(t *testing.T) {
 }
 
 func TestDependencyWeightEvaltest(t *testing.T) {
-	g := loadGraph(t)
-	p := g.pkgs[module+"/evaltest"]
+	checkWeight(t, loadGraph(t, ""), "evaltest", evaltestMaxOutside, evaltestBanned)
+}
+
+func TestDependencyWeightCLI(t *testing.T) {
+	checkWeight(t, loadGraph(t, ""), "cmd/lasagna", cliMaxOutside, cliBanned)
+}
+
+// checkWeight checks that package rel of the module (default build tags)
+// links at most max packages outside the module and the standard library,
+// and none of the modules under banned.
+func checkWeight(t *testing.T, g *graph, rel string, max int, banned []string) {
+	t.Helper()
+	p := g.pkgs[module+"/"+rel]
 	if p == nil {
-		t.Fatalf("go list reported no package %s/evaltest", module)
+		t.Fatalf("go list reported no package %s/%s", module, rel)
 	}
 	byModule := map[string][]string{}
 	outside := 0
@@ -85,28 +114,28 @@ func TestDependencyWeightEvaltest(t *testing.T) {
 			outside++
 		}
 	}
-	if outside > evaltestMaxOutside {
+	if outside > max {
 		var b strings.Builder
 		for _, m := range slices.Sorted(maps.Keys(byModule)) {
 			fmt.Fprintf(&b, "\n\t%s: %d", m, len(byModule[m]))
 		}
-		t.Errorf("go list -deps ./evaltest: %d packages outside the module and the standard library, want at most %d (docs/ARCHITECTURE.md, weight budget); packages by module:%s",
-			outside, evaltestMaxOutside, b.String())
+		t.Errorf("go list -deps ./%s: %d packages outside the module and the standard library, want at most %d (docs/ARCHITECTURE.md, weight budget); packages by module:%s",
+			rel, outside, max, b.String())
 	}
 	var b strings.Builder
-	banned := 0
+	nbanned := 0
 	for _, m := range slices.Sorted(maps.Keys(byModule)) {
-		if !slices.ContainsFunc(evaltestBanned, func(pfx string) bool { return pathUnder(m, pfx) }) {
+		if !slices.ContainsFunc(banned, func(pfx string) bool { return pathUnder(m, pfx) }) {
 			continue
 		}
 		pkgs := byModule[m]
-		banned += len(pkgs)
+		nbanned += len(pkgs)
 		via := g.pathTo(p.ImportPath, func(q string) bool { return g.moduleOf(q) == m }, nil)
 		fmt.Fprintf(&b, "\n\t%s (%d packages, via %s): %s", m, len(pkgs), strings.Join(via, " → "), strings.Join(pkgs, " "))
 	}
-	if banned > 0 {
-		t.Errorf("evaltest links %d packages from %s, want none (docs/ARCHITECTURE.md, weight budget):%s",
-			banned, strings.Join(evaltestBanned, ", "), b.String())
+	if nbanned > 0 {
+		t.Errorf("%s links %d packages from %s, want none (docs/ARCHITECTURE.md, weight budget):%s",
+			rel, nbanned, strings.Join(banned, ", "), b.String())
 	}
 }
 
@@ -309,27 +338,32 @@ type graph struct {
 	own  []string // import paths of the module's packages, sorted
 }
 
-var goList struct {
+type goListed struct {
 	once sync.Once
 	g    *graph
 	err  error
 }
 
-// loadGraph runs go list once per test binary.
-func loadGraph(t *testing.T) *graph {
+// goLists are the graphs of the default build ("") and of the build with
+// every optional part (buildtag.All).
+var goLists = map[string]*goListed{"": {}, buildtag.All: {}}
+
+// loadGraph runs go list -tags tags once per test binary.
+func loadGraph(t *testing.T, tags string) *graph {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("runs go list; skipped with -short")
 	}
-	goList.once.Do(func() { goList.g, goList.err = runGoList() })
-	if goList.err != nil {
-		t.Fatal(goList.err)
+	l := goLists[tags]
+	l.once.Do(func() { l.g, l.err = runGoList(tags) })
+	if l.err != nil {
+		t.Fatal(l.err)
 	}
-	return goList.g
+	return l.g
 }
 
-func runGoList() (*graph, error) {
-	out, err := exec.Command("go", "list", "-deps", "-json=ImportPath,Imports,Deps,Module", "./...").Output()
+func runGoList(tags string) (*graph, error) {
+	out, err := exec.Command("go", "list", "-tags", tags, "-deps", "-json=ImportPath,Imports,Deps,Module", "./...").Output()
 	if err != nil {
 		if ee, ok := errors.AsType[*exec.ExitError](err); ok {
 			return nil, fmt.Errorf("go list: %v\n%s", err, ee.Stderr)

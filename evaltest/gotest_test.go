@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/lasagna-go/lasagna/internal/gotestjson"
+	"github.com/lasagna-go/lasagna/internal/servertest"
 
 	"github.com/lasagna-go/lasagna/results"
 )
@@ -53,9 +54,7 @@ const runLine = "rag_test.go:23: "
 // failing query, a panicking one and a failing arm threshold under
 // -artifacts, then one passing query selected by -run.
 func TestRealGoTest(t *testing.T) {
-	if testing.Short() {
-		t.Skip("compiles and runs a test binary; skipped with -short")
-	}
+	servertest.Heavy(t, "a child go test (compiles and runs a test binary)")
 	outdir := t.TempDir()
 	evs, code := goTest(t, []string{"EVALTEST_FAIL_QUERY=q03", "EVALTEST_PANIC_QUERY=q05", "EVALTEST_MIN_NDCG=1.5", "LASAGNA_LATENCY=1"}, "-artifacts", "-outputdir", outdir)
 	if code != 1 {

@@ -5,11 +5,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lasagna-go/lasagna/internal/buildtag"
+	"github.com/lasagna-go/lasagna/internal/servertest"
 )
 
 const hfTestdata = "../../internal/registry/hf/testdata/"
 
 func TestImportHFCLI(t *testing.T) {
+	servertest.NeedTag(t, "parquet", buildtag.Parquet)
 	useRegistry(t)
 	out, _ := mustCLI(t, 0, "benchmark", "import-hf", "microsoft/ms_marco", "--from", hfTestdata+"ms_marco", "--config", "v1.1")
 	if !strings.HasPrefix(out, "created ms_marco-v1.1-validation@") || !strings.Contains(out, "3 questions, 4 documents, active, from microsoft/ms_marco v1.1 validation (huggingface parquet)") {

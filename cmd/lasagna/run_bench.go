@@ -239,6 +239,9 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 	if err := checkRegistryPaths(sweep); err != nil {
 		return err
 	}
+	if err := checkVectorBackends(sweep); err != nil {
+		return err
+	}
 	shard, err := parseShard(f.shard)
 	if err != nil {
 		return usageError("--shard: %v", err)

@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/lasagna-go/lasagna/internal/buildtag"
 	"github.com/lasagna-go/lasagna/internal/engine"
-	"github.com/lasagna-go/lasagna/retrieval/pgvector"
 	"github.com/lasagna-go/lasagna/retrieval/vector"
-	"github.com/lasagna-go/lasagna/retrieval/weaviate"
 )
 
 // openVectorStore is the engine's Deps.VectorStore: a new store of the
@@ -19,17 +18,9 @@ func openVectorStore(ctx context.Context, spec engine.VectorBackendSpec) (vector
 	case engine.VectorBackendExact, "":
 		return vector.New(spec.Metric)
 	case engine.VectorBackendPgvector:
-		s, err := pgvector.Open(ctx, pgvector.Config{DSN: spec.DSN, Index: spec.Index.HNSW(), Metric: spec.Metric})
-		if err != nil {
-			return nil, err
-		}
-		return s, nil
-	case "weaviate":
-		s, err := weaviate.Open(ctx, weaviate.Config{URL: spec.URL, APIKey: os.Getenv("WEAVIATE_API_KEY"), Index: spec.Index.HNSW(), Metric: spec.Metric})
-		if err != nil {
-			return nil, err
-		}
-		return s, nil
+		return openPgvector(ctx, spec)
+	case engine.VectorBackendWeaviate:
+		return openWeaviate(ctx, spec, os.Getenv("WEAVIATE_API_KEY"))
 	}
 	return nil, fmt.Errorf("vector_backend %q is not built into this lasagna (%s); see the vector_backend names in `lasagna help benchmark run`", spec.Name, version)
 }
@@ -37,10 +28,42 @@ func openVectorStore(ctx context.Context, spec engine.VectorBackendSpec) (vector
 // sweepDeps returns the Deps of the sweep's arms: llmDeps's model clients
 // and the vector stores of openVectorStore.
 func sweepDeps(s *engine.Sweep, model string) (engine.Deps, error) {
+	if err := checkVectorBackends(s); err != nil {
+		return engine.Deps{}, err
+	}
 	d, _, err := llmDeps(s, model)
 	if err != nil {
 		return engine.Deps{}, err
 	}
 	d.VectorStore = openVectorStore
 	return d, nil
+}
+
+// builtBackends are the vector backends that need a build tag, and whether
+// this build has them: the default lasagna links no vector-engine client
+// (pgx, the Weaviate client with gRPC), so that its first build is light.
+var builtBackends = []struct {
+	name, tag string
+	built     bool
+}{
+	{engine.VectorBackendPgvector, "postgres", buildtag.Postgres},
+	{engine.VectorBackendWeaviate, "weaviate", buildtag.Weaviate},
+}
+
+// checkVectorBackends refuses, before anything runs, a sweep whose arms
+// name a vector backend this build lacks (exit 2), naming the command that
+// builds a lasagna with it.
+func checkVectorBackends(s *engine.Sweep) error {
+	for _, a := range s.Arms {
+		spec := s.ArmVectorBackend(a)
+		if spec == nil {
+			continue
+		}
+		for _, b := range builtBackends {
+			if spec.Name == b.name && !b.built {
+				return usageError("arm %s: vector_backend %s is not built into this lasagna (the default build links no vector-engine client); build one with it, from a clone of the repository: %s (or -tags %s)", a.Name, b.name, buildtag.Install, b.tag)
+			}
+		}
+	}
+	return nil
 }

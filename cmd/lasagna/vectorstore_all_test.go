@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lasagna-go/lasagna/internal/buildtag"
 	"github.com/lasagna-go/lasagna/internal/pglitetest"
+	"github.com/lasagna-go/lasagna/internal/servertest"
 	"github.com/lasagna-go/lasagna/internal/weaviatetest"
 	"github.com/lasagna-go/lasagna/results"
 )
@@ -21,6 +23,8 @@ import (
 // top 10 agrees with the exact index's on at least 99% of the ids, and
 // `results compare` accepts the bundle.
 func TestOneSweepThreeBackends(t *testing.T) {
+	servertest.NeedTag(t, "postgres", buildtag.Postgres)
+	servertest.NeedTag(t, "weaviate", buildtag.Weaviate)
 	pg := pglitetest.Start(t)
 	wv := weaviatetest.Start(t)
 	fakeEmbedder(t)

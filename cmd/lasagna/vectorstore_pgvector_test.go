@@ -9,7 +9,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/lasagna-go/lasagna/internal/buildtag"
 	"github.com/lasagna-go/lasagna/internal/pglitetest"
+	"github.com/lasagna-go/lasagna/internal/servertest"
 	"github.com/lasagna-go/lasagna/results"
 )
 
@@ -19,6 +21,7 @@ import (
 // the bundle records pgvector's versions and index among the varied
 // levels, and it holds no DSN.
 func TestBenchmarkRunPgvector(t *testing.T) {
+	servertest.NeedTag(t, "postgres", buildtag.Postgres)
 	srv := pglitetest.Start(t)
 	fakeEmbedder(t)
 	dir := faqDir(t)

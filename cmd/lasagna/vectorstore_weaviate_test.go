@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lasagna-go/lasagna/internal/buildtag"
+	"github.com/lasagna-go/lasagna/internal/servertest"
 	"github.com/lasagna-go/lasagna/internal/weaviatetest"
 	"github.com/lasagna-go/lasagna/results"
 )
@@ -16,6 +18,7 @@ import (
 // arms score the same (the corpus is small enough for HNSW to be exact)
 // and their configs differ only in vector_backend.
 func TestBenchmarkRunWeaviate(t *testing.T) {
+	servertest.NeedTag(t, "weaviate", buildtag.Weaviate)
 	srv := weaviatetest.Start(t)
 	fakeEmbedder(t)
 	t.Setenv("WEAVIATE_API_KEY", "")

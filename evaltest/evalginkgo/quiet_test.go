@@ -5,15 +5,14 @@ import (
 	"testing"
 
 	"github.com/lasagna-go/lasagna/internal/gotestjson"
+	"github.com/lasagna-go/lasagna/internal/servertest"
 )
 
 // TestRecordIsQuietUnlessVerbose runs examples/ginkgo (47 passing specs
 // that each call q.Record()) with the real go command: a plain run prints
 // no report entry, a verbose one (-ginkgo.v) prints them.
 func TestRecordIsQuietUnlessVerbose(t *testing.T) {
-	if testing.Short() {
-		t.Skip("compiles and runs a test binary; skipped with -short")
-	}
+	servertest.Heavy(t, "a child go test (compiles and runs a test binary)")
 	output := func(args ...string) (string, int) {
 		t.Helper()
 		evs, code, err := gotestjson.Run("", append([]string{"../../examples/ginkgo"}, args...), []string{"LASAGNA_OUT=" + t.TempDir()})

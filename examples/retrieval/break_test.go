@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lasagna-go/lasagna/internal/gotestjson"
+	"github.com/lasagna-go/lasagna/internal/servertest"
 )
 
 // TestBrokenPipeline breaks this example's retriever on purpose and runs
@@ -28,9 +29,7 @@ import (
 //     10). Only the arm test fails: on its nDCG@10 threshold and on the
 //     baseline gate, which gives both means, the drop and the Holm p-value.
 func TestBrokenPipeline(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs go test on a broken copy of this package; skipped with -short")
-	}
+	servertest.Heavy(t, "a child go test (on a broken copy of this package)")
 	overlay := brokenOverlay(t)
 
 	evs, code := goTestJSON(t, overlay, "BREAK=some")

@@ -16,6 +16,8 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/lasagna-go/lasagna/internal/servertest"
 )
 
 // TB is the part of testing.TB these helpers use (*testing.T and
@@ -23,6 +25,7 @@ import (
 type TB interface {
 	Helper()
 	Skip(args ...any)
+	Fatalf(format string, args ...any)
 	TempDir() string
 	Cleanup(func())
 }
@@ -41,13 +44,17 @@ func Find() (string, bool) {
 	return "", false
 }
 
-// Chromium returns Find's path, or skips the test with the way to get one.
-// .ci/run installs Debian's chromium package, so CI always runs them.
+// Chromium returns Find's path. Like every heavy helper it is skipped
+// under -short, and where no Chromium is found it skips the test with the
+// way to get one, or fails it under LASAGNA_REQUIRE_BACKENDS=1 (package
+// servertest); .ci/run installs Debian's chromium package and sets it, so
+// CI always runs them.
 func Chromium(tb TB) string {
 	tb.Helper()
+	servertest.Heavy(tb, "a headless Chromium")
 	p, ok := Find()
 	if !ok {
-		tb.Skip("no Chromium found: install Debian's chromium package (apt-get install chromium) or set LASAGNA_CHROMIUM to a Chromium binary")
+		servertest.SkipOrFail(tb, "no Chromium found: install Debian's chromium package (apt-get install chromium) or set LASAGNA_CHROMIUM to a Chromium binary")
 	}
 	return p
 }

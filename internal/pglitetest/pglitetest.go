@@ -82,6 +82,7 @@ func Missing() string {
 // fails it when LASAGNA_REQUIRE_BACKENDS=1.
 func Start(tb TB) *Server {
 	tb.Helper()
+	servertest.Heavy(tb, "PGlite (a node server)")
 	if why := Missing(); why != "" {
 		servertest.SkipOrFail(tb, why)
 		return nil

@@ -26,6 +26,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/lasagna-go/lasagna/internal/buildtag"
 	"github.com/lasagna-go/lasagna/internal/servertest"
 )
 
@@ -43,11 +44,13 @@ type Cluster struct{ c *cluster }
 // package has no TestMain to call Stop from.
 func New(tb CleanupTB) *Cluster {
 	tb.Helper()
+	servertest.Heavy(tb, "a PostgreSQL server")
+	servertest.NeedTag(tb, "postgres", buildtag.Postgres)
 	c := &cluster{}
 	c.once.Do(c.start)
 	tb.Cleanup(c.stop)
 	if c.skip != "" {
-		tb.Skip(c.skip)
+		servertest.SkipOrFail(tb, c.skip)
 		return nil
 	}
 	if c.err != nil {
@@ -156,6 +159,8 @@ func (c *cluster) url(db string) string {
 // binary exists.
 func Database(tb TB) string {
 	tb.Helper()
+	servertest.Heavy(tb, "a PostgreSQL server")
+	servertest.NeedTag(tb, "postgres", buildtag.Postgres)
 	shared.once.Do(shared.start)
 	return shared.database(tb)
 }
@@ -163,7 +168,7 @@ func Database(tb TB) string {
 func (c *cluster) database(tb TB) string {
 	tb.Helper()
 	if c.skip != "" {
-		tb.Skip(c.skip)
+		servertest.SkipOrFail(tb, c.skip)
 		return ""
 	}
 	if c.err != nil {

@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/lasagna-go/lasagna/internal/buildtag"
 	"github.com/lasagna-go/lasagna/internal/pgtest"
+	"github.com/lasagna-go/lasagna/internal/registry"
 )
 
 // The suite runs every test against both backends: a SQLite file in a
@@ -42,3 +44,18 @@ func eachBackend(t *testing.T, fn func(t *testing.T, dsn string)) {
 }
 
 func bg() context.Context { return context.Background() }
+
+// TestPostgresNotBuiltIn: without the build tag postgres (the default
+// lasagna links no pgx), a postgres:// registry is refused with the
+// command that builds a lasagna with it, and the password stays out of
+// the message. make test also runs this test in the default build.
+func TestPostgresNotBuiltIn(t *testing.T) {
+	if buildtag.Postgres {
+		t.Skip("built with -tags postgres; the default build runs this test (make test does)")
+	}
+	_, err := registry.Open(context.Background(), "postgres://u:s3cret@127.0.0.1:1/db")
+	want := "registry postgres://u:xxxxx@127.0.0.1:1/db: this lasagna was built without PostgreSQL support; build one with it, from a clone of the repository: go install -tags postgres,weaviate,parquet ./cmd/lasagna"
+	if err == nil || err.Error() != want {
+		t.Errorf("Open = %v, want %q", err, want)
+	}
+}

@@ -11,9 +11,13 @@ import (
 	"strconv"
 	"strings"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
-	_ "modernc.org/sqlite"             // registers the "sqlite" database/sql driver (pure Go)
+	"github.com/lasagna-go/lasagna/internal/buildtag"
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver (pure Go)
 )
+
+// errNoPostgres is the error of a postgres:// registry in a build without
+// the build tag postgres.
+var errNoPostgres = errors.New("this lasagna was built without PostgreSQL support; build one with it, from a clone of the repository: " + buildtag.Install)
 
 // EnvVar names the environment variable that locates the registry: a
 // SQLite file path or a postgres:// URL.
@@ -84,6 +88,9 @@ func isPostgres(dsn string) bool {
 
 func openDB(ctx context.Context, dsn string) (*sql.DB, dialect, error) {
 	if isPostgres(dsn) {
+		if !buildtag.Postgres {
+			return nil, pgDialect, fmt.Errorf("registry %s: %w", redact(dsn), errNoPostgres)
+		}
 		db, err := sql.Open("pgx", dsn)
 		if err != nil {
 			return nil, pgDialect, err

@@ -15,9 +15,6 @@ import (
 	"strings"
 	"testing/fstest"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
-
 	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/internal/datasets"
 )
@@ -527,14 +524,7 @@ func (w *batchWriter) add(row ...any) error {
 
 func (w *batchWriter) flush() error {
 	if len(w.rows) > 0 {
-		err := w.conn.Raw(func(dc any) error {
-			c, ok := dc.(*stdlib.Conn)
-			if !ok {
-				return fmt.Errorf("registry: PostgreSQL connection is a %T, not pgx's", dc)
-			}
-			_, err := c.Conn().CopyFrom(w.ctx, pgx.Identifier{w.table}, w.cols, pgx.CopyFromRows(w.rows))
-			return err
-		})
+		err := copyRows(w.ctx, w.conn, w.table, w.cols, w.rows)
 		clear(w.rows)
 		w.rows = w.rows[:0]
 		return err

@@ -95,12 +95,12 @@ func TestFailedImportLeavesNoRows(t *testing.T) {
 	}
 	rows.WriteString(`{"id":"last","question":"q?","answer":"a","expected_docs":["nowhere"]}` + "\n")
 	fsys := fstest.MapFS{"rows.jsonl": {Data: []byte(rows.String())}, "corpus.jsonl": {Data: []byte(docs.String())}}
-	for name, dsn := range map[string]func() string{
-		"sqlite":   func() string { return filepath.Join(t.TempDir(), "registry.db") },
-		"postgres": func() string { return pgtest.Database(t) },
+	for name, dsn := range map[string]func(t *testing.T) string{
+		"sqlite":   func(t *testing.T) string { return filepath.Join(t.TempDir(), "registry.db") },
+		"postgres": func(t *testing.T) string { return pgtest.Database(t) },
 	} {
 		t.Run(name, func(t *testing.T) {
-			r, err := Open(ctx, dsn())
+			r, err := Open(ctx, dsn(t))
 			if err != nil {
 				t.Fatal(err)
 			}

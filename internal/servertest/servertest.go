@@ -5,7 +5,12 @@
 // LASAGNA_REQUIRE_BACKENDS=1, where it fails it.
 package servertest
 
-import "os"
+import (
+	"flag"
+	"os"
+
+	"github.com/lasagna-go/lasagna/internal/buildtag"
+)
 
 // TB is the part of testing.TB the helpers use.
 type TB interface {
@@ -37,5 +42,34 @@ func SkipOrFail(tb TB, why string) {
 		tb.Fatalf("%s=1 but %s", RequireEnv, why)
 	} else {
 		tb.Skip(why)
+	}
+}
+
+// Heavy skips tb under go test -short (make check, the fast tier) unless
+// Required: what names the heavy prerequisite (a Chromium, a PostgreSQL
+// server, a child go test). Every helper that starts one calls it, so one
+// rule decides: -short skips them, make test runs them, and
+// LASAGNA_REQUIRE_BACKENDS=1 runs them even under -short.
+func Heavy(tb TB, what string) {
+	tb.Helper()
+	if short() && !Required() {
+		tb.Skip("-short: skipping a test that needs " + what + "; make test runs it")
+	}
+}
+
+// short reports go test's -short flag, read from the flag set the testing
+// package registers, so that this package need not import testing.
+func short() bool {
+	f := flag.Lookup("test.short")
+	return f != nil && f.Value.String() == "true"
+}
+
+// NeedTag skips tb, or fails it when Required, unless this test binary
+// was built with the build tag tag (built is the tag's constant in
+// package buildtag).
+func NeedTag(tb TB, tag string, built bool) {
+	tb.Helper()
+	if !built {
+		SkipOrFail(tb, "this test needs the build tag "+tag+": go test -tags "+buildtag.All+" (make test builds with it)")
 	}
 }

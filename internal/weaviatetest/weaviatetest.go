@@ -115,6 +115,7 @@ type Server struct {
 // network namespace can be made.
 func Start(tb TB) *Server {
 	tb.Helper()
+	servertest.Heavy(tb, "a Weaviate server")
 	s, skip, err := start()
 	if s != nil {
 		tb.Cleanup(s.Stop)
@@ -145,6 +146,7 @@ var (
 // use; the package's TestMain calls StopShared after m.Run.
 func Shared(tb TB) *Server {
 	tb.Helper()
+	servertest.Heavy(tb, "a Weaviate server")
 	sharedOnce.Do(func() { shared, sharedSkip, sharedErr = start() })
 	settle(tb, sharedSkip, sharedErr)
 	return shared

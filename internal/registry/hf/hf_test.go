@@ -16,10 +16,12 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/buildtag"
 	"github.com/lasagna-go/lasagna/internal/datasets"
 	"github.com/lasagna-go/lasagna/internal/pgtest"
 	"github.com/lasagna-go/lasagna/internal/registry"
 	"github.com/lasagna-go/lasagna/internal/registry/hf"
+	"github.com/lasagna-go/lasagna/internal/servertest"
 )
 
 func TestMain(m *testing.M) {
@@ -181,6 +183,7 @@ func msCache(t *testing.T) string {
 }
 
 func TestImportMSMARCO(t *testing.T) {
+	servertest.NeedTag(t, "parquet", buildtag.Parquet)
 	eachBackend(t, func(t *testing.T, r *registry.Registry) {
 		hub := msCache(t)
 		inf, conv, err := hf.Import(bg(), r, hf.Options{Dataset: hf.MSMARCO, Dir: hub, Config: "v1.1"})
@@ -243,6 +246,7 @@ func TestImportMSMARCO(t *testing.T) {
 }
 
 func TestImportMSMARCOLimitAndLayouts(t *testing.T) {
+	servertest.NeedTag(t, "parquet", buildtag.Parquet)
 	eachBackend(t, func(t *testing.T, r *registry.Registry) {
 		hub := msCache(t)
 		repo := filepath.Join(hub, "datasets--microsoft--ms_marco")
@@ -278,6 +282,7 @@ func TestImportMSMARCOLimitAndLayouts(t *testing.T) {
 }
 
 func TestImportMSMARCOBadData(t *testing.T) {
+	servertest.NeedTag(t, "parquet", buildtag.Parquet)
 	dup := msFixture()
 	dup[2].QueryID = 101
 	short := msFixture()
@@ -418,6 +423,7 @@ func TestImportGPQABadData(t *testing.T) {
 // README's import-hf example reads) equal to msFixture written by
 // parquet-go; LASAGNA_UPDATE_TESTDATA=1 rewrites it.
 func TestCommittedMSMARCOFixture(t *testing.T) {
+	servertest.NeedTag(t, "parquet", buildtag.Parquet)
 	const committed = "testdata/ms_marco/v1.1/validation-00000-of-00001.parquet"
 	fresh := filepath.Join(t.TempDir(), "f.parquet")
 	writeParquet(t, fresh, msFixture(), 2)
@@ -477,6 +483,7 @@ func items(s ...string) itemList {
 }
 
 func TestImportMSMARCOItemLists(t *testing.T) {
+	servertest.NeedTag(t, "parquet", buildtag.Parquet)
 	row := legacyRow{Query: "what does soda do in glass", QueryID: 7}
 	a := items("It lowers the melting point.")
 	row.Answers = &a
@@ -506,5 +513,20 @@ func TestImportMSMARCOItemLists(t *testing.T) {
 	}
 	if e := es[0]; e.ID != "7" || e.Answer != "It lowers the melting point." || len(e.ExpectedDocs) != 1 {
 		t.Errorf("entry = %+v", e)
+	}
+}
+
+// TestMSMARCONotBuiltIn: without the build tag parquet (the default
+// lasagna links no parquet reader), an MS MARCO import is refused with the
+// command that builds a lasagna with it, after the folder's layout is
+// checked. make test also runs this test in the default build.
+func TestMSMARCONotBuiltIn(t *testing.T) {
+	if buildtag.Parquet {
+		t.Skip("built with -tags parquet; the default build runs this test (make test does)")
+	}
+	_, err := hf.Convert(context.Background(), hf.Options{Dir: "testdata/ms_marco", Dataset: hf.MSMARCO, Config: "v1.1"}, t.TempDir())
+	want := "microsoft/ms_marco: reading its parquet files needs a lasagna built with the parquet reader; build one, from a clone of the repository: go install -tags postgres,weaviate,parquet ./cmd/lasagna"
+	if err == nil || err.Error() != want {
+		t.Errorf("Convert = %v, want %q", err, want)
 	}
 }

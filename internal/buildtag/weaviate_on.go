@@ -1,0 +1,6 @@
+//go:build weaviate
+
+package buildtag
+
+// Weaviate says this build has the weaviate build tag.
+const Weaviate = true

@@ -1,0 +1,14 @@
+//go:build !postgres
+
+package registry
+
+import (
+	"context"
+	"database/sql"
+)
+
+// copyRows is never reached: openDB opens no PostgreSQL registry without
+// the build tag postgres (package buildtag), which links pgx.
+func copyRows(context.Context, *sql.Conn, string, []string, [][]any) error {
+	return errNoPostgres
+}
