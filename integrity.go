@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Code is a stable integrity code (SPEC §10), such as "PIPELINE_ERRORS".
+// Code is a stable integrity code (docs/bundles.md), such as "PIPELINE_ERRORS".
 type Code string
 
 // Level says whether an integrity code blocks (fails validation and tests)
@@ -49,7 +49,7 @@ type CodeInfo struct {
 }
 
 // Catalogue returns the integrity catalogue: every code with its level,
-// meaning and fix, in the order of SPEC §10. The engine, the bundle
+// meaning and fix, in the order of docs/bundles.md. The engine, the bundle
 // validator and the documentation all read this one table. Each call
 // returns a new slice, which the caller may keep and modify.
 func Catalogue() []CodeInfo { return slices.Clone(catalogue) }

@@ -1,8 +1,8 @@
-// Package judge holds lasagna's LLM judge metrics (SPEC §7), computed
+// Package judge holds lasagna's LLM judge metrics (docs/metrics.md), computed
 // through the one LLM client layer (package llm):
 //
 //   - judge_correctness: the judge sees the question, the FIRST reference
-//     answer (seed 000: "the first is the reference the judge sees") and the
+//     answer (docs/data.md: "the first is the reference the judge sees") and the
 //     answer, and replies {"verdict": "correct"|"incorrect", "reason": "…"};
 //     correct scores 1, incorrect 0.
 //   - groundedness: the judge sees the passages the generator saw

@@ -12,7 +12,7 @@ import (
 // accept every 1.y version: 1.0 ≤ v < 2.0.
 const SchemaVersion = "1.0"
 
-// MetricsVersion is the version of the metric definitions (SPEC §7) this
+// MetricsVersion is the version of the metric definitions (docs/metrics.md) this
 // release computes. Numbers under different metrics versions are not
 // comparable.
 const MetricsVersion = "1"
@@ -67,7 +67,7 @@ func Modes() []lasagna.Mode {
 	return []lasagna.Mode{lasagna.ModeRetrieval, lasagna.ModeGeneration, lasagna.ModeRAG, lasagna.ModeClosedBook}
 }
 
-// Bundle is a results bundle (schema 1.0, seed 003): one run with its
+// Bundle is a results bundle (schema 1.0, docs/bundles.md): one run with its
 // provenance. Optional fields use pointers or omitzero so that an absent
 // field stays absent through a read and a write, and so that absent is never
 // confused with zero.
@@ -115,7 +115,7 @@ type Environment struct {
 	LasagnaVersion string `json:"lasagna_version"`
 	// Platform is GOOS/GOARCH, e.g. "linux/amd64".
 	Platform string `json:"platform"`
-	// Go is the Go runtime version, e.g. "go1.26.8" (seed 003's Python
+	// Go is the Go runtime version, e.g. "go1.26.8" (docs/bundles.md's Python
 	// implementation records "python" here).
 	Go string `json:"go"`
 }

@@ -6,11 +6,11 @@ import (
 	"testing"
 )
 
-// TestREADMEIntegrityTable checks that the README's integrity table is
+// TestDocsIntegrityTable checks that docs/bundles.md's integrity table is
 // CatalogueMarkdown() as it stands, so a code added to the catalogue
 // cannot be missing from the docs.
-func TestREADMEIntegrityTable(t *testing.T) {
-	raw, err := os.ReadFile("../README.md")
+func TestDocsIntegrityTable(t *testing.T) {
+	raw, err := os.ReadFile("../docs/bundles.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -19,13 +19,13 @@ func TestREADMEIntegrityTable(t *testing.T) {
 	header, _, _ := strings.Cut(want, "\n")
 	i := strings.Index(readme, header+"\n")
 	if i < 0 {
-		t.Fatalf("README.md has no integrity table (a line %q); paste CatalogueMarkdown() under \"### Integrity codes\"", header)
+		t.Fatalf("docs/bundles.md has no integrity table (a line %q); paste CatalogueMarkdown() under \"### Integrity codes\"", header)
 	}
 	table := readme[i:]
 	if end := strings.Index(table, "\n\n"); end >= 0 {
 		table = table[:end+1]
 	}
 	if table != want {
-		t.Errorf("README.md's integrity table differs from CatalogueMarkdown(); replace it with:\n%s\ngot:\n%s", want, table)
+		t.Errorf("docs/bundles.md's integrity table differs from CatalogueMarkdown(); replace it with:\n%s\ngot:\n%s", want, table)
 	}
 }

@@ -240,7 +240,7 @@ func TestBenchmarkRunBaseline(t *testing.T) {
 }
 
 // TestBenchmarkRunAbsoluteSweepPath: a sweep's benchmark may be an absolute
-// path (SPEC §5), and error positions keep the path as written.
+// path (docs/cli.md), and error positions keep the path as written.
 func TestBenchmarkRunAbsoluteSweepPath(t *testing.T) {
 	data := gateDir(t, nil)
 	sweeps := writeFiles(t, map[string]string{

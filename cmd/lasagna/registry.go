@@ -18,7 +18,7 @@ import (
 	"github.com/lasagna-go/lasagna/internal/registry"
 )
 
-// The registry commands of the benchmark group (seed 004): list, show,
+// The registry commands of the benchmark group (docs/registry.md): list, show,
 // create, download, export, activate, archive and delete. They work on the
 // registry LASAGNA_REGISTRY names (a SQLite file path or a postgres://
 // URL; default registry.db under the user data folder).

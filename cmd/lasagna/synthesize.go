@@ -18,7 +18,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// synthWarning is printed after every synthesis (seed 000, "Synthetic sets
+// synthWarning is printed after every synthesis (docs/data.md, "Synthetic sets
 // are for development, not for claims").
 const synthWarning = `warning: synthetic questions are for development, not for claims. An LLM writing
 questions from a passage reuses its words, so retrievers (and pipelines built on

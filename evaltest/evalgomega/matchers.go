@@ -195,7 +195,7 @@ func (mm *MetricMatcher) NegatedFailureMessage(actual any) string {
 
 // HaveNoBlockingIntegrity succeeds when a *results.Bundle, a
 // results.Integrity or an *evaltest.Evaluation (through its Bundle) holds
-// no blocking integrity finding (SPEC §10). Its failure message gives,
+// no blocking integrity finding (docs/bundles.md). Its failure message gives,
 // for each finding, the code, where it was raised (benchmark/arm/query),
 // the detail and the fix from the integrity catalogue. Warnings never
 // fail it.

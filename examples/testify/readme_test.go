@@ -7,11 +7,11 @@ import (
 	"testing"
 )
 
-// TestREADMEShowsThisFile checks that the README's testify example is
+// TestDocsShowThisFile checks that docs/frameworks.md's testify example is
 // faq_test.go as it is, byte for byte: the example compiles as shown
 // (this package builds it) and cannot drift from it.
-func TestREADMEShowsThisFile(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+func TestDocsShowThisFile(t *testing.T) {
+	readme, err := os.ReadFile("../../docs/frameworks.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,15 +21,15 @@ func TestREADMEShowsThisFile(t *testing.T) {
 	}
 	_, section, ok := strings.Cut(string(readme), "\n### testify\n")
 	if !ok {
-		t.Fatal("README.md has no ### testify section")
+		t.Fatal("docs/frameworks.md has no ### testify section")
 	}
 	_, block, ok := strings.Cut(section, "```go\n")
 	block, _, closed := strings.Cut(block, "```\n")
 	if !ok || !closed {
-		t.Fatal("the README's testify section has no ```go block")
+		t.Fatal("the testify section of docs/frameworks.md has no ```go block")
 	}
 	if block != string(file) {
-		t.Errorf("the README's testify example is not faq_test.go; paste the file into README.md's ### testify section:\n%s", lineDiff(block, string(file)))
+		t.Errorf("the testify example of docs/frameworks.md is not faq_test.go; paste the file into its ### testify section:\n%s", lineDiff(block, string(file)))
 	}
 }
 

@@ -16,7 +16,7 @@
 //	GET  /login?token=T         sets the session cookie (with a token)
 //	GET  /static/…              the embedded style sheet
 //
-// Security (SPEC §14, issue 15):
+// Security (docs/reports.md, issue 15):
 //
 //   - Address: CheckAddr allows a loopback address without a token; any
 //     other address needs LASAGNA_SERVE_TOKEN (at least MinTokenLength
@@ -47,7 +47,7 @@
 //   - Serve sets read, write and idle timeouts and shuts down gracefully
 //     when its context ends (lasagna serve: SIGINT, SIGTERM).
 //
-// The registry's pages (Options.Registry; seed 004):
+// The registry's pages (Options.Registry; docs/registry.md):
 //
 //	GET  /benchmarks            every benchmark: name, status, questions,
 //	                            linked source, created, revision

@@ -1,5 +1,5 @@
 // Package datasets reads, validates and writes benchmark data: JSONL and CSV
-// question files (seed 000's format), BEIR folders, Vecta benchmark CSVs,
+// question files (docs/data.md's format), BEIR folders, Vecta benchmark CSVs,
 // predictions files and TREC qrels/run files, all from an fs.FS (os.DirFS,
 // embed.FS and fstest.MapFS work).
 //
@@ -23,7 +23,7 @@
 // given with Options.Corpus (a corpus file in the BEIR corpus.jsonl layout)
 // searches that corpus instead: expected_docs name its documents.
 //
-// Identity (SPEC §3): a file registers as local/<stem>@<12 hex of the
+// Identity (docs/data.md): a file registers as local/<stem>@<12 hex of the
 // sha256 of its bytes>, or <Options.Name>@<12 hex>; Benchmark.Revision is
 // the full digest. A BEIR folder's digest is the sha256 of what
 // `sha256sum corpus.jsonl queries.jsonl qrels/<split>.tsv` prints in it; a

@@ -11,7 +11,7 @@ import (
 	"github.com/lasagna-go/lasagna"
 )
 
-// Row is one row of a JSONL or CSV benchmark file (seed 000 format).
+// Row is one row of a JSONL or CSV benchmark file (docs/data.md format).
 //
 // ID is the row's id as written, or row<line> when the row gave none.
 // Answers are the reference answers (a single "answer" is a list of one);

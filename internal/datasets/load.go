@@ -61,7 +61,7 @@ func Load(fsys fs.FS, p string, opts Options) (*lasagna.Benchmark, error) {
 	}
 }
 
-// LoadJSONL reads a JSONL benchmark file (seed 000): its rows (ReadJSONL),
+// LoadJSONL reads a JSONL benchmark file (docs/data.md): its rows (ReadJSONL),
 // the pooled-gold corpus and judgements built from their contexts
 // (BuildBenchmark), and its identity (Identity over the file's bytes).
 //
@@ -74,7 +74,7 @@ func LoadJSONL(fsys fs.FS, p string, opts Options) (*lasagna.Benchmark, error) {
 	return loadRows(fsys, p, opts, lasagna.FormatJSONL, readJSONL)
 }
 
-// LoadCSV reads a CSV benchmark file (seed 000) as LoadJSONL does a JSONL
+// LoadCSV reads a CSV benchmark file (docs/data.md) as LoadJSONL does a JSONL
 // file.
 func LoadCSV(fsys fs.FS, p string, opts Options) (*lasagna.Benchmark, error) {
 	return loadRows(fsys, p, opts, lasagna.FormatCSV, readCSV)
@@ -115,7 +115,7 @@ func loadRows(fsys fs.FS, p string, opts Options, format lasagna.Format, read fu
 	return b, nil
 }
 
-// Identity returns the registered name of a benchmark (SPEC §3) read from
+// Identity returns the registered name of a benchmark (docs/data.md) read from
 // path with the given sha256 hex digest: "<name>@<first 12 hex>" when name
 // is set, else "local/<stem>@<first 12 hex>", where stem is the last path
 // element without its extension. LoadBEIR names a folder by its whole last

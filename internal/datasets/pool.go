@@ -28,7 +28,7 @@ func PassageID(text string) string {
 }
 
 // BuildBenchmark turns rows into a benchmark (without identity: Name and
-// Revision are left empty) following seed 000's pooled-gold rules:
+// Revision are left empty) following docs/data.md's pooled-gold rules:
 //
 //   - every distinct passage text of every row's contexts is one corpus
 //     document, in order of first appearance; a passage shared by several

@@ -17,7 +17,7 @@ type Capability struct {
 }
 
 // Capabilities returns one Capability per track, in lasagna.Tracks() order
-// (seed 000, "What each format can measure"):
+// (docs/data.md, "What each format can measure"):
 //
 //   - retrieval needs a corpus and at least one query with a relevant
 //     judgement (a BEIR folder, or a file whose rows have contexts);

@@ -11,7 +11,7 @@ import (
 	"github.com/lasagna-go/lasagna"
 )
 
-// VectaEntry is one entry of a Vecta benchmark (seed 004): a question, its
+// VectaEntry is one entry of a Vecta benchmark (docs/registry.md): a question, its
 // answer and its ground-truth citations at three levels.
 type VectaEntry struct {
 	ID          string

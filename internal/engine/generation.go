@@ -10,7 +10,7 @@ import (
 	"github.com/lasagna-go/lasagna/internal/suggest"
 )
 
-// GeneratorSpec sets the LLM generator of a built-in arm (SPEC §4). With a
+// GeneratorSpec sets the LLM generator of a built-in arm (docs/cli.md). With a
 // retriever, a grounded generator answers from the retriever's top
 // Passages documents (mode rag); without one, from the row's gold contexts
 // (mode generation). A closed_book generator sees no passages and takes no
@@ -114,7 +114,7 @@ type Judgement struct {
 	UnresolvedAlias bool
 }
 
-// The judge metrics (SPEC §7).
+// The judge metrics (docs/metrics.md).
 const (
 	MetricJudgeCorrectness = "judge_correctness"
 	MetricGroundedness     = "groundedness"
@@ -125,5 +125,5 @@ func JudgeMetrics() []string { return []string{MetricJudgeCorrectness, MetricGro
 
 // StageJudge is the fixed_stages entry that describes an arm's judge
 // (model, metrics, prompt versions). The judge scores and is not a
-// pipeline stage (SPEC §6), but its configuration is held fixed like one.
+// pipeline stage (docs/evaltest.md), but its configuration is held fixed like one.
 const StageJudge lasagna.Stage = "judge"

@@ -8,7 +8,7 @@ import (
 )
 
 // Profile is a named preset of arms, so a run needs no sweep file
-// (SPEC §5).
+// (docs/cli.md).
 type Profile struct {
 	Name string
 	// Summary says what runs, for help texts.

@@ -60,7 +60,7 @@ const RegistryScheme = "registry:"
 // IsRegistryPath reports whether p is a registry:NAME[@hash] path.
 func IsRegistryPath(p string) bool { return strings.HasPrefix(p, RegistryScheme) }
 
-// BenchmarkEntry is one benchmark of a sweep (seed 000 syntax).
+// BenchmarkEntry is one benchmark of a sweep (docs/data.md syntax).
 type BenchmarkEntry struct {
 	// Path names a JSONL or CSV file or a BEIR folder: absolute, or
 	// relative to the sweep file's folder (it may climb with "..") or to

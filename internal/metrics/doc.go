@@ -1,6 +1,8 @@
 // Package metrics scores retrieval and answers and summarises the scores. It
-// is pure: it reads no files, calls no model and imports only the standard
-// library, so every function is deterministic and safe for concurrent use.
+// is pure: it reads no files and calls no model (beyond the standard library
+// it imports only golang.org/x/text, for the Unicode normalisation of
+// NQ-open's answer rules), so every function is deterministic and safe for
+// concurrent use.
 //
 // Retrieval metrics ([Retrieval], [EvaluateQuery], [EvaluateRun]) reproduce
 // trec_eval: ties by document id descending, the rank column ignored, graded

@@ -1,5 +1,5 @@
-// Package registry stores benchmarks as managed objects (seed 004, SPEC
-// §13): named benchmarks with revisions, a source, a creation time, a
+// Package registry stores benchmarks as managed objects (docs/registry.md):
+// named benchmarks with revisions, a source, a creation time, a
 // question count and a lifecycle draft → active → archived (→ active).
 //
 // # Location

@@ -13,8 +13,8 @@ import (
 	"github.com/lasagna-go/lasagna/internal/datasets"
 )
 
-// Entry is one benchmark entry (seed 004's BenchmarkEntry plus the richer
-// fields of SPEC §2). Its JSON form is one line of Download's output.
+// Entry is one benchmark entry (docs/registry.md's BenchmarkEntry plus the richer
+// fields of docs/data.md). Its JSON form is one line of Download's output.
 type Entry struct {
 	ID           string   `json:"id"`
 	Question     string   `json:"question"`

@@ -18,7 +18,7 @@ func words(n int, sep string) string {
 	return strings.Join(ws, sep)
 }
 
-// TestChunkSeed000 checks the chunker against seed 000's description: a
+// TestChunkSeed000 checks the chunker against docs/data.md's description: a
 // document is cut into 200-word passages, consecutive and without overlap,
 // the last shorter one kept.
 func TestChunkSeed000(t *testing.T) {

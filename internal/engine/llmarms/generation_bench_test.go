@@ -15,7 +15,7 @@ import (
 // BenchmarkGenerationThroughput measures the engine with an LLM generator
 // at a fixed latency: a closed-book arm on the fake OpenAI-compatible
 // server answering every call after 50 ms, with C queries in flight
-// (Options.Concurrency), no cache and no judge. SPEC §15 asks for a
+// (Options.Concurrency), no cache and no judge. BENCHMARKS.md asks for a
 // throughput within 10% of C / latency; the benchmark reports queries/s
 // and the ratio to that ideal ("of_ideal").
 func BenchmarkGenerationThroughput(b *testing.B) {
