@@ -64,6 +64,9 @@ func htmlReportSnippet(t *testing.T) {
 // docs/llm.md, "In Go".
 func llmSnippet(ctx context.Context) error {
 	client, err := llm.New(llm.Config{BaseURL: "http://localhost:8000/v1", APIKey: "local", Model: "my-model", CacheDir: ".lasagna-cache"})
+	if err != nil {
+		return err
+	}
 	resp, err := client.Chat(ctx, llm.ChatRequest{
 		System:   "You grade answers. Reply with JSON.",
 		Messages: []llm.Message{{Role: "user", Content: "Q: the capital of France? A: Paris"}},

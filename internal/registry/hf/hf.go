@@ -304,11 +304,6 @@ func (o *output) Close() error {
 	return err
 }
 
-// rowError is a problem in a source row.
-func rowError(file string, row int, column, format string, args ...any) error {
-	return fmt.Errorf("%s: row %d: %s: %s", file, row, column, fmt.Sprintf(format, args...))
-}
-
 // listFiles returns the names below root (slash-separated, sorted).
 func listFiles(root string) ([]string, error) {
 	var out []string

@@ -394,3 +394,8 @@ func (c *msConverter) doc(text, url string) (string, error) {
 	c.ndocs++
 	return id, c.corpus.Encode(corpusDoc{ID: id, Text: text, URL: url})
 }
+
+// rowError is a problem in a source row.
+func rowError(file string, row int, column, format string, args ...any) error {
+	return fmt.Errorf("%s: row %d: %s: %s", file, row, column, fmt.Sprintf(format, args...))
+}
