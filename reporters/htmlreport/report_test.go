@@ -96,7 +96,7 @@ func TestReportContents(t *testing.T) {
 			t.Errorf("mean plot has %d dots, want 2", n)
 		}
 		for i := range 2 {
-			if n := len(regexp.MustCompile(`<circle class="mean" [^>]*fill="` + hexColour(i) + `"`).FindAllString(m[2], -1)); n != 1 {
+			if n := len(regexp.MustCompile(`<circle class="mean" [^>]*fill="`+hexColour(i)+`"`).FindAllString(m[2], -1)); n != 1 {
 				t.Errorf("mean plot has %d dots of arm %d's colour %s, want 1", n, i, hexColour(i))
 			}
 		}
