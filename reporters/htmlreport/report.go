@@ -11,10 +11,11 @@
 // script): each has a title and a description for screen readers,
 // labelled axes with ticks, and a tooltip on every mark, and the same
 // bundle gives the same bytes. A bounded metric's axis spans its range
-// (results.MetricRange: [0, 1] for recall, nDCG, …). The package links
-// nothing beyond what evaltest links, so adding the reporter to a test
-// costs little compile time (BENCHMARKS.md, "HTML report: cold compile
-// with and without htmlreport").
+// (results.MetricRange: [0, 1] for recall, nDCG, …). The package links no
+// third-party module beyond what evaltest links, only the standard
+// library's html/template besides, so adding the reporter to a test costs
+// little compile time (BENCHMARKS.md, "HTML report: cold compile with and
+// without htmlreport").
 package htmlreport
 
 import (
