@@ -108,7 +108,7 @@ func bootstrapCI(xs []float64, resamples int, level float64, seed uint64) (lo, h
 		}
 	}
 	slices.Sort(means)
-	return quantile(means, (1-level)/2), quantile(means, (1+level)/2)
+	return Quantile(means, (1-level)/2), Quantile(means, (1+level)/2)
 }
 
 // Samples of at least multinomialMinN values with at most one distinct
@@ -227,8 +227,10 @@ func gamma(r *rand.Rand, shape float64) float64 {
 	}
 }
 
-// quantile is the type 7 quantile of sorted xs.
-func quantile(sorted []float64, q float64) float64 {
+// Quantile is the type 7 quantile (linear interpolation between order
+// statistics, R's default) of sorted xs, which must be sorted ascending and
+// not empty; q is in [0, 1].
+func Quantile(sorted []float64, q float64) float64 {
 	h := float64(len(sorted)-1) * q
 	i := int(math.Floor(h))
 	if i >= len(sorted)-1 {

@@ -312,7 +312,7 @@ func TestSummarizeMultinomial(t *testing.T) {
 		means[i] = sum / float64(len(xs))
 	}
 	slices.Sort(means)
-	lo, hi := quantile(means, 0.025), quantile(means, 0.975)
+	lo, hi := Quantile(means, 0.025), Quantile(means, 0.975)
 	half := (hi - lo) / 2
 	if !near(s.Lo, lo, 0.06*half) || !near(s.Hi, hi, 0.06*half) {
 		t.Errorf("multinomial CI [%v, %v], plain resampling [%v, %v]", s.Lo, s.Hi, lo, hi)

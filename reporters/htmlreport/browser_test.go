@@ -69,11 +69,28 @@ func TestReportInBrowser(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitVisible(chromedp.ID("queries"))); err != nil {
 		t.Fatal(err)
 	}
-	// Dots drawn in each mean plot: SVG paths filled with an arm's colour.
+	// Dots drawn in each mean plot: circles filled with an arm's colour
+	// that the browser lays out with a size.
 	marks, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`Array.from(document.querySelectorAll("figure.means")).map(f =>
-		Array.from(f.querySelectorAll("path")).filter(p => `+jsList(colours)+`.some(c => (p.getAttribute("style")||"").includes("fill:"+c))).length)`))
+		Array.from(f.querySelectorAll("circle")).filter(c => `+jsList(colours)+`.includes(c.getAttribute("fill")) && c.getBBox().width > 0).length)`))
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Every plot's text (titles, arm labels, ticks, axis labels) lies
+	// inside its plot: nothing cut off at the edges.
+	outside, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("svg.plot")).flatMap(s => {
+		const v = s.viewBox.baseVal;
+		return Array.from(s.querySelectorAll("text")).filter(e => {
+			const b = e.getBBox(), m = e.getCTM(), r = s.getCTM().inverse().multiply(m);
+			const p = new DOMPoint(b.x, b.y).matrixTransform(r), q = new DOMPoint(b.x + b.width, b.y + b.height).matrixTransform(r);
+			return b.width === 0 || Math.min(p.x, q.x) < v.x || Math.min(p.y, q.y) < v.y || Math.max(p.x, q.x) > v.x + v.width || Math.max(p.y, q.y) > v.y + v.height;
+		}).map(e => s.querySelector("title").textContent + ": " + JSON.stringify(e.textContent));
+	})`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(outside) > 0 {
+		t.Errorf("text empty or outside its plot:\n%s", strings.Join(outside, "\n"))
 	}
 	screenshot, err := chromedp.Run(ctx, chromedp.FullScreenshot(80))
 	if err != nil {

@@ -1,44 +1,62 @@
 package htmlreport
 
 import (
-	"bytes"
 	"fmt"
+	"html"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
-
-	"image/color"
+	"github.com/lasagna-go/lasagna/internal/metrics"
+	"github.com/lasagna-go/lasagna/reporters"
+	"github.com/lasagna-go/lasagna/results"
 )
 
-// The plots are drawn by gonum.org/v1/plot and written as SVG into the page:
-// a maintained Go plotting library, so the report needs no JavaScript
-// charting code, no build step and no request to any other host, and the
-// same code draws the dashboard's pages. Colours are the Okabe–Ito palette,
-// which stays distinguishable with the common colour-vision deficiencies.
-var palette = []color.RGBA{
-	{0x00, 0x72, 0xB2, 0xff}, // blue
-	{0xE6, 0x9F, 0x00, 0xff}, // orange
-	{0x00, 0x9E, 0x73, 0xff}, // bluish green
-	{0xCC, 0x79, 0xA7, 0xff}, // reddish purple
-	{0x56, 0xB4, 0xE9, 0xff}, // sky blue
-	{0xD5, 0x5E, 0x00, 0xff}, // vermillion
-	{0xF0, 0xE4, 0x42, 0xff}, // yellow
-	{0x00, 0x00, 0x00, 0xff}, // black
+// The three plots of the report (each arm's mean with its confidence
+// interval, each arm's per-query distribution as a box plot, and the
+// histogram of a comparison's per-query differences) are SVG written by
+// the few functions below and inlined in the page: no plotting library
+// (gonum/plot and its fonts were most of what a test with an HTML report
+// compiled, see BENCHMARKS.md), no JavaScript and no request to any other
+// host, so they hold under the page's Content-Security-Policy and the
+// dashboard's. Each plot has a title and a description (role="img"),
+// labelled axes with ticks, and a tooltip on every mark; text is escaped;
+// the output is a pure function of the data. Colours are the Okabe–Ito
+// palette, which stays distinguishable with the common colour-vision
+// deficiencies.
+var palette = []string{
+	"#0072B2", // blue
+	"#E69F00", // orange
+	"#009E73", // bluish green
+	"#CC79A7", // reddish purple
+	"#56B4E9", // sky blue
+	"#D55E00", // vermillion
+	"#F0E442", // yellow
+	"#000000", // black
 }
 
-// colour returns the palette colour of the i-th series.
-func colour(i int) color.RGBA { return palette[i%len(palette)] }
+// hexColour is the fill of the i-th series.
+func hexColour(i int) string { return palette[i%len(palette)] }
 
-// hexColour is the SVG fill of the i-th series, as vgsvg writes it.
-func hexColour(i int) string {
-	c := colour(i)
-	return fmt.Sprintf("#%02X%02X%02X", c.R, c.G, c.B)
-}
+// The plots' geometry, in SVG user units (CSS pixels at scale 1).
+const (
+	plotWidth   = 560.0
+	plotTop     = 32.0 // below the title
+	plotRight   = 20.0
+	plotBottom  = 46.0 // tick labels and the x-axis label
+	rowHeight   = 28.0 // one arm in the mean and distribution plots
+	charWidth   = 6.6  // an estimate of one character at font-size 12
+	labelRunes  = 32   // longer arm labels are cut, their full text in a tooltip
+	histLeft    = 56.0
+	histHeight  = 200.0
+	tickLength  = 5.0
+	fontFamily  = "system-ui, -apple-system, 'Segoe UI', sans-serif"
+	gridColour  = "#e6e6e6"
+	axisColour  = "#444444"
+	inkColour   = "#1a1a1a"
+	mutedColour = "#666666"
+)
 
 // interval is one arm's mean and confidence interval.
 type interval struct {
@@ -48,82 +66,6 @@ type interval struct {
 	n            int
 }
 
-// svgOf renders p at w×h and returns the SVG element without the XML
-// declaration (it is inlined in HTML).
-func svgOf(p *plot.Plot, w, h vg.Length) (string, error) {
-	c := vgsvg.New(w, h)
-	p.Draw(draw.New(c))
-	var b bytes.Buffer
-	if _, err := c.WriteTo(&b); err != nil {
-		return "", err
-	}
-	s := b.String()
-	if i := strings.Index(s, "<svg"); i >= 0 {
-		s = s[i:]
-	}
-	return s, nil
-}
-
-// meanPlot draws each arm's mean as a dot with its confidence interval as
-// a whisker, one row per arm. Arms without the metric are not drawn (the
-// page lists them as not available).
-func meanPlot(metric string, drawn []interval) (string, error) {
-	if len(drawn) == 0 {
-		return "", nil
-	}
-	p := newPlot(metric+": mean and 95% confidence interval per arm", metric, "arm")
-	names := make([]string, len(drawn))
-	for i, r := range drawn {
-		names[i] = r.label
-		pts := plotter.XYs{{X: r.mean, Y: float64(i)}}
-		eb, err := plotter.NewXErrorBars(xErr{pts, [][2]float64{{r.mean - r.lo, r.hi - r.mean}}})
-		if err != nil {
-			return "", err
-		}
-		eb.LineStyle.Color = colour(r.series)
-		eb.LineStyle.Width = vg.Points(1.5)
-		s, err := plotter.NewScatter(pts)
-		if err != nil {
-			return "", err
-		}
-		s.GlyphStyle.Shape = draw.CircleGlyph{}
-		s.GlyphStyle.Radius = vg.Points(4)
-		s.GlyphStyle.Color = colour(r.series)
-		p.Add(eb, s)
-	}
-	p.NominalY(names...)
-	p.Y.Min, p.Y.Max = -0.5, float64(len(drawn))-0.5
-	padX(p)
-	return svgOf(p, 6*vg.Inch, vg.Length(1.0+0.45*float64(len(drawn)))*vg.Inch)
-}
-
-// newPlot returns a plot with its title and axis labels: every plot of the
-// report has all three.
-func newPlot(title, x, y string) *plot.Plot {
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = x
-	p.Y.Label.Text = y
-	return p
-}
-
-// padX widens the x range a little so dots at the edges stay visible.
-func padX(p *plot.Plot) {
-	span := p.X.Max - p.X.Min
-	if span == 0 {
-		span = math.Max(math.Abs(p.X.Max), 1)
-	}
-	p.X.Min -= span * 0.05
-	p.X.Max += span * 0.05
-}
-
-type xErr struct {
-	plotter.XYs
-	e [][2]float64
-}
-
-func (e xErr) XError(i int) (float64, float64) { return e.e[i][0], e.e[i][1] }
-
 // distribution is one arm's per-query values of a metric.
 type distribution struct {
 	label  string
@@ -131,56 +73,417 @@ type distribution struct {
 	series int
 }
 
+// axis is a linear axis: its range, its ticks and how many decimals their
+// labels show.
+type axis struct {
+	lo, hi   float64
+	ticks    []float64
+	decimals int
+}
+
+// niceAxis returns the axis over [lo, hi] widened to whole multiples of a
+// "nice" step (1, 2, 2.5 or 5 times a power of ten) giving about five
+// intervals; so [0, 1] stays [0, 1] with ticks every 0.2. An empty range is
+// widened around its value first. minStep bounds the step from below (1
+// for counts); 0 means none.
+func niceAxis(lo, hi, minStep float64) axis {
+	if hi < lo {
+		lo, hi = hi, lo
+	}
+	if hi == lo {
+		pad := math.Max(math.Abs(lo)*0.1, 0.5)
+		lo, hi = lo-pad, hi+pad
+	}
+	raw := (hi - lo) / 5
+	step := math.Pow(10, math.Floor(math.Log10(raw)))
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if m*step >= raw*(1-1e-9) {
+			step *= m
+			break
+		}
+	}
+	step = math.Max(step, minStep)
+	var a axis
+	for a.decimals < 10 {
+		x := step * math.Pow10(a.decimals)
+		if math.Abs(x-math.Round(x)) < 1e-6 {
+			break
+		}
+		a.decimals++
+	}
+	// Ticks are rounded to the decimals they show, so 3 × 0.2 is 0.6.
+	unit := math.Pow10(a.decimals)
+	at := func(i float64) float64 { return math.Round(i*step*unit) / unit }
+	const eps = 1e-9
+	first, last := math.Floor(lo/step+eps), math.Ceil(hi/step-eps)
+	a.lo, a.hi = at(first), at(last)
+	for i := first; i <= last; i++ {
+		a.ticks = append(a.ticks, at(i))
+	}
+	return a
+}
+
+// metricAxis is the axis of metric over vals: the metric's whole range
+// when it is bounded (results.MetricRange: [0, 1] for recall, nDCG, …, so
+// the axis of a recall plot ends at 1) and the values lie in it; otherwise
+// a nice axis over the values (from 0 for a metric that cannot be
+// negative).
+func metricAxis(metric string, vals []float64) axis {
+	lo, hi := slices.Min(vals), slices.Max(vals)
+	rlo, rhi, ok := results.MetricRange(metric)
+	if !ok || lo < rlo || hi > rhi {
+		return niceAxis(lo, hi, 0)
+	}
+	if math.IsInf(rhi, 1) {
+		return niceAxis(rlo, math.Max(hi, rlo), 0)
+	}
+	return niceAxis(rlo, rhi, 0)
+}
+
+// scale maps [lo, hi] onto the pixels [p0, p1] (p1 < p0 for a y axis).
+type scale struct{ lo, hi, p0, p1 float64 }
+
+func (s scale) at(v float64) float64 { return s.p0 + (v-s.lo)/(s.hi-s.lo)*(s.p1-s.p0) }
+
+// svg is a plot being written.
+type svg struct {
+	b    strings.Builder
+	w, h float64
+}
+
+// newSVG opens a w×h plot with its title (also drawn at the top) and its
+// description, which says in words what the plot shows.
+func newSVG(w, h float64, title, desc string) *svg {
+	s := &svg{w: w, h: h}
+	s.printf(`<svg xmlns="http://www.w3.org/2000/svg" class="plot" role="img" width="%s" height="%s" viewBox="0 0 %s %s" font-family="%s" font-size="12" fill="%s">`,
+		px(w), px(h), px(w), px(h), esc(fontFamily), inkColour)
+	s.printf("<title>%s</title><desc>%s</desc>", esc(title), esc(desc))
+	s.text(w/2, 18, "middle", "plot-title", title, `font-size="13" font-weight="bold"`)
+	return s
+}
+
+func (s *svg) printf(format string, args ...any) { fmt.Fprintf(&s.b, format, args...) }
+
+// text writes a text element; extra is more attributes, already escaped.
+func (s *svg) text(x, y float64, anchor, class, text, extra string) {
+	s.printf(`<text class="%s" x="%s" y="%s" text-anchor="%s"`, class, px(x), px(y), anchor)
+	if extra != "" {
+		s.printf(" %s", extra)
+	}
+	s.printf(">%s</text>", esc(text))
+}
+
+func (s *svg) line(class string, x1, y1, x2, y2 float64, stroke string, width float64, extra string) {
+	s.printf(`<line class="%s" x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="%s"`, class, px(x1), px(y1), px(x2), px(y2), stroke, px(width))
+	if extra != "" {
+		s.printf(" %s", extra)
+	}
+	s.printf("/>")
+}
+
+// xAxis draws the axis line along the bottom of the plot area, its ticks,
+// their labels, light vertical grid lines, and the axis label.
+func (s *svg) xAxis(a axis, sc scale, top, bottom float64, label string) {
+	for _, t := range a.ticks {
+		x := sc.at(t)
+		s.line("grid", x, top, x, bottom, gridColour, 1, "")
+	}
+	s.line("axis x", sc.p0, bottom, sc.p1, bottom, axisColour, 1, "")
+	for _, t := range a.ticks {
+		x := sc.at(t)
+		s.line("tick x", x, bottom, x, bottom+tickLength, axisColour, 1, "")
+		s.text(x, bottom+tickLength+12, "middle", "tick-label x", tickLabel(t, a.decimals), "")
+	}
+	s.text((sc.p0+sc.p1)/2, bottom+tickLength+30, "middle", "axis-label x", label, "")
+}
+
+// yLabel draws the y-axis label, rotated, at the left edge.
+func (s *svg) yLabel(top, bottom float64, label string) {
+	y := (top + bottom) / 2
+	s.text(12, y, "middle", "axis-label y", label, fmt.Sprintf(`transform="rotate(-90 12 %s)"`, px(y)))
+}
+
+// rowLabels draws one arm label per row, right-aligned before the plot
+// area, cut to labelRunes with the full label as a tooltip, and the y-axis
+// label "arm".
+func (s *svg) rowLabels(labels []string, left, top float64) {
+	for i, l := range labels {
+		y := top + (float64(i)+0.5)*rowHeight
+		shown := l
+		if r := []rune(l); len(r) > labelRunes {
+			shown = string(r[:labelRunes-1]) + "…"
+		}
+		s.printf(`<text class="row-label" x="%s" y="%s" text-anchor="end" dominant-baseline="middle">%s<title>%s</title></text>`,
+			px(left-8), px(y), esc(shown), esc(l))
+	}
+	s.yLabel(top, top+float64(len(labels))*rowHeight, "arm")
+}
+
+// done closes the plot and returns it.
+func (s *svg) done() string {
+	s.printf("</svg>")
+	return s.b.String()
+}
+
+// rowsLeft is the left edge of the plot area of a plot with one row per
+// label: room for the longest (cut) label and the y-axis label.
+func rowsLeft(labels []string) float64 {
+	n := 0
+	for _, l := range labels {
+		n = max(n, min(len([]rune(l)), labelRunes))
+	}
+	return 32 + float64(n)*charWidth
+}
+
+// meanPlot draws each arm's mean as a dot with its confidence interval as
+// a whisker, one row per arm. Arms without the metric are not drawn (the
+// page lists them as not available).
+func meanPlot(metric string, drawn []interval) string {
+	if len(drawn) == 0 {
+		return ""
+	}
+	var vals []float64
+	labels := make([]string, len(drawn))
+	var parts []string
+	for i, r := range drawn {
+		vals = append(vals, r.mean, r.lo, r.hi)
+		labels[i] = r.label
+		parts = append(parts, r.label+": "+intervalText(r))
+	}
+	title := metric + ": mean and 95% confidence interval per arm"
+	desc := "One row per arm: the dot is the arm's mean " + metric + " over its queries, the whisker its 95% confidence interval. " + strings.Join(parts, "; ") + "."
+	left := rowsLeft(labels)
+	bottom := plotTop + float64(len(drawn))*rowHeight
+	s := newSVG(plotWidth, bottom+plotBottom, title, desc)
+	a := metricAxis(metric, vals)
+	sc := scale{a.lo, a.hi, left, plotWidth - plotRight}
+	s.xAxis(a, sc, plotTop, bottom, metric)
+	s.rowLabels(labels, left, plotTop)
+	for i, r := range drawn {
+		y := plotTop + (float64(i)+0.5)*rowHeight
+		c := hexColour(r.series)
+		x0, x1 := sc.at(r.lo), sc.at(r.hi)
+		s.printf(`<g class="arm"><title>%s</title>`, esc(r.label+": "+intervalText(r)))
+		s.line("ci", x0, y, x1, y, c, 1.5, "")
+		s.line("ci-cap", x0, y-5, x0, y+5, c, 1.5, "")
+		s.line("ci-cap", x1, y-5, x1, y+5, c, 1.5, "")
+		s.printf(`<circle class="mean" cx="%s" cy="%s" r="4.5" fill="%s"/></g>`, px(sc.at(r.mean)), px(y), c)
+	}
+	return s.done()
+}
+
+// intervalText is an arm's mean, interval and n in words.
+func intervalText(r interval) string {
+	t := "mean " + num(r.mean)
+	if r.lo != r.hi {
+		t += ", 95% CI [" + num(r.lo) + ", " + num(r.hi) + "]"
+	} else {
+		t += ", no confidence interval"
+	}
+	if r.n > 0 {
+		t += fmt.Sprintf(", n = %d", r.n)
+	}
+	return t
+}
+
+// boxStats are the parts of a box plot: the quartiles, the whiskers (the
+// most extreme values within 1.5 interquartile ranges of the box) and the
+// values beyond them.
+type boxStats struct {
+	q1, median, q3 float64
+	lo, hi         float64
+	outliers       []float64
+}
+
+func boxOf(values []float64) boxStats {
+	v := slices.Sorted(slices.Values(values))
+	b := boxStats{q1: metrics.Quantile(v, 0.25), median: metrics.Quantile(v, 0.5), q3: metrics.Quantile(v, 0.75)}
+	iqr := b.q3 - b.q1
+	b.lo, b.hi = b.q1, b.q3
+	for _, x := range v {
+		switch {
+		case x < b.q1-1.5*iqr || x > b.q3+1.5*iqr:
+			b.outliers = append(b.outliers, x)
+		default:
+			b.lo, b.hi = math.Min(b.lo, x), math.Max(b.hi, x)
+		}
+	}
+	b.outliers = slices.Compact(b.outliers) // one mark per distinct value
+	return b
+}
+
 // distPlot draws a box plot of each arm's per-query values (median,
 // quartiles, whiskers to 1.5 IQR, outliers as points).
-func distPlot(metric string, ds []distribution) (string, error) {
+func distPlot(metric string, ds []distribution) string {
 	var drawn []distribution
+	var vals, labels []string
+	var all []float64
 	for _, d := range ds {
 		if len(d.values) > 0 {
 			drawn = append(drawn, d)
+			all = append(all, d.values...)
+			labels = append(labels, d.label)
 		}
 	}
 	if len(drawn) == 0 {
-		return "", nil
+		return ""
 	}
-	p := newPlot(metric+": per-query distribution per arm", metric, "arm")
-	names := make([]string, len(drawn))
+	boxes := make([]boxStats, len(drawn))
 	for i, d := range drawn {
-		names[i] = d.label
-		b, err := plotter.NewBoxPlot(vg.Points(14), float64(i), plotter.Values(d.values))
-		if err != nil {
-			return "", err
-		}
-		b.FillColor = colour(d.series)
-		b.Horizontal = true
-		p.Add(b)
+		boxes[i] = boxOf(d.values)
+		vals = append(vals, d.label+": "+boxText(boxes[i], len(d.values)))
 	}
-	p.NominalY(names...)
-	padX(p)
-	return svgOf(p, 6*vg.Inch, vg.Length(1.0+0.45*float64(len(drawn)))*vg.Inch)
+	title := metric + ": per-query distribution per arm"
+	desc := "One box per arm over its queries' " + metric + ": the box spans the quartiles, the bar inside is the median, the whiskers reach the most extreme values within 1.5 interquartile ranges, and points beyond them are drawn alone. " + strings.Join(vals, "; ") + "."
+	left := rowsLeft(labels)
+	bottom := plotTop + float64(len(drawn))*rowHeight
+	s := newSVG(plotWidth, bottom+plotBottom, title, desc)
+	a := metricAxis(metric, all)
+	sc := scale{a.lo, a.hi, left, plotWidth - plotRight}
+	s.xAxis(a, sc, plotTop, bottom, metric)
+	s.rowLabels(labels, left, plotTop)
+	for i, d := range drawn {
+		b := boxes[i]
+		y := plotTop + (float64(i)+0.5)*rowHeight
+		c := hexColour(d.series)
+		s.printf(`<g class="arm"><title>%s</title>`, esc(d.label+": "+boxText(b, len(d.values))))
+		s.line("whisker", sc.at(b.lo), y, sc.at(b.q1), y, inkColour, 1, "")
+		s.line("whisker", sc.at(b.q3), y, sc.at(b.hi), y, inkColour, 1, "")
+		s.line("whisker-cap", sc.at(b.lo), y-5, sc.at(b.lo), y+5, inkColour, 1, "")
+		s.line("whisker-cap", sc.at(b.hi), y-5, sc.at(b.hi), y+5, inkColour, 1, "")
+		s.printf(`<rect class="box" x="%s" y="%s" width="%s" height="14" fill="%s" stroke="%s"/>`,
+			px(sc.at(b.q1)), px(y-7), px(sc.at(b.q3)-sc.at(b.q1)), c, inkColour)
+		s.line("median", sc.at(b.median), y-7, sc.at(b.median), y+7, inkColour, 2.5, "")
+		for _, x := range b.outliers {
+			s.printf(`<circle class="outlier" cx="%s" cy="%s" r="2.5" fill="none" stroke="%s"/>`, px(sc.at(x)), px(y), c)
+		}
+		s.printf("</g>")
+	}
+	return s.done()
+}
+
+// boxText is a box plot's numbers in words.
+func boxText(b boxStats, n int) string {
+	return fmt.Sprintf("median %s, quartiles %s and %s, whiskers %s to %s, %d outlying values, n = %d",
+		num(b.median), num(b.q1), num(b.q3), num(b.lo), num(b.hi), len(b.outliers), n)
+}
+
+// bin is one bar of a histogram: [lo, hi) (the last bin includes hi).
+type bin struct {
+	lo, hi float64
+	count  int
+}
+
+// histogram bins diffs into between 5 and 30 equal bins (√n) over their
+// range. When every difference is the same value v there is no range to
+// split: one bin centred on v, 0.1 wide (a tenth of |v| when that is
+// larger), so an all-zero comparison draws one bar around 0.
+func histogram(diffs []float64) []bin {
+	lo, hi := slices.Min(diffs), slices.Max(diffs)
+	if lo == hi {
+		w := math.Max(0.1, math.Abs(lo)/10)
+		return []bin{{lo: lo - w/2, hi: lo + w/2, count: len(diffs)}}
+	}
+	k := max(5, min(30, int(math.Sqrt(float64(len(diffs))))))
+	w := (hi - lo) / float64(k)
+	bins := make([]bin, k)
+	for i := range bins {
+		bins[i] = bin{lo: lo + float64(i)*w, hi: lo + float64(i+1)*w}
+	}
+	bins[k-1].hi = hi
+	for _, d := range diffs {
+		i := min(k-1, int((d-lo)/w))
+		bins[i].count++
+	}
+	return bins
 }
 
 // diffPlot draws the histogram of per-query paired differences (arm −
-// baseline) of one comparison.
-func diffPlot(title, metric string, diffs []float64, series int) (string, error) {
+// baseline) of one comparison, with a dashed line at 0 (no difference).
+func diffPlot(title, metric string, diffs []float64, series int) string {
 	if len(diffs) == 0 {
-		return "", nil
+		return ""
 	}
-	p := newPlot(title, "per-query difference in "+metric, "queries")
-	bins := max(5, min(30, int(math.Sqrt(float64(len(diffs))))))
-	lo, hi := diffs[0], diffs[0]
-	for _, d := range diffs {
-		lo, hi = math.Min(lo, d), math.Max(hi, d)
+	bins := histogram(diffs)
+	lo, hi := bins[0].lo, bins[len(bins)-1].hi
+	if len(bins) == 1 {
+		w := hi - lo // room on both sides of the one bar
+		lo, hi = lo-w/2, hi+w/2
 	}
-	if lo == hi {
-		bins = 1
+	xa := niceAxis(math.Min(lo, 0), math.Max(hi, 0), 0)
+	top := 0
+	var parts []string
+	for _, b := range bins {
+		top = max(top, b.count)
+		if b.count > 0 {
+			parts = append(parts, binText(b))
+		}
 	}
-	h, err := plotter.NewHist(plotter.Values(diffs), bins)
-	if err != nil {
-		return "", err
+	desc := fmt.Sprintf("Histogram of the %d per-query differences in %s (arm − baseline); a dashed line marks 0, no difference. ", len(diffs), metric)
+	if mn, mx := slices.Min(diffs), slices.Max(diffs); mn == mx {
+		desc += fmt.Sprintf("All %d differences are %s.", len(diffs), num(mn))
+	} else {
+		desc += "Bars: " + strings.Join(parts, "; ") + "."
 	}
-	h.FillColor = colour(series)
-	p.Add(h)
-	padX(p)
-	return svgOf(p, 6*vg.Inch, 2.4*vg.Inch)
+	ya := niceAxis(0, float64(top), 1)
+	bottom := plotTop + histHeight
+	s := newSVG(plotWidth, bottom+plotBottom, title, desc)
+	sx := scale{xa.lo, xa.hi, histLeft, plotWidth - plotRight}
+	sy := scale{ya.lo, ya.hi, bottom, plotTop}
+	for _, t := range ya.ticks {
+		y := sy.at(t)
+		s.line("grid", histLeft, y, plotWidth-plotRight, y, gridColour, 1, "")
+		s.line("tick y", histLeft-tickLength, y, histLeft, y, axisColour, 1, "")
+		s.text(histLeft-tickLength-3, y, "end", "tick-label y", tickLabel(t, ya.decimals), `dominant-baseline="middle"`)
+	}
+	s.line("axis y", histLeft, bottom, histLeft, plotTop, axisColour, 1, "")
+	s.yLabel(plotTop, bottom, "queries")
+	s.xAxis(xa, sx, plotTop, bottom, "per-query difference in "+metric)
+	c := hexColour(series)
+	for _, b := range bins {
+		if b.count == 0 {
+			continue
+		}
+		x0, x1, y := sx.at(b.lo), sx.at(b.hi), sy.at(float64(b.count))
+		s.printf(`<rect class="bar" x="%s" y="%s" width="%s" height="%s" fill="%s" stroke="#ffffff" stroke-width="0.5"><title>%s</title></rect>`,
+			px(x0), px(y), px(x1-x0), px(bottom-y), c, esc(binText(b)))
+	}
+	z := sx.at(0)
+	s.line("zero", z, plotTop, z, bottom, inkColour, 1, `stroke-dasharray="4 3"`)
+	return s.done()
 }
+
+// binText is a bar in words.
+func binText(b bin) string {
+	q := "queries"
+	if b.count == 1 {
+		q = "query"
+	}
+	return fmt.Sprintf("%s to %s: %d %s", num(b.lo), num(b.hi), b.count, q)
+}
+
+// px formats a coordinate: two decimals at most, the same bytes for the
+// same value.
+func px(x float64) string {
+	x = math.Round(x*100) / 100
+	if x == 0 {
+		x = 0 // no "-0"
+	}
+	return strconv.FormatFloat(x, 'f', -1, 64)
+}
+
+// tickLabel formats an axis value with the axis's decimals, never "-0".
+func tickLabel(x float64, decimals int) string {
+	s := strconv.FormatFloat(x, 'f', decimals, 64)
+	if strings.Trim(s, "-0.") == "" {
+		s = strings.TrimPrefix(s, "-")
+	}
+	return s
+}
+
+// num formats a value in a title or description as the page's tables do.
+func num(x float64) string { return reporters.FormatNumber(x, 4) }
+
+// esc escapes text for SVG inlined in HTML (element content and quoted
+// attribute values).
+func esc(s string) string { return html.EscapeString(s) }

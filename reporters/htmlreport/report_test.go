@@ -92,8 +92,11 @@ func TestReportContents(t *testing.T) {
 		if m[1] != "2" {
 			t.Errorf("mean plot has %s marks, want 2", m[1])
 		}
+		if n := strings.Count(m[2], `<circle class="mean" `); n != 2 {
+			t.Errorf("mean plot has %d dots, want 2", n)
+		}
 		for i := range 2 {
-			if n := strings.Count(m[2], "fill:"+hexColour(i)); n != 1 {
+			if n := len(regexp.MustCompile(`<circle class="mean" [^>]*fill="`+hexColour(i)+`"`).FindAllString(m[2], -1)); n != 1 {
 				t.Errorf("mean plot has %d dots of arm %d's colour %s, want 1", n, i, hexColour(i))
 			}
 		}
