@@ -254,7 +254,7 @@ func loadBenchmarks(cfg Config) ([]*engine.BenchmarkRun, *engine.Plan, error) {
 			errs = append(errs, fmt.Errorf("benchmark Data[%d] has no Name; load it with package datasets or give it one", i))
 			continue
 		}
-		out = append(out, &engine.BenchmarkRun{Benchmark: sel, Sample: info})
+		out = append(out, engine.NewBenchmarkRun(sel, info, 0))
 	}
 	return out, sweep, errors.Join(errs...)
 }
