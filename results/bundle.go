@@ -194,7 +194,9 @@ type HeldFixed struct {
 	// SampleIDDigest is the hex sha256 of the sorted sampled query ids.
 	SampleIDDigest string `json:"sample_id_digest"`
 	// CorpusFingerprint identifies the corpus searched (the dataset
-	// revision); "" when the benchmark has no corpus.
+	// revision, which also changes with the queries and judgements; the
+	// corpus alone is Config.CorpusDigest); "" when the benchmark has no
+	// corpus.
 	CorpusFingerprint string `json:"corpus_fingerprint"`
 	// CorpusProvenance is native (the default when absent), pooled_gold,
 	// provided (a corpus file given beside a JSONL or CSV file), own_index
