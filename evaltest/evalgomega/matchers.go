@@ -322,7 +322,6 @@ func (pm *passMatcher) NegatedFailureMessage(actual any) string {
 	return "Expected the evaluation to fail; it passed"
 }
 
-
 // bundleOf returns ev's bundle, or an error quoting why there is none.
 func bundleOf(ev *evaltest.Evaluation) (*results.Bundle, error) {
 	if ev == nil {
