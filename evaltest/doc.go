@@ -70,7 +70,12 @@
 //
 // and commit the file. A baseline gates only an arm whose data and
 // held_fixed description are unchanged; otherwise the gate says so and
-// asks for a new baseline.
+// asks for a new baseline. One exception: a benchmark that grew (a query
+// added, changed or removed, so its revision changed) on the same corpus
+// is gated on the queries whose id and content are unchanged, and the
+// gate's lines say how many were added, changed and removed. A changed
+// corpus, or a baseline written before lasagna recorded the corpus and
+// query digests, still asks for a new baseline.
 //
 // # Repeats
 //

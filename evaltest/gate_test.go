@@ -3,6 +3,7 @@ package evaltest
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -121,6 +122,85 @@ func TestGate(t *testing.T) {
 	}
 	if again, err := results.ReadFile(baseline); err != nil || again.RunID != base.RunID {
 		t.Errorf("baseline changed by a refused update: %v", err)
+	}
+}
+
+// beirFolder writes a BEIR folder dir/beir of n queries q01…, each with
+// two relevant passages (dNNa, dNNb) in a corpus of 24, and returns dir.
+func beirFolder(t *testing.T, dir string, n int) string {
+	t.Helper()
+	var corpus, queries, qrels strings.Builder
+	for i := range 12 {
+		for _, s := range []string{"a", "b"} {
+			fmt.Fprintf(&corpus, `{"_id": "d%02d%s", "title": "", "text": "passage %s about topic %d"}`+"\n", i+1, s, s, i+1)
+		}
+	}
+	for i := range n {
+		fmt.Fprintf(&queries, `{"_id": "q%02d", "text": "what about topic %d?"}`+"\n", i+1, i%12+1)
+		fmt.Fprintf(&qrels, "q%02d\td%02da\t1\nq%02d\td%02db\t1\n", i+1, i%12+1, i+1, i%12+1)
+	}
+	for name, body := range map[string]string{"corpus.jsonl": corpus.String(), "queries.jsonl": queries.String(), "qrels/test.tsv": qrels.String()} {
+		p := filepath.Join(dir, "beir", filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestGateGrownBEIR: a baseline recorded with LASAGNA_UPDATE_BASELINE=1 on
+// a BEIR folder still gates after one query is added: the unchanged arm
+// passes on the 12 shared queries, a clearly worse one fails with
+// "regression", each saying what was gated; a changed corpus is refused
+// with the go test command that records a new baseline.
+func TestGateGrownBEIR(t *testing.T) {
+	baseline := filepath.Join(t.TempDir(), "baseline.json")
+	cfg := func(dir string, a Arm) Config {
+		a.TopK = 10
+		return Config{FS: os.DirFS(dir), Benchmarks: []string{"beir"}, Arms: []Arm{a}, Cutoffs: []int{10}, Baseline: baseline, AttrMetrics: []string{}}
+	}
+	got, failed, _ := fakeEval(t, cfg(beirFolder(t, t.TempDir(), 12), missingArm()), map[string]string{EnvUpdateBaseline: "1"})
+	if failed {
+		t.Fatalf("baseline not recorded:\n%s", got)
+	}
+	base, err := results.ReadFile(baseline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	note := "gated on 12 shared queries (1 added, 0 changed, 0 removed since the baseline's " + base.Configs[0].Benchmark + ")"
+
+	grown := beirFolder(t, t.TempDir(), 13)
+	got, failed, _ = fakeEval(t, cfg(grown, missingArm()), nil)
+	for _, want := range []string{
+		"TestRAG/beir/mine: baseline gate: ndcg@10 1 → 1 (+0.0000, Holm p = 1, 12 paired queries): no drop, passes; " + note,
+		"TestRAG/beir/mine: baseline gate: recall@10 1 → 1 (+0.0000, Holm p = 1, 12 paired queries): no drop, passes; " + note,
+	} {
+		if failed || !strings.Contains(got, want) {
+			t.Errorf("unchanged arm on the grown folder: failed %v, log lacks %q:\n%s", failed, want, got)
+		}
+	}
+
+	got, failed, _ = fakeEval(t, cfg(grown, missingArm("q01", "q02", "q03", "q04", "q05", "q06", "q07", "q08")), nil)
+	if want := "regression: recall@10 fell from 1 to 0.3333 (drop 0.6667 > tolerance 0.01) and the drop is significant (Holm p = 0.016 < 0.05 across 2 gated metrics, 12 paired queries); " +
+		note + "; baseline $BASELINE; fix the regression, or if it is intended record a new baseline with LASAGNA_UPDATE_BASELINE=1 go test -run '^TestRAG$'"; !failed || !strings.Contains(got, want) {
+		t.Errorf("worse arm on the grown folder: failed %v, log lacks %q:\n%s", failed, want, got)
+	}
+
+	corpus := filepath.Join(grown, "beir", "corpus.jsonl")
+	data, _ := os.ReadFile(corpus)
+	os.WriteFile(corpus, bytes.Replace(data, []byte("passage a about topic 1\""), []byte("passage a about topic one\""), 1), 0o644)
+	got, failed, _ = fakeEval(t, cfg(grown, missingArm()), nil)
+	for _, want := range []string{
+		"baseline gate: $BASELINE holds arm mine on " + base.Configs[0].Benchmark + ", an earlier revision of this run's local/beir@",
+		"but the corpus changed (corpus_digest " + base.Configs[0].CorpusDigest[:12] + " in the baseline, ",
+		"if the corpus changed on purpose, record a new baseline with LASAGNA_UPDATE_BASELINE=1 go test -run '^TestRAG$'",
+	} {
+		if !failed || !strings.Contains(got, want) {
+			t.Errorf("changed corpus: failed %v, log lacks %q:\n%s", failed, want, got)
+		}
 	}
 }
 

@@ -99,7 +99,10 @@ type runner struct {
 	benches  []*engine.BenchmarkRun
 	plans    []armPlan
 	baseline *results.Bundle
-	varied   []string // the dimensions any arm varies (see engine.CellConfig)
+	// updateHint is how to record a new baseline, for the gate's messages:
+	// "LASAGNA_UPDATE_BASELINE=1 go test -run '^TestRAG$'".
+	updateHint string
+	varied     []string // the dimensions any arm varies (see engine.CellConfig)
 	// problems are configuration problems found while planning that do not
 	// stop the run (a missing baseline): the root test reports them.
 	problems []string
@@ -138,7 +141,7 @@ func newRunner(cfg Config, getenv func(string) string, testName string) (*runner
 		return nil, errors.New("no arm to run; set Config.Arms, e.g. []evaltest.Arm{{Name: \"mine\", Retriever: r}, evaltest.BM25()}")
 	}
 	r := &runner{cfg: cfg, set: set, lim: make(chan struct{}, set.concurrency), seed: cfg.StatsSeed,
-		benches: benches, plans: plans}
+		benches: benches, plans: plans, updateHint: fmt.Sprintf("%s=1 go test -run '^%s$'", EnvUpdateBaseline, testName)}
 	if r.seed == 0 {
 		r.seed = engine.DefaultSeed
 	}
@@ -160,7 +163,7 @@ func newRunner(cfg Config, getenv func(string) string, testName string) (*runner
 // gateOptions are the options of the baseline gate.
 func (r *runner) gateOptions() engine.GateOptions {
 	return engine.GateOptions{Gate: r.cfg.Gate, Baseline: r.baseline, Path: r.cfg.Baseline, Varied: r.varied,
-		Seed: r.seed, UpdateHint: EnvUpdateBaseline + "=1"}
+		Seed: r.seed, UpdateHint: r.updateHint}
 }
 
 func run(t tb, cfg Config, getenv func(string) string, artifacts bool) {
@@ -254,7 +257,7 @@ func loadBenchmarks(cfg Config) ([]*engine.BenchmarkRun, *engine.Plan, error) {
 			errs = append(errs, fmt.Errorf("benchmark Data[%d] has no Name; load it with package datasets or give it one", i))
 			continue
 		}
-		out = append(out, &engine.BenchmarkRun{Benchmark: sel, Sample: info})
+		out = append(out, engine.NewBenchmarkRun(sel, info, 0))
 	}
 	return out, sweep, errors.Join(errs...)
 }

@@ -153,6 +153,17 @@ type Config struct {
 	// the benchmark's corpus; absent for arms without one. A measurement,
 	// not a setting: it is outside held_fixed and the comparability key.
 	CorpusStats *CorpusStats `json:"corpus_stats,omitzero"`
+	// CorpusDigest identifies the benchmark's corpus alone: the hex sha256
+	// of its documents' ids, titles and texts, in order
+	// (datasets.CorpusDigest). Unlike held_fixed.corpus_fingerprint (the
+	// dataset revision, which changes when a query is added) it stays the
+	// same while only the queries and judgements change, so that a
+	// baseline recorded before a benchmark grew still gates the queries
+	// that did not change. Optional in schema 1.x: absent when the
+	// benchmark has no corpus and in bundles written before it was
+	// recorded. Outside held_fixed and the comparability key: the revision
+	// already holds the corpus fixed.
+	CorpusDigest string `json:"corpus_digest,omitzero" jsonschema:"pattern=^[0-9a-f]{64}$,description=Hex sha256 of the corpus documents (ids; titles; texts) in order; the same across revisions that change only queries or judgements"`
 }
 
 // CorpusStats are the statistics of a lexical index, as Lucene and Anserini
@@ -183,7 +194,9 @@ type HeldFixed struct {
 	// SampleIDDigest is the hex sha256 of the sorted sampled query ids.
 	SampleIDDigest string `json:"sample_id_digest"`
 	// CorpusFingerprint identifies the corpus searched (the dataset
-	// revision); "" when the benchmark has no corpus.
+	// revision, which also changes with the queries and judgements; the
+	// corpus alone is Config.CorpusDigest); "" when the benchmark has no
+	// corpus.
 	CorpusFingerprint string `json:"corpus_fingerprint"`
 	// CorpusProvenance is native (the default when absent), pooled_gold,
 	// provided (a corpus file given beside a JSONL or CSV file), own_index
@@ -261,6 +274,13 @@ type Sample struct {
 	// the bundle differ from run to run; readers that do not know it
 	// ignore it. It is a measurement, not a score: it enters no metric.
 	LatencyMS *float64 `json:"latency_ms,omitzero" jsonschema:"minimum=0"`
+	// QueryDigest identifies the query's content: the hex sha256 of its
+	// id, text, reference answers, unanswerable flag, reference contexts
+	// and judgements (datasets.QueryDigest). A baseline recorded on an
+	// earlier revision of a benchmark gates the queries whose digest is
+	// unchanged. Optional in schema 1.x: absent in bundles written before
+	// it was recorded.
+	QueryDigest string `json:"query_digest,omitzero" jsonschema:"pattern=^[0-9a-f]{64}$,description=Hex sha256 of the query's text; answers; contexts and judgements; unchanged queries of a grown benchmark keep it"`
 }
 
 // Retrieved is one hit of a ranked list.

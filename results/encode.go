@@ -229,10 +229,11 @@ type sampleHead struct {
 }
 
 type sampleTail struct {
-	Answer     *string  `json:"answer,omitzero"`
-	Error      string   `json:"error,omitzero"`
-	JudgeError string   `json:"judge_error,omitzero"`
-	LatencyMS  *float64 `json:"latency_ms,omitzero"`
+	Answer      *string  `json:"answer,omitzero"`
+	Error       string   `json:"error,omitzero"`
+	JudgeError  string   `json:"judge_error,omitzero"`
+	LatencyMS   *float64 `json:"latency_ms,omitzero"`
+	QueryDigest string   `json:"query_digest,omitzero"`
 }
 
 // sample writes one row.
@@ -241,7 +242,7 @@ func (e *encoder) sample(s *Sample) error {
 	if err != nil {
 		return err
 	}
-	tail, err := marshal(sampleTail{s.Answer, s.Error, s.JudgeError, s.LatencyMS})
+	tail, err := marshal(sampleTail{s.Answer, s.Error, s.JudgeError, s.LatencyMS, s.QueryDigest})
 	if err != nil {
 		return err
 	}

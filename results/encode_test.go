@@ -7,6 +7,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -118,7 +120,7 @@ func TestStreamedEncodingIsWholeEncoding(t *testing.T) {
 			{QueryID: "q2", RetrievedIDs: []string{}, Retrieved: []Retrieved{}},
 			{QueryID: "q3", RetrievedIDs: []string{"p\u2028", "<p>", "\x7f", "\xff"},
 				Retrieved: []Retrieved{{ID: "p\u2028", Score: math.Copysign(0, -1), Rank: 1}, {ID: "<p>", Score: 1e-7, Rank: 2}, {ID: "\x7f", Score: 123456789012345680000, Rank: 3}, {ID: "\xff", Score: float64(float32(12.964025)), Rank: 4}},
-				Answer:    &ans, Error: "e", JudgeError: "j\n", LatencyMS: &lat},
+				Answer:    &ans, Error: "e", JudgeError: "j\n", LatencyMS: &lat, QueryDigest: strings.Repeat("0a", 32)},
 			{QueryID: "q4", Retrieved: []Retrieved{{ID: "x", Score: 1, Rank: 1}}},
 			{QueryID: "q5", RetrievedIDs: []string{"x"}, Answer: new(string)},
 		}
@@ -131,6 +133,27 @@ func TestStreamedEncodingIsWholeEncoding(t *testing.T) {
 		b.Results = []Result{}
 		checkEncoding(t, b)
 	})
+}
+
+// TestSampleEncoderKnowsEveryField: the streamed encoder writes a row as
+// sampleHead, the two ranked lists and sampleTail; a field added to Sample
+// and not to them would be dropped from the written bundle.
+func TestSampleEncoderKnowsEveryField(t *testing.T) {
+	var got []string
+	for _, typ := range []reflect.Type{reflect.TypeFor[sampleHead](), reflect.TypeFor[sampleTail]()} {
+		for f := range typ.Fields() {
+			got = append(got, f.Tag.Get("json"))
+		}
+	}
+	var want []string
+	for f := range reflect.TypeFor[Sample]().Fields() {
+		if tag := f.Tag.Get("json"); !strings.HasPrefix(tag, "_retrieved") {
+			want = append(want, tag)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("sampleHead and sampleTail write %v; Sample has %v (beside the ranked lists): add the new field to sampleTail, in Sample's order", got, want)
+	}
 }
 
 func TestStreamedEncodingRefusesNaN(t *testing.T) {

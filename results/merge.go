@@ -207,6 +207,9 @@ func Merge(shards []*Bundle, names []string) (*Bundle, error) {
 			if d := fieldDiff(c.VariedLevels, fc.VariedLevels); len(d) > 0 {
 				addf("%s: varied_levels of %s differ from %s's in %s", name(n), where, name(0), strings.Join(d, ", "))
 			}
+			if c.CorpusDigest != fc.CorpusDigest {
+				addf("%s: corpus_digest of %s differs from %s's: shards of one run search the same corpus", name(n), where, name(0))
+			}
 		}
 	}
 	if len(probs) > 0 {

@@ -222,6 +222,12 @@ func TestMergeRefusesTamperedShards(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "s2.json: held_fixed of local/faq@0123456789ab/bm25 differs from s1.json's in fixed_stages.reranker, retriever_top_k"},
+		{"another corpus", func(b *Bundle) {
+			b.Configs[0].CorpusDigest = strings.Repeat("ab", 32)
+			if err := Finalize(b); err != nil {
+				t.Fatal(err)
+			}
+		}, "s2.json: corpus_digest of local/faq@0123456789ab/bm25 differs from s1.json's: shards of one run search the same corpus"},
 		{"schema_version 2.0", func(b *Bundle) {
 			b.SchemaVersion = "2.0"
 			forgeRunID(t, b)

@@ -311,3 +311,136 @@ arms:
 		t.Errorf("typo: exit %d\n%s", code, errOut)
 	}
 }
+
+// pairsBEIR writes pairsData's 12 questions as a BEIR folder dir/beir: two
+// passages per query, both relevant, so BM25 at depth 10 finds both and
+// at depth 1 half (recall@10 1 against 0.5).
+func pairsBEIR(t *testing.T, dir string) string {
+	t.Helper()
+	var corpus, queries, qrels strings.Builder
+	qrels.WriteString("query-id\tcorpus-id\tscore\n")
+	for i, line := range strings.Split(strings.TrimSpace(pairsData()), "\n") {
+		var row struct {
+			ID       string   `json:"id"`
+			Question string   `json:"question"`
+			Contexts []string `json:"contexts"`
+		}
+		if err := json.Unmarshal([]byte(line), &row); err != nil {
+			t.Fatal(err)
+		}
+		q, _ := json.Marshal(map[string]string{"_id": row.ID, "text": row.Question})
+		queries.Write(q)
+		queries.WriteByte('\n')
+		for j, text := range row.Contexts {
+			id := fmt.Sprintf("d%02d%c", i+1, 'a'+j)
+			d, _ := json.Marshal(map[string]string{"_id": id, "title": "", "text": text})
+			corpus.Write(d)
+			corpus.WriteByte('\n')
+			fmt.Fprintf(&qrels, "%s\t%s\t1\n", row.ID, id)
+		}
+	}
+	writeAll(t, dir, map[string]string{"beir/corpus.jsonl": corpus.String(), "beir/queries.jsonl": queries.String(), "beir/qrels/test.tsv": qrels.String()})
+	return filepath.Join(dir, "beir")
+}
+
+// writeAll writes files (slash paths relative to dir) into dir.
+func writeAll(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// appendTo appends text to the file at path.
+func appendTo(t *testing.T, path, text string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// beirSweeps writes base.yaml (BM25 at depth 10) and worse.yaml (depth 1)
+// on the BEIR folder dir/beir.
+func beirSweeps(t *testing.T, dir string) (base, worse string) {
+	t.Helper()
+	sweep := func(topK int) string {
+		return strings.Replace(sweepYAML(topK, ""), "{path: pairs.jsonl}", "{path: beir}", 1)
+	}
+	writeAll(t, dir, map[string]string{"base.yaml": sweep(10), "worse.yaml": sweep(1)})
+	return filepath.Join(dir, "base.yaml"), filepath.Join(dir, "worse.yaml")
+}
+
+// TestBenchmarkRunBaselineGrownBEIR: a baseline recorded on a BEIR folder
+// still gates the folder after one query is added (a copy of it, with a
+// query and its judgements appended): the unchanged arm passes on the 12
+// queries both revisions hold, a clearly worse one fails with
+// "regression", and a changed corpus is refused with the fix.
+func TestBenchmarkRunBaselineGrownBEIR(t *testing.T) {
+	t.Setenv("LASAGNA_CACHE_DIR", t.TempDir())
+	first := t.TempDir()
+	pairsBEIR(t, first)
+	base, _ := beirSweeps(t, first)
+	baseline := filepath.Join(first, "baseline.json")
+	if out, errOut, code := runCLI(t, "benchmark", "run", base, "--baseline", baseline, "--update-baseline", "-o", filepath.Join(first, "b.json")); code != 0 {
+		t.Fatalf("--update-baseline: exit %d\n%s%s", code, out, errOut)
+	}
+	if out, errOut, code := runCLI(t, "results", "validate", baseline); code != 0 {
+		t.Fatalf("results validate: exit %d\n%s%s", code, out, errOut)
+	}
+	recorded, err := results.ReadFile(baseline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := recorded.Configs[0].Benchmark
+
+	grown := t.TempDir()
+	if err := os.CopyFS(filepath.Join(grown, "beir"), os.DirFS(filepath.Join(first, "beir"))); err != nil {
+		t.Fatal(err)
+	}
+	appendTo(t, filepath.Join(grown, "beir", "queries.jsonl"), `{"_id": "q13", "text": "Which passages tell the kettle's colour?"}`+"\n")
+	appendTo(t, filepath.Join(grown, "beir", "qrels", "test.tsv"), "q13\td01a\t1\nq13\td01b\t1\n")
+	base, worse := beirSweeps(t, grown)
+	note := "gated on 12 shared queries (1 added, 0 changed, 0 removed since the baseline's " + from + ")"
+
+	out, errOut, code := runCLI(t, "benchmark", "run", base, "--baseline", baseline, "-o", filepath.Join(grown, "b.json"))
+	if code != 0 || strings.Contains(out, "pass: "+from) ||
+		!strings.Contains(out, "/bm25: baseline gate: ndcg@10 1 → 1 (+0.0000, Holm p = 1, 12 paired queries): no drop, passes; "+note) ||
+		!strings.Contains(out, "/bm25: baseline gate: recall@10 1 → 1 (+0.0000, Holm p = 1, 12 paired queries): no drop, passes; "+note) {
+		t.Errorf("unchanged arm on the grown folder: exit %d\n%s%s", code, out, errOut)
+	}
+
+	out, errOut, code = runCLI(t, "benchmark", "run", worse, "--baseline", baseline, "-o", filepath.Join(grown, "b.json"))
+	for _, want := range []string{
+		"/bm25: regression: recall@10 fell from 1 to 0.5 (drop 0.5 > tolerance 0.01) and the drop is significant (Holm p = 9.8e-4 < 0.05 across 2 gated metrics, 12 paired queries); " + note + "; baseline " + baseline + "; fix the regression, or if it is intended record a new baseline with --update-baseline",
+		"/bm25: regression: ndcg@10 fell from 1 to 0.6131",
+	} {
+		if code != 1 || !strings.Contains(out, want) {
+			t.Errorf("worse arm on the grown folder: exit %d, output lacks %q\n%s%s", code, want, out, errOut)
+		}
+	}
+
+	// A document added to the corpus: refused, saying what changed.
+	appendTo(t, filepath.Join(grown, "beir", "corpus.jsonl"), `{"_id": "d99", "title": "", "text": "The kettle has a lid."}`+"\n")
+	out, errOut, code = runCLI(t, "benchmark", "run", base, "--baseline", baseline, "-o", filepath.Join(grown, "b.json"))
+	for _, want := range []string{
+		"/bm25: baseline gate: " + baseline + " holds arm bm25 on " + from + ", an earlier revision of this run's local/beir@",
+		"but the corpus changed (corpus_digest " + recorded.Configs[0].CorpusDigest[:12] + " in the baseline, ",
+		"; 24 documents in the baseline's index, 25 in this run's): a baseline gates a grown benchmark only on the same corpus",
+		"if the corpus changed on purpose, record a new baseline with --update-baseline",
+	} {
+		if code != 1 || !strings.Contains(out, want) {
+			t.Errorf("changed corpus: exit %d, output lacks %q\n%s%s", code, want, out, errOut)
+		}
+	}
+}

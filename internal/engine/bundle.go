@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/datasets"
 	"github.com/lasagna-go/lasagna/results"
 )
 
@@ -175,6 +176,7 @@ func cellConfig(c *Cell, varied []string) results.Config {
 		VariedDimensions: append([]string{}, varied...),
 		VariedLevels:     levels,
 		CorpusStats:      corpusStats(c.Facts),
+		CorpusDigest:     br.corpusDigest(),
 	}
 }
 
@@ -205,7 +207,7 @@ func cellResult(c *Cell, seed uint64, latency bool) (results.Result, error) {
 		MetricStats:   map[string]results.MetricStat{},
 	}
 	for _, r := range c.Queries {
-		row := results.Sample{QueryID: r.Query.ID}
+		row := results.Sample{QueryID: r.Query.ID, QueryDigest: datasets.QueryDigest(c.Bench.Benchmark, r.Query)}
 		if latency {
 			if ms, ok := r.LatencyMS(); ok {
 				row.LatencyMS = &ms

@@ -58,7 +58,7 @@ func LoadBenchmarksWith(fsys fs.FS, s *Sweep, resolve Resolver) ([]*BenchmarkRun
 		if e.AnswerNormalization != "" {
 			sel.AnswerNormalization = e.AnswerNormalization
 		}
-		out = append(out, &BenchmarkRun{Benchmark: sel, Sample: info, NSamples: e.NSamples})
+		out = append(out, NewBenchmarkRun(sel, info, e.NSamples))
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)

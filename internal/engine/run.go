@@ -24,6 +24,27 @@ type BenchmarkRun struct {
 	Sample datasets.SampleInfo
 	// NSamples is the n_samples the plan asked for (0 = all).
 	NSamples int
+	// CorpusDigest is the corpus's own identity (datasets.CorpusDigest),
+	// recorded in the bundle's corpus_digest. LoadBenchmarksWith sets it;
+	// Run sets it when empty, before any arm may release the corpus texts
+	// (Options.ReleaseTexts).
+	CorpusDigest string
+}
+
+// NewBenchmarkRun returns the run of benchmark b with the queries
+// datasets.Select kept (info) for n_samples nSamples, its CorpusDigest set.
+func NewBenchmarkRun(b *lasagna.Benchmark, info datasets.SampleInfo, nSamples int) *BenchmarkRun {
+	return &BenchmarkRun{Benchmark: b, Sample: info, NSamples: nSamples, CorpusDigest: datasets.CorpusDigest(b)}
+}
+
+// corpusDigest returns br's CorpusDigest, computed from the corpus when
+// unset (without setting it: cells of one benchmark may be described
+// concurrently).
+func (br *BenchmarkRun) corpusDigest() string {
+	if br.CorpusDigest == "" {
+		return datasets.CorpusDigest(br.Benchmark)
+	}
+	return br.CorpusDigest
 }
 
 // Options control a run. The zero value runs every query with
@@ -153,6 +174,9 @@ func Run(ctx context.Context, benches []*BenchmarkRun, arms []Arm, opts Options)
 	}
 	if err := errors.Join(checkOptions(opts)...); err != nil {
 		return nil, err
+	}
+	for _, br := range benches {
+		br.CorpusDigest = br.corpusDigest() // while the texts are there
 	}
 	rep := &Report{Shard: opts.Shard}
 	total := 0

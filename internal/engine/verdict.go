@@ -621,6 +621,13 @@ type GateOptions struct {
 // when it dropped by more than the tolerance and the drop is significant;
 // a baseline without the arm, or one that cannot be compared, fails too.
 // Passing verdicts say why they passed.
+//
+// A baseline recorded on an earlier revision of the benchmark (a query
+// added, changed or removed since) gates the queries whose id and content
+// are unchanged, when the corpus is the same (or both corpora are pooled,
+// or there is none); the verdicts say how many queries were added,
+// changed and removed. A changed corpus, or a baseline that records no
+// corpus and query digests, is refused with the fix (see grownBaseline).
 func GateVerdicts(c *Cell, o GateOptions) []Verdict {
 	seed := o.Seed
 	if seed == 0 {
@@ -636,6 +643,16 @@ func GateVerdicts(c *Cell, o GateOptions) []Verdict {
 	for _, a := range results.Arms(o.Baseline, "baseline ") {
 		if a.Config.Benchmark == bench && a.Config.Name == arm {
 			prev = append(prev, a)
+		}
+	}
+	var grew *growth
+	if len(prev) == 0 {
+		a, b, g, refusal, found := grownBaseline(c, cur, o)
+		if refusal != "" {
+			return fail("", refusal)
+		}
+		if found {
+			cur, prev, grew = a, []results.ArmResult{b}, g
 		}
 	}
 	if len(prev) == 0 {
@@ -657,6 +674,10 @@ func GateVerdicts(c *Cell, o GateOptions) []Verdict {
 		return fail("", fmt.Sprintf("baseline gate: arm %s scores none of the gated metrics %s", arm, strings.Join(gated, ", ")))
 	}
 	cmp := results.Compare([]results.Pair{{Arm: cur, Baseline: prev[0]}}, results.CompareOptions{Metrics: ms, Seed: seed, Level: 1 - g.alpha()})
+	note := ""
+	if grew != nil {
+		note = "; " + grew.note()
+	}
 	var out []Verdict
 	for _, ref := range cmp.Refusals {
 		out = append(out, fail("", fmt.Sprintf("baseline gate: cannot compare with %s: %s; if the change is intended, record a new baseline with %s", o.Path, ref, o.UpdateHint))...)
@@ -666,17 +687,17 @@ func GateVerdicts(c *Cell, o GateOptions) []Verdict {
 		drop := cm.BaselineMean - cm.Mean
 		v := Verdict{Kind: VerdictGate, Benchmark: bench, Arm: arm, Metric: cm.Metric, Got: cm.Mean, Want: want}
 		if drop > g.tolerance() && cm.Significant {
-			v.Message = fmt.Sprintf("regression: %s fell from %s to %s (drop %s > tolerance %s) and the drop is significant (Holm p = %s < %s across %d gated metrics, %d paired queries); baseline %s; fix the regression, or if it is intended record a new baseline with %s",
+			v.Message = fmt.Sprintf("regression: %s fell from %s to %s (drop %s > tolerance %s) and the drop is significant (Holm p = %s < %s across %d gated metrics, %d paired queries)%s; baseline %s; fix the regression, or if it is intended record a new baseline with %s",
 				cm.Metric, FormatValue(cm.BaselineMean), FormatValue(cm.Mean), FormatValue(drop), FormatValue(g.tolerance()),
-				numfmt.P(cm.HolmP), FormatValue(g.alpha()), len(ms), cm.Stats.N, o.Path, o.UpdateHint)
+				numfmt.P(cm.HolmP), FormatValue(g.alpha()), len(ms), cm.Stats.N, note, o.Path, o.UpdateHint)
 			out = append(out, v)
 			continue
 		}
 		why := passReason(drop, g.tolerance())
 		v.Pass = true
-		v.Message = fmt.Sprintf("baseline gate: %s %s → %s (%s, Holm p = %s, %d paired queries): %s, passes",
+		v.Message = fmt.Sprintf("baseline gate: %s %s → %s (%s, Holm p = %s, %d paired queries): %s, passes%s",
 			cm.Metric, FormatValue(cm.BaselineMean), FormatValue(cm.Mean), numfmt.Signed(cm.Mean-cm.BaselineMean, 4),
-			numfmt.P(cm.HolmP), cm.Stats.N, why)
+			numfmt.P(cm.HolmP), cm.Stats.N, why, note)
 		out = append(out, v)
 	}
 	return out
