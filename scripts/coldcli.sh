@@ -3,7 +3,7 @@
 # command: go run ./cmd/lasagna benchmark run examples/data/faq.jsonl
 # --profile speed with an empty module cache (every module downloaded) and
 # an empty build cache, in CPU seconds (user + system) beside wall time,
-# since the machine may be shared. With -modules it then prints the cold
+# since the machine may be shared. With -modules it prints instead the cold
 # cost of each outside module the default binary links: its packages built
 # alone on an empty build cache, minus the standard-library packages they
 # need (built alone first), so each line is what that module adds.
@@ -21,15 +21,17 @@ if [ $# -gt 0 ]; then
 fi
 tmp=$(mktemp -d)
 cpu() { read -r wall user sys < "$1"; echo "wall ${wall}s, cpu $(echo "$user + $sys" | bc)s"; }
+if ! $modules; then
 ( cd "$src" && GOMODCACHE="$tmp/mod" GOCACHE="$tmp/build" GOFLAGS=-modcacherw /usr/bin/time -f '%e %U %S' -o "$tmp/t" \
     go run ./cmd/lasagna benchmark run examples/data/faq.jsonl --profile speed -o "$tmp/b.json" >/dev/null )
 pkgs=$(cd "$src" && go list -deps -f '{{if not .Standard}}{{.ImportPath}}{{end}}' ./cmd/lasagna | grep -v '^github.com/lasagna-go/' | grep -c . || true)
 echo "README main command on empty module and build caches (${1:-work tree}): $(cpu "$tmp/t"); go list -deps ./cmd/lasagna: $pkgs packages outside the module and the standard library"
+fi
 if $modules; then
   cd "$src"
   for m in $(go list -deps -f '{{if .Module}}{{if not .Module.Main}}{{.Module.Path}}{{end}}{{end}}' ./cmd/lasagna | sort -u); do
-    mp=$(go list -deps -f '{{if .Module}}{{if eq .Module.Path "'"$m"'"}}{{.ImportPath}}{{end}}{{end}}' ./cmd/lasagna | grep . | tr '\n' ' ')
-    std=$(go list -deps -f '{{if .Standard}}{{.ImportPath}}{{end}}' $mp | grep . | tr '\n' ' ')
+    mp=$(go list -deps -f '{{if .Module}}{{if eq .Module.Path "'"$m"'"}}{{.ImportPath}}{{end}}{{end}}' ./cmd/lasagna | grep . | tr '\n' ' ' || true)
+    std=$(go list -deps -f '{{if .Standard}}{{.ImportPath}}{{end}}' $mp | grep . | tr '\n' ' ' || true)
     GOCACHE="$tmp/s-$$" /usr/bin/time -f '%e %U %S' -o "$tmp/ts" go build $std 2>/dev/null || true
     GOCACHE="$tmp/s-$$" /usr/bin/time -f '%e %U %S' -o "$tmp/tm" go build $mp 2>/dev/null || true
     rm -rf "$tmp/s-$$"
@@ -37,4 +39,4 @@ if $modules; then
     echo "  $m: $(echo "$u + $s" | bc) CPU-s beyond the standard library ($(echo $mp | wc -w) packages)"
   done
 fi
-rm -rf "$tmp"
+rm -rf "$tmp" || true
