@@ -12,10 +12,12 @@
 package atomicfile
 
 import (
+	"crypto/rand"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -68,6 +70,54 @@ func Write(name string, perm fs.FileMode, write func(io.Writer) error) (err erro
 		return err
 	}
 	return syncDir(dir)
+}
+
+// WriteIn writes data to the slash path name inside root atomically, as
+// Write does, without leaving root: the temporary file (a random name, so
+// that two writers of one name never share it) is created, flushed and
+// renamed through root, and the folder is flushed too. The dashboard writes
+// its evaluations' bundles with it.
+func WriteIn(root *os.Root, name string, data []byte, perm fs.FileMode) (err error) {
+	dir, base := path.Split(name)
+	tmp := path.Join(dir, "."+base+".tmp-"+rand.Text()[:12])
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			root.Remove(tmp)
+			err = fmt.Errorf("write %s: %w", name, err)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if err = root.Rename(tmp, name); err != nil {
+		return err
+	}
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	if dir == "" {
+		dir = "."
+	}
+	d, err := root.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // syncDir flushes the folder entry of a rename to disk. Windows cannot

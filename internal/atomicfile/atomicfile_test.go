@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -137,5 +138,46 @@ func TestWriteKilledMidway(t *testing.T) {
 	cmd.Wait()
 	if got, _ := os.ReadFile(name); !bytes.Equal(got, old) {
 		t.Errorf("after a kill mid-write the file holds %d bytes (%.20q…), want the previous %q", len(got), got, old)
+	}
+}
+
+// TestWriteIn: WriteIn writes inside its root only, replaces the file
+// whole, and two writers of one name at once both succeed and leave no
+// temporary file.
+func TestWriteIn(t *testing.T) {
+	dir := t.TempDir()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteIn(root, "sub/a.json", []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 8)
+	for i := range errs {
+		wg.Go(func() { errs[i] = WriteIn(root, "sub/a.json", []byte("new"), 0o644) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("writer %d: %v", i, err)
+		}
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "sub", "a.json")); string(got) != "new" {
+		t.Errorf("file = %q, want new", got)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(dir, "sub")); len(ents) != 1 {
+		t.Errorf("sub holds %d entries, want the file alone: %v", len(ents), ents)
+	}
+	if err := WriteIn(root, "../outside.json", []byte("x"), 0o644); err == nil {
+		t.Error("WriteIn wrote outside its root")
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(dir), "outside.json")); err == nil {
+		t.Error("a file appeared outside the root")
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
-	"os"
 	"path"
 	"slices"
 	"strings"
@@ -315,9 +314,8 @@ func (s *Server) runEvaluation(e *evaluation, sweep *engine.Sweep, bench *lasagn
 	}
 }
 
-// writeBundle writes b as dir/name inside the folder, atomically (a
-// temporary file renamed into place), through the folder's os.Root, and
-// returns its slash path.
+// writeBundle writes b as dir/name inside the folder, atomically, through
+// the folder's os.Root (atomicfile.WriteIn), and returns its slash path.
 func (f *folder) writeBundle(dir, name string, b *results.Bundle) (string, error) {
 	var buf bytes.Buffer
 	if err := results.Write(&buf, b); err != nil {
@@ -327,24 +325,7 @@ func (f *folder) writeBundle(dir, name string, b *results.Bundle) (string, error
 		return "", fmt.Errorf("bundles folder: %s", stripRoot(err))
 	}
 	p := path.Join(dir, name)
-	// A random suffix: two identical evaluations write the same name at once.
-	tmp := path.Join(dir, "."+name+".tmp-"+rand.Text()[:12])
-	fh, err := f.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return "", fmt.Errorf("bundles folder: %s", stripRoot(err))
-	}
-	_, err = fh.Write(buf.Bytes())
-	if err == nil {
-		err = fh.Sync()
-	}
-	if cerr := fh.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = f.root.Rename(tmp, p)
-	}
-	if err != nil {
-		f.root.Remove(tmp)
+	if err := atomicfile.WriteIn(f.root, p, buf.Bytes(), 0o644); err != nil {
 		return "", fmt.Errorf("bundles folder: %s", stripRoot(err))
 	}
 	return p, nil
