@@ -60,16 +60,35 @@ func Write(name string, perm fs.FileMode, write func(io.Writer) error) (err erro
 	if err = f.Chmod(perm); err != nil {
 		return err
 	}
-	if err = f.Sync(); err != nil {
+	return commit(f, func() error { return os.Rename(tmp, name) }, func() (*os.File, error) { return os.Open(dir) })
+}
+
+// commit flushes and closes the temporary file f, renames it into place
+// and flushes its folder (opened by openDir), so the rename survives a
+// crash. Windows cannot open a folder for syncing; its rename is flushed
+// by the file system.
+func commit(f *os.File, rename func() error, openDir func() (*os.File, error)) error {
+	if err := f.Sync(); err != nil {
 		return err
 	}
-	if err = f.Close(); err != nil {
+	if err := f.Close(); err != nil {
 		return err
 	}
-	if err = os.Rename(tmp, name); err != nil {
+	if err := rename(); err != nil {
 		return err
 	}
-	return syncDir(dir)
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	d, err := openDir()
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // WriteIn writes data to the slash path name inside root atomically, as
@@ -94,47 +113,10 @@ func WriteIn(root *os.Root, name string, data []byte, perm fs.FileMode) (err err
 	if _, err = f.Write(data); err != nil {
 		return err
 	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = root.Rename(tmp, name); err != nil {
-		return err
-	}
-	if runtime.GOOS == "windows" {
-		return nil
-	}
 	if dir == "" {
 		dir = "."
 	}
-	d, err := root.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// syncDir flushes the folder entry of a rename to disk. Windows cannot
-// open a folder for syncing; its rename is flushed by the file system.
-func syncDir(dir string) error {
-	if runtime.GOOS == "windows" {
-		return nil
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return commit(f, func() error { return root.Rename(tmp, name) }, func() (*os.File, error) { return root.Open(dir) })
 }
 
 // SafeName returns s as a file name component: letters, digits and
