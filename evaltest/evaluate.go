@@ -36,6 +36,11 @@ type TestResult struct {
 	// depth (0 root, 1 benchmark, 2 arm, 3 query).
 	Name  string
 	Level int
+	// Benchmark, Arm and Query say what the test evaluates, without
+	// parsing Name: the benchmark's registered name (e.g.
+	// "local/faq@ea3e86b12545") from level 1 down, the arm's name from
+	// level 2 down, and the query's id at level 3.
+	Benchmark, Arm, Query string
 	// Failed and Skipped are the test's outcome; a failed subtest fails
 	// its parents too, as in go test.
 	Failed, Skipped bool
@@ -119,11 +124,13 @@ func Evaluate(ctx context.Context, name string, cfg Config) (*Evaluation, error)
 		}
 		br := r.benches[bi]
 		bt := ev.add(name+"/"+bname, 1)
+		bt.Benchmark = br.Benchmark.Name
 		for _, p := range r.plans {
 			if ctx.Err() != nil {
 				break
 			}
 			at := ev.add(bt.Name+"/"+p.name, 2)
+			at.Benchmark, at.Arm = bt.Benchmark, p.arm.Name
 			ev.runArm(ctx, r, br, p, at)
 			bt.Failed = bt.Failed || at.Failed
 		}
@@ -162,6 +169,7 @@ func (ev *Evaluation) runArm(ctx context.Context, r *runner, br *engine.Benchmar
 	for i, qname := range uniqueNames(ids) {
 		<-outs[i].done
 		qt := ev.add(at.Name+"/"+qname, 3)
+		qt.Benchmark, qt.Arm, qt.Query = at.Benchmark, at.Arm, ids[i]
 		attrs, msgs := ar.check(i, outs[i])
 		qt.Attrs = attrs
 		qt.apply(msgs)

@@ -51,6 +51,12 @@ func testEvaluate(t *testing.T) {
 	if !ok || !q3.Failed || !strings.Contains(q3.Failure(), "pipeline failed: search backend timed out for query q03") {
 		t.Errorf("q03 = %+v", q3)
 	}
+	if !ok || !strings.HasPrefix(q3.Benchmark, "local/tiny@") || q3.Arm != "mine" || q3.Query != "q03" {
+		t.Errorf("q03 says benchmark %q, arm %q, query %q; want local/tiny@…, mine, q03", q3.Benchmark, q3.Arm, q3.Query)
+	}
+	if b, _ := ev.Test("TestRAG/tiny"); b == nil || b.Benchmark != q3.Benchmark || b.Arm != "" {
+		t.Errorf("the benchmark test = %+v, want benchmark %s and no arm", b, q3.Benchmark)
+	}
 	q1, _ := ev.Test("TestRAG/tiny/mine/q01")
 	if v, ok := q1.Attr("lasagna.ndcg@10"); q1.Failed || v != "1" || !ok {
 		t.Errorf("q01 = %+v", q1)

@@ -66,22 +66,14 @@ func Queries(ev *evaltest.Evaluation, arm string) ([]Query, error) {
 	var out []Query
 	var arms []string
 	for _, t := range ev.Level(3) {
-		rest, ok := strings.CutPrefix(t.Name, ev.Name+"/")
-		parts := strings.SplitN(rest, "/", 3)
-		if !ok || len(parts) != 3 {
+		if sub := evaltest.SubtestName(t.Arm); !slices.Contains(arms, sub) {
+			arms = append(arms, sub)
+		}
+		if t.Arm != arm && evaltest.SubtestName(t.Arm) != arm {
 			continue
 		}
-		if !slices.Contains(arms, parts[1]) {
-			arms = append(arms, parts[1])
-		}
-		if parts[1] != arm && parts[1] != evaltest.SubtestName(arm) {
-			continue
-		}
-		q := Query{Benchmark: parts[0], Arm: arm, ID: parts[2], Test: t}
-		if id, ok := t.Attr("lasagna.query_id"); ok {
-			q.ID = id
-		}
-		q.Sample = sample(ev.Bundle, q)
+		q := Query{Benchmark: evaltest.ShortName(t.Benchmark), Arm: arm, ID: t.Query, Test: t}
+		q.Sample = sample(ev.Bundle, t)
 		out = append(out, q)
 	}
 	if len(out) == 0 {
@@ -172,17 +164,17 @@ func report(ctx context.Context, ev *evaltest.Evaluation, w io.Writer, reps []re
 }
 
 // sample returns q's row of b, or nil.
-func sample(b *results.Bundle, q Query) *results.Sample {
+func sample(b *results.Bundle, t *evaltest.TestResult) *results.Sample {
 	if b == nil {
 		return nil
 	}
 	for i := range b.Results {
 		r := &b.Results[i]
-		if (r.ConfigName != q.Arm && evaltest.SubtestName(r.ConfigName) != q.Arm) || evaltest.ShortName(r.BenchmarkName) != q.Benchmark {
+		if r.ConfigName != t.Arm || r.BenchmarkName != t.Benchmark {
 			continue
 		}
 		for j := range r.PerSampleScores {
-			if r.PerSampleScores[j].QueryID == q.ID {
+			if r.PerSampleScores[j].QueryID == t.Query {
 				return &r.PerSampleScores[j]
 			}
 		}
