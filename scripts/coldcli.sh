@@ -29,14 +29,17 @@ echo "README main command on empty module and build caches (${1:-work tree}): $(
 fi
 if $modules; then
   cd "$src"
+  # The standard-library packages the command needs, built once; each
+  # module then builds on a copy of that cache.
+  std=$(go list -deps -f '{{if .Standard}}{{.ImportPath}}{{end}}' ./cmd/lasagna | grep . | tr '\n' ' ')
+  GOCACHE="$tmp/std" /usr/bin/time -f '%e %U %S' -o "$tmp/ts" go build $std
+  echo "  standard library packages of the command: $(cpu "$tmp/ts")"
   for m in $(go list -deps -f '{{if .Module}}{{if not .Module.Main}}{{.Module.Path}}{{end}}{{end}}' ./cmd/lasagna | sort -u); do
     mp=$(go list -deps -f '{{if .Module}}{{if eq .Module.Path "'"$m"'"}}{{.ImportPath}}{{end}}{{end}}' ./cmd/lasagna | grep . | tr '\n' ' ' || true)
-    std=$(go list -deps -f '{{if .Standard}}{{.ImportPath}}{{end}}' $mp | grep . | tr '\n' ' ' || true)
-    GOCACHE="$tmp/s-$$" /usr/bin/time -f '%e %U %S' -o "$tmp/ts" go build $std 2>/dev/null || true
-    GOCACHE="$tmp/s-$$" /usr/bin/time -f '%e %U %S' -o "$tmp/tm" go build $mp 2>/dev/null || true
-    rm -rf "$tmp/s-$$"
+    rm -rf "$tmp/m" && cp -r "$tmp/std" "$tmp/m"
+    GOCACHE="$tmp/m" /usr/bin/time -f '%e %U %S' -o "$tmp/tm" go build $mp 2>/dev/null || true
     read -r _ u s < "$tmp/tm"
-    echo "  $m: $(echo "$u + $s" | bc) CPU-s beyond the standard library ($(echo $mp | wc -w) packages)"
+    echo "  $m: $(echo "$u + $s" | bc) CPU-s beyond the standard library ($(echo $mp | wc -w) packages, with the modules they import)"
   done
 fi
 rm -rf "$tmp" || true
