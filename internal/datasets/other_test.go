@@ -1,13 +1,18 @@
 package datasets
 
 import (
+	"bytes"
+	"encoding/csv"
 	"errors"
 	"os"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/lasagna-go/lasagna"
 )
 
@@ -334,5 +339,42 @@ func TestJSONLCitations(t *testing.T) {
 	md := b.Queries[0].Metadata
 	if !reflect.DeepEqual(md["chunk_ids"], []string{"c1"}) || !reflect.DeepEqual(md["page_nums"], []int{3, 4}) || !reflect.DeepEqual(md["source_paths"], []string{"a.pdf"}) || !reflect.DeepEqual(md["note"], []any{1.0}) {
 		t.Errorf("metadata %#v", md)
+	}
+}
+
+// TestVectaCSVNoFormulas: no cell of a written Vecta CSV starts a formula
+// in a spreadsheet, and reading it back gives the original text, also for
+// text that starts with an apostrophe.
+func TestVectaCSVNoFormulas(t *testing.T) {
+	entries := []VectaEntry{
+		{ID: "=1+1", Question: `=HYPERLINK("http://x","y")`, Answer: "+1", ChunkIDs: []string{"-c1", "@c2"}, PageNums: []int{-3, 4}, SourcePaths: []string{"doc.pdf"}},
+		{ID: "q2", Question: "'quoted", Answer: "''twice", ChunkIDs: []string{"c3"}},
+		{ID: "q3", Question: "\tindented", Answer: "\rreturn"},
+		{ID: "q4", Question: "plain", Answer: "a - b"},
+	}
+	var buf bytes.Buffer
+	if err := WriteVectaCSV(&buf, entries); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(buf.Bytes())).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range recs[1:] {
+		for _, cell := range rec {
+			if cell != "" && strings.ContainsRune("=+-@\t\r", rune(cell[0])) {
+				t.Errorf("cell %q starts a formula", cell)
+			}
+		}
+	}
+	got, err := ReadVectaCSV(fstest.MapFS{"b.csv": {Data: buf.Bytes()}}, "b.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		got[i].Pos = lasagna.Pos{}
+	}
+	if diff := cmp.Diff(entries, got, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("read back (-want +got):\n%s", diff)
 	}
 }

@@ -33,7 +33,9 @@ const VectaListSeparator = "|"
 // ReadVectaCSV reads a Vecta benchmark CSV: a header naming the columns
 // question and answer (required) and id, chunk_ids, page_nums, source_paths
 // (optional), in any order; list cells hold items separated by "|" (spaces
-// around items are trimmed). A missing or empty id becomes row<line>.
+// around items are trimmed). A missing or empty id becomes row<line>. One
+// leading apostrophe of a cell is dropped, as a spreadsheet hides it (see
+// WriteVectaCSV).
 // Problems name file:line and column.
 func ReadVectaCSV(fsys fs.FS, path string) ([]VectaEntry, error) {
 	es, _, err := readVectaCSV(fsys, path)
@@ -49,7 +51,8 @@ func parseVectaRows(r io.Reader, path string, c *collector) []VectaEntry {
 	seen := make(map[string]int)
 	for rec := range csvRecords(r, path, vectaColumns, []string{"question", "answer"}, false, c) {
 		pos := rec.pos
-		e := VectaEntry{Pos: pos, ID: strings.TrimSpace(rec.cell("id")), Question: rec.cell("question"), Answer: rec.cell("answer")}
+		cell := func(name string) string { return restore(rec.cell(name)) }
+		e := VectaEntry{Pos: pos, ID: strings.TrimSpace(cell("id")), Question: cell("question"), Answer: cell("answer")}
 		ok := true
 		fail := func(field, format string, args ...any) {
 			ok = false
@@ -62,15 +65,15 @@ func parseVectaRows(r io.Reader, path string, c *collector) []VectaEntry {
 			fail("answer", "the answer cell is empty (a Vecta benchmark needs an answer on every entry)")
 		}
 		var bad string
-		e.ChunkIDs, bad = splitList(rec.cell("chunk_ids"))
+		e.ChunkIDs, bad = splitList(cell("chunk_ids"))
 		if bad != "" {
 			fail("chunk_ids", "chunk_ids: %s", bad)
 		}
-		e.SourcePaths, bad = splitList(rec.cell("source_paths"))
+		e.SourcePaths, bad = splitList(cell("source_paths"))
 		if bad != "" {
 			fail("source_paths", "source_paths: %s", bad)
 		}
-		pages, bad := splitList(rec.cell("page_nums"))
+		pages, bad := splitList(cell("page_nums"))
 		if bad != "" {
 			fail("page_nums", "page_nums: %s", bad)
 		}
@@ -120,7 +123,10 @@ func splitList(cell string) (items []string, bad string) {
 
 // WriteVectaCSV writes entries as a Vecta benchmark CSV with the header
 // id,question,answer,chunk_ids,page_nums,source_paths; ReadVectaCSV reads it
-// back as the same entries (apart from Pos). An entry without an id, a
+// back as the same entries (apart from Pos). A cell that would start a
+// formula in a spreadsheet (=, +, -, @, tab, carriage return), or that
+// starts with an apostrophe, is written with one apostrophe in front, which
+// ReadVectaCSV drops. An entry without an id, a
 // duplicate id, an empty question or answer, or a list item that contains
 // "|" or is empty (it could not be read back) is an error naming the entry.
 func WriteVectaCSV(w io.Writer, entries []VectaEntry) error {
@@ -153,6 +159,9 @@ func WriteVectaCSV(w io.Writer, entries []VectaEntry) error {
 				}
 			}
 			rec[3+k] = strings.Join(list, VectaListSeparator)
+		}
+		for k := range rec {
+			rec[k] = neutralise(rec[k])
 		}
 		if err := cw.Write(rec); err != nil {
 			return err
@@ -284,3 +293,23 @@ func typeCitations(m map[string]any) []string {
 	}
 	return msgs
 }
+
+// formulaStart holds the first characters that make a spreadsheet read a
+// cell as a formula (OWASP, "CSV Injection"): = + - @, tab and carriage
+// return.
+const formulaStart = "=+-@\t\r"
+
+// neutralise returns a cell that a spreadsheet shows as text: a cell that
+// starts a formula, or starts with an apostrophe, gets one more apostrophe
+// in front, which spreadsheets hide. restore undoes it, so an exported CSV
+// imports back as the same text.
+func neutralise(s string) string {
+	if s != "" && (s[0] == '\'' || strings.IndexByte(formulaStart, s[0]) >= 0) {
+		return "'" + s
+	}
+	return s
+}
+
+// restore drops the one leading apostrophe neutralise adds (a spreadsheet
+// hides it too, so a cell typed as '=1 reads as =1).
+func restore(s string) string { return strings.TrimPrefix(s, "'") }
