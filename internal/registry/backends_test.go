@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/lasagna-go/lasagna/internal/buildtag"
@@ -57,5 +58,33 @@ func TestPostgresNotBuiltIn(t *testing.T) {
 	want := "registry postgres://u:xxxxx@127.0.0.1:1/db: this lasagna was built without PostgreSQL support; build one with it, from a clone of the repository: go install -tags postgres,weaviate,parquet ./cmd/lasagna"
 	if err == nil || err.Error() != want {
 		t.Errorf("Open = %v, want %q", err, want)
+	}
+}
+
+// TestNoPasswordInErrors: a registry DSN's password never reaches an
+// error, whatever its form, and a key/value DSN is PostgreSQL, never a
+// SQLite file named with the whole string (password included). Nothing
+// listens on port 1, so the PostgreSQL build fails to connect; the default
+// build refuses the DSN.
+func TestNoPasswordInErrors(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, dsn := range []string{
+		"postgres://u:s3cr3t@127.0.0.1:1/db?connect_timeout=1",
+		"postgres://u@127.0.0.1:1/db?password=s3cr3t&connect_timeout=1",
+		"postgres://u:s3@cr3t@127.0.0.1:1/db?connect_timeout=1",
+		"host=127.0.0.1 port=1 user=u password=s3cr3t dbname=db connect_timeout=1",
+		"host=127.0.0.1 port=1 password='s3 cr3t' dbname=db connect_timeout=1",
+	} {
+		_, err := registry.Open(context.Background(), dsn)
+		if err == nil {
+			t.Errorf("Open(%q) succeeded", dsn)
+			continue
+		}
+		if strings.Contains(err.Error(), "cr3t") {
+			t.Errorf("Open(%q) = %v: the password shows", dsn, err)
+		}
+		if ents, _ := os.ReadDir("."); len(ents) != 0 {
+			t.Errorf("Open(%q) left %v in the working folder (opened as a SQLite file?)", dsn, ents)
+		}
 	}
 }

@@ -5,13 +5,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/lasagna-go/lasagna/internal/buildtag"
+	pgdsn "github.com/lasagna-go/lasagna/internal/dsn"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver (pure Go)
 )
 
@@ -82,22 +82,25 @@ func (d dialect) q(query string) string {
 	return b.String()
 }
 
-func isPostgres(dsn string) bool {
-	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
-}
+// isPostgres reports whether dsn names a PostgreSQL registry: a
+// postgres:// URL or a key/value DSN (host=… dbname=…), never a file.
+func isPostgres(dsn string) bool { return pgdsn.IsPostgres(dsn) }
 
 func openDB(ctx context.Context, dsn string) (*sql.DB, dialect, error) {
 	if isPostgres(dsn) {
+		if err := pgdsn.Check(dsn); err != nil {
+			return nil, pgDialect, fmt.Errorf("registry %s: %w", redact(dsn), err)
+		}
 		if !buildtag.Postgres {
 			return nil, pgDialect, fmt.Errorf("registry %s: %w", redact(dsn), errNoPostgres)
 		}
 		db, err := sql.Open("pgx", dsn)
 		if err != nil {
-			return nil, pgDialect, err
+			return nil, pgDialect, fmt.Errorf("registry %s: %s", redact(dsn), pgdsn.RedactIn(err.Error(), dsn))
 		}
 		if err := db.PingContext(ctx); err != nil {
 			db.Close()
-			return nil, pgDialect, fmt.Errorf("registry %s: %w", redact(dsn), err)
+			return nil, pgDialect, fmt.Errorf("registry %s: %s", redact(dsn), pgdsn.RedactIn(err.Error(), dsn))
 		}
 		return db, pgDialect, nil
 	}
@@ -129,14 +132,8 @@ func openDB(ctx context.Context, dsn string) (*sql.DB, dialect, error) {
 	return db, sqliteDialect, nil
 }
 
-// redact hides a URL's password.
-func redact(dsn string) string {
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	return u.Redacted()
-}
+// redact hides dsn's password, in any form (package internal/dsn).
+func redact(dsn string) string { return pgdsn.Redact(dsn) }
 
 // migrations are the schema versions, applied in order; each is a list of
 // statements with {{id}} and {{blob}} replaced per dialect; a statement

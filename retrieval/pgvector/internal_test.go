@@ -56,27 +56,6 @@ func TestRetry(t *testing.T) {
 	})
 }
 
-func TestRedactDSN(t *testing.T) {
-	for _, tc := range []struct {
-		dsn, want string
-		pw        bool
-	}{
-		{"postgres://alice:pw@db:5432/x?sslmode=disable", "postgres://alice:xxxxx@db:5432/x?sslmode=disable", true},
-		{"postgres://alice@db/x?password=pw", "postgres://alice@db/x?password=xxxxx", true},
-		{"host=db user=alice password=pw dbname=x", "host=db user=alice password=xxxxx dbname=x", true},
-		{"host=db password='p w' user=alice", "host=db password=xxxxx user=alice", true},
-		{"postgres://alice@db/x", "postgres://alice@db/x", false},
-		{"host=db user=alice", "host=db user=alice", false},
-	} {
-		if got := redactDSN(tc.dsn); got != tc.want {
-			t.Errorf("RedactDSN(%q) = %q, want %q", tc.dsn, got, tc.want)
-		}
-		if got := dSNHasPassword(tc.dsn); got != tc.pw {
-			t.Errorf("DSNHasPassword(%q) = %v, want %v", tc.dsn, got, tc.pw)
-		}
-	}
-}
-
 func TestPsqlDSN(t *testing.T) {
 	for _, tc := range []struct{ dsn, want string }{
 		{"postgres://u@h:1/db?sslmode=disable&default_query_exec_mode=exec&pool_max_conns=4", "postgres://u@h:1/db?sslmode=disable"},

@@ -68,6 +68,7 @@ import (
 	pgv "github.com/pgvector/pgvector-go"
 
 	"github.com/lasagna-go/lasagna"
+	pgdsn "github.com/lasagna-go/lasagna/internal/dsn"
 	"github.com/lasagna-go/lasagna/retrieval/vector"
 )
 
@@ -134,8 +135,8 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if dsn == "" {
 		return nil, errors.New("pgvector: the DSN is empty; set vector_backend's dsn to a PostgreSQL connection string such as postgres://user@host:5432/dbname (the password goes in PGPASSWORD)")
 	}
-	shown := redactDSN(dsn)
-	if dSNHasPassword(dsn) {
+	shown := pgdsn.Redact(dsn)
+	if pgdsn.HasPassword(dsn) {
 		return nil, fmt.Errorf("pgvector: the DSN %s holds a password; remove it from the DSN and set the environment variable PGPASSWORD instead, so that the password never reaches a sweep file or a bundle", shown)
 	}
 	ix, err := hnswParams(cfg.Index)
@@ -158,7 +159,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 
 	pc, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("pgvector: cannot parse the DSN %s: %v; write it as postgres://user@host:5432/dbname or host=… user=… dbname=…", shown, redactErr(err, dsn))
+		return nil, fmt.Errorf("pgvector: cannot parse the DSN %s: %v; write it as postgres://user@host:5432/dbname or host=… user=… dbname=…", shown, pgdsn.RedactIn(err.Error(), dsn))
 	}
 	if !strings.Contains(dsn, "default_query_exec_mode") {
 		pc.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
@@ -168,7 +169,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
-		return nil, fmt.Errorf("pgvector: cannot connect to %s: %v", shown, redactErr(err, dsn))
+		return nil, fmt.Errorf("pgvector: cannot connect to %s: %v", shown, pgdsn.RedactIn(err.Error(), dsn))
 	}
 	s := &Store{pool: pool, dsn: shown, index: ix, metric: metric, batch: batch}
 	if err := s.setup(ctx); err != nil {
@@ -738,59 +739,6 @@ func ignoreDuplicate(err error) error {
 
 // quote returns name as a quoted SQL identifier.
 func quote(name string) string { return pgx.Identifier{name}.Sanitize() }
-
-// dSNHasPassword reports whether dsn (URL or key=value form) holds a
-// password.
-func dSNHasPassword(dsn string) bool {
-	if u, err := url.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
-		if _, ok := u.User.Password(); ok {
-			return true
-		}
-		return u.Query().Has("password")
-	}
-	return kvPassword.MatchString(dsn)
-}
-
-var kvPassword = regexp.MustCompile(`(?i)(^|\s)password\s*=\s*('(?:[^'\\]|\\.)*'|\S*)`)
-
-// redactDSN returns dsn with any password replaced by "xxxxx", for
-// messages.
-func redactDSN(dsn string) string {
-	if u, err := url.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
-		if _, ok := u.User.Password(); ok {
-			u.User = url.UserPassword(u.User.Username(), "xxxxx")
-		}
-		if q := u.Query(); q.Has("password") {
-			q.Set("password", "xxxxx")
-			u.RawQuery = q.Encode()
-		}
-		return u.Redacted()
-	}
-	if strings.Contains(dsn, "://") {
-		// Not parseable as a URL: show no more than its scheme.
-		return strings.SplitN(dsn, "://", 2)[0] + "://…"
-	}
-	return kvPassword.ReplaceAllString(dsn, "${1}password=xxxxx")
-}
-
-// redactErr returns err's text with dsn's password, if any, removed.
-func redactErr(err error, dsn string) string {
-	msg := err.Error()
-	if dsn == "" {
-		return msg
-	}
-	if u, perr := url.Parse(dsn); perr == nil {
-		if p, ok := u.User.Password(); ok && p != "" {
-			msg = strings.ReplaceAll(msg, p, "xxxxx")
-		}
-	}
-	for _, m := range kvPassword.FindAllStringSubmatch(dsn, -1) {
-		if p := strings.Trim(m[2], "'"); p != "" {
-			msg = strings.ReplaceAll(msg, p, "xxxxx")
-		}
-	}
-	return msg
-}
 
 // DropCommand returns the psql command that drops collection c's table
 // (Open forgets a lasagna_collections record whose table is gone). It names

@@ -1,0 +1,131 @@
+// Package dsn is the one redaction of PostgreSQL connection strings, in
+// every form libpq and pgx accept: a postgres:// or postgresql:// URL (a
+// password in the user info, even one holding an unescaped @ or /, or in
+// the query's password parameter) and the key/value form (password=…,
+// quoted or not). Every error, log line and page that may quote a DSN goes
+// through it, so that no password reaches output; PGPASSWORD (or a
+// password file) stays the recommended way to pass one.
+package dsn
+
+import (
+	"errors"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// Mask replaces a password in what Redact returns.
+const Mask = "xxxxx"
+
+// kvKeys are the libpq connection keywords that mark a key/value DSN.
+var kvKeys = regexp.MustCompile(`(?i)(^|\s)(host|hostaddr|port|dbname|user|password|passfile|sslmode|service|connect_timeout|application_name|options|target_session_attrs)\s*=`)
+
+var kvPassword = regexp.MustCompile(`(?i)(^|\s)password\s*=\s*('(?:[^'\\]|\\.)*'|\S*)`)
+
+// IsURL reports whether s is written as a PostgreSQL URL.
+func IsURL(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
+// IsPostgres reports whether s is a PostgreSQL DSN: a postgres:// URL, or
+// the key/value form (host=… dbname=…), which is never a file name.
+func IsPostgres(s string) bool {
+	return IsURL(s) || (!strings.Contains(s, "://") && kvKeys.MatchString(s))
+}
+
+// passwords returns the passwords s holds, in every form.
+func passwords(s string) []string {
+	var out []string
+	if strings.Contains(s, "://") { // any URL: a mistyped scheme must not show its password either
+		if u, err := url.Parse(s); err == nil {
+			if p, ok := u.User.Password(); ok && p != "" {
+				out = append(out, p)
+			}
+			if p := u.Query().Get("password"); p != "" {
+				out = append(out, p)
+			}
+		}
+		// The user info read by hand, up to the last @ of the authority,
+		// so that a password with an unescaped @, / or # is found even
+		// where url.Parse reads it differently or fails.
+		rest := s[strings.Index(s, "://")+3:]
+		if q := strings.IndexAny(rest, "?"); q >= 0 {
+			for _, kv := range strings.Split(rest[q+1:], "&") {
+				if k, v, ok := strings.Cut(kv, "="); ok && strings.EqualFold(k, "password") && v != "" {
+					out = append(out, v)
+					if uv, err := url.QueryUnescape(v); err == nil && uv != v {
+						out = append(out, uv)
+					}
+				}
+			}
+			rest = rest[:q]
+		}
+		if at := strings.LastIndex(rest, "@"); at >= 0 {
+			if _, p, ok := strings.Cut(rest[:at], ":"); ok && p != "" {
+				out = append(out, p)
+				if up, err := url.PathUnescape(p); err == nil && up != p {
+					out = append(out, up)
+				}
+			}
+		}
+		return out
+	}
+	for _, m := range kvPassword.FindAllStringSubmatch(s, -1) {
+		p := m[2]
+		if strings.HasPrefix(p, "'") {
+			p = strings.ReplaceAll(strings.Trim(p, "'"), `\'`, "'")
+		}
+		if p != "" {
+			out = append(out, p, m[2])
+		}
+	}
+	return out
+}
+
+// HasPassword reports whether s holds a password.
+func HasPassword(s string) bool { return len(passwords(s)) > 0 }
+
+// Redact returns s with every password replaced by Mask, for messages.
+func Redact(s string) string {
+	return RedactIn(s, s)
+}
+
+// RedactIn returns text with every password dsn holds replaced by Mask:
+// for messages that quote a DSN, such as a driver's error.
+func RedactIn(text, dsn string) string {
+	ps := passwords(dsn)
+	// Longest first, so that a password is masked whole before a part of
+	// it (its unescaped form) could be.
+	for i := range ps {
+		for j := i + 1; j < len(ps); j++ {
+			if len(ps[j]) > len(ps[i]) {
+				ps[i], ps[j] = ps[j], ps[i]
+			}
+		}
+	}
+	for _, p := range ps {
+		text = strings.ReplaceAll(text, p, Mask)
+	}
+	return text
+}
+
+// ErrUnescapedAt is Check's error for a URL whose user info holds more
+// than one @: drivers split it at the first, so the rest of the password
+// would be read as the host (and printed in their errors).
+var ErrUnescapedAt = errors.New("the user or password holds an unescaped @; write it as %40 (or leave the password out and set PGPASSWORD)")
+
+// Check refuses a DSN no driver reads as written: a URL whose user info
+// holds an unescaped @.
+func Check(s string) error {
+	if !IsURL(s) {
+		return nil
+	}
+	rest := s[strings.Index(s, "://")+3:]
+	if q := strings.IndexByte(rest, '?'); q >= 0 {
+		rest = rest[:q]
+	}
+	if at := strings.LastIndex(rest, "@"); at >= 0 && strings.Contains(rest[:at], "@") {
+		return ErrUnescapedAt
+	}
+	return nil
+}
