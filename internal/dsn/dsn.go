@@ -11,6 +11,7 @@ import (
 	"errors"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -96,13 +97,7 @@ func RedactIn(text, dsn string) string {
 	ps := passwords(dsn)
 	// Longest first, so that a password is masked whole before a part of
 	// it (its unescaped form) could be.
-	for i := range ps {
-		for j := i + 1; j < len(ps); j++ {
-			if len(ps[j]) > len(ps[i]) {
-				ps[i], ps[j] = ps[j], ps[i]
-			}
-		}
-	}
+	slices.SortFunc(ps, func(a, b string) int { return len(b) - len(a) })
 	for _, p := range ps {
 		text = strings.ReplaceAll(text, p, Mask)
 	}

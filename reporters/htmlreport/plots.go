@@ -227,6 +227,19 @@ func (s *svg) done() string {
 
 // rowsLeft is the left edge of the plot area of a plot with one row per
 // label: room for the longest (cut) label and the y-axis label.
+// rowPlot starts a plot with one row per label under an x axis for
+// metric over vals, and returns it with the axis's scale.
+func rowPlot(metric, title, desc string, labels []string, vals []float64) (*svg, scale) {
+	left := rowsLeft(labels)
+	bottom := plotTop + float64(len(labels))*rowHeight
+	s := newSVG(plotWidth, bottom+plotBottom, title, desc)
+	a := metricAxis(metric, vals)
+	sc := scale{a.lo, a.hi, left, plotWidth - plotRight}
+	s.xAxis(a, sc, plotTop, bottom, metric)
+	s.rowLabels(labels, left, plotTop)
+	return s, sc
+}
+
 func rowsLeft(labels []string) float64 {
 	n := 0
 	for _, l := range labels {
@@ -252,13 +265,7 @@ func meanPlot(metric string, drawn []interval) string {
 	}
 	title := metric + ": mean and 95% confidence interval per arm"
 	desc := "One row per arm: the dot is the arm's mean " + metric + " over its queries, the whisker its 95% confidence interval. " + strings.Join(parts, "; ") + "."
-	left := rowsLeft(labels)
-	bottom := plotTop + float64(len(drawn))*rowHeight
-	s := newSVG(plotWidth, bottom+plotBottom, title, desc)
-	a := metricAxis(metric, vals)
-	sc := scale{a.lo, a.hi, left, plotWidth - plotRight}
-	s.xAxis(a, sc, plotTop, bottom, metric)
-	s.rowLabels(labels, left, plotTop)
+	s, sc := rowPlot(metric, title, desc, labels, vals)
 	for i, r := range drawn {
 		y := plotTop + (float64(i)+0.5)*rowHeight
 		c := hexColour(r.series)
@@ -335,13 +342,7 @@ func distPlot(metric string, ds []distribution) string {
 	}
 	title := metric + ": per-query distribution per arm"
 	desc := "One box per arm over its queries' " + metric + ": the box spans the quartiles, the bar inside is the median, the whiskers reach the most extreme values within 1.5 interquartile ranges, and points beyond them are drawn alone. " + strings.Join(vals, "; ") + "."
-	left := rowsLeft(labels)
-	bottom := plotTop + float64(len(drawn))*rowHeight
-	s := newSVG(plotWidth, bottom+plotBottom, title, desc)
-	a := metricAxis(metric, all)
-	sc := scale{a.lo, a.hi, left, plotWidth - plotRight}
-	s.xAxis(a, sc, plotTop, bottom, metric)
-	s.rowLabels(labels, left, plotTop)
+	s, sc := rowPlot(metric, title, desc, labels, all)
 	for i, d := range drawn {
 		b := boxes[i]
 		y := plotTop + (float64(i)+0.5)*rowHeight
