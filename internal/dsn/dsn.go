@@ -38,17 +38,10 @@ func IsPostgres(s string) bool {
 func passwords(s string) []string {
 	var out []string
 	if strings.Contains(s, "://") { // any URL: a mistyped scheme must not show its password either
-		if u, err := url.Parse(s); err == nil {
-			if p, ok := u.User.Password(); ok && p != "" {
-				out = append(out, p)
-			}
-			if p := u.Query().Get("password"); p != "" {
-				out = append(out, p)
-			}
-		}
-		// The user info read by hand, up to the last @ of the authority,
-		// so that a password with an unescaped @, / or # is found even
-		// where url.Parse reads it differently or fails.
+		// Read by hand, the user info up to the last @ of the authority, so
+		// that a password with an unescaped @, / or # is found even where
+		// url.Parse reads it differently or fails; each value also in its
+		// unescaped form, as a driver may print it.
 		rest := s[strings.Index(s, "://")+3:]
 		if q := strings.IndexAny(rest, "?"); q >= 0 {
 			for _, kv := range strings.Split(rest[q+1:], "&") {
