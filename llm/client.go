@@ -14,9 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/shared"
 	"golang.org/x/time/rate"
 )
 
@@ -75,18 +72,16 @@ type ChatResponse struct {
 // embeddings with temperature 0, retries, rate limiting, a concurrency cap,
 // a persistent cache and usage accounting. It is safe for concurrent use.
 //
-// Retries are this package's, not openai-go's (whose own retries are
-// turned off), so attempts are counted, classified and rate-limited one by
-// one and never multiplied by a second retry layer.
+// Every attempt is counted, classified and rate-limited one by one; there
+// is no second retry layer underneath.
 type Client struct {
 	cfg  Config
 	base string // normalised base URL, part of cache keys
-	chat openai.ChatCompletionService
-	emb  openai.EmbeddingService
+	api  endpoint
 	// anthBase and anth are Anthropic's OpenAI-compatible endpoint, when
 	// Config.AnthropicAPIKey is set.
 	anthBase string
-	anth     openai.ChatCompletionService
+	anth     endpoint
 	cache    *cache
 	red      redactor
 	sem      chan struct{}
@@ -102,25 +97,16 @@ type Client struct {
 func New(cfg Config) (*Client, error) {
 	cfg = cfg.withDefaults()
 	c := &Client{cfg: cfg, noTemp: map[string]bool{}, red: newRedactor(cfg.APIKey, cfg.AnthropicAPIKey)}
-	opts := []option.RequestOption{
-		option.WithHTTPClient(cfg.HTTPClient),
-		option.WithMaxRetries(0),
-	}
+	c.api = endpoint{base: defaultOpenAIBaseURL, key: cfg.APIKey, hc: cfg.HTTPClient}
 	if cfg.BaseURL != "" {
 		if err := checkBaseURL(cfg.BaseURL); err != nil {
 			return nil, fmt.Errorf("llm: %w", err)
 		}
 		c.base = strings.TrimRight(cfg.BaseURL, "/")
-		opts = append(opts, option.WithBaseURL(c.base+"/"))
+		c.api.base = c.base
 	} else {
 		c.base = "openai"
-		opts = append(opts, option.WithEnvironmentProduction())
 	}
-	if cfg.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(cfg.APIKey))
-	}
-	c.chat = openai.NewChatCompletionService(opts...)
-	c.emb = openai.NewEmbeddingService(opts...)
 	if key := strings.TrimSpace(cfg.AnthropicAPIKey); key != "" {
 		root := strings.TrimRight(cfg.AnthropicBaseURL, "/")
 		if root == "" {
@@ -131,12 +117,7 @@ func New(cfg Config) (*Client, error) {
 		c.anthBase = strings.TrimSuffix(root, "/v1") + "/v1"
 		// The compatible endpoint takes the key as a bearer token, as
 		// OpenAI does.
-		c.anth = openai.NewChatCompletionService(
-			option.WithHTTPClient(cfg.HTTPClient),
-			option.WithMaxRetries(0),
-			option.WithBaseURL(c.anthBase+"/"),
-			option.WithAPIKey(key),
-		)
+		c.anth = endpoint{base: c.anthBase, key: key, hc: cfg.HTTPClient}
 	}
 	if cfg.CacheDir != "" {
 		cache, err := openCache(cfg.CacheDir)
@@ -221,9 +202,9 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 	}
 	// One code path for both providers: only the endpoint, and
 	// Anthropic's required answer cap, differ.
-	chat, base, maxTokens, anthropic := c.chat, c.base, req.MaxTokens, false
+	api, base, maxTokens, anthropic := c.api, c.base, req.MaxTokens, false
 	if c.anthBase != "" && c.cfg.UsesAnthropic(model) {
-		chat, base, anthropic = c.anth, c.anthBase, true
+		api, base, anthropic = c.anth, c.anthBase, true
 		if maxTokens <= 0 {
 			maxTokens = anthropicMaxTokens
 		}
@@ -257,40 +238,35 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 	var resp ChatResponse
 	attempts, err := c.do(ctx, "chat", model, estimate, func(actx context.Context, httpResp **http.Response) error {
 		sendTemp := !c.TemperatureRejected(model)
-		params := openai.ChatCompletionNewParams{Model: shared.ChatModel(model)}
+		params := chatParams{Model: model, MaxCompletionTokens: max(maxTokens, 0)}
 		if req.System != "" {
-			params.Messages = append(params.Messages, openai.SystemMessage(req.System))
+			params.Messages = append(params.Messages, wireMessage{"system", req.System})
 		}
 		for _, m := range req.Messages {
-			switch m.Role {
-			case "assistant":
-				params.Messages = append(params.Messages, openai.AssistantMessage(m.Content))
-			case "system":
-				params.Messages = append(params.Messages, openai.SystemMessage(m.Content))
-			default:
-				params.Messages = append(params.Messages, openai.UserMessage(m.Content))
+			role := m.Role
+			if role == "" {
+				role = "user"
 			}
+			params.Messages = append(params.Messages, wireMessage{role, m.Content})
 		}
 		if sendTemp {
-			params.Temperature = openai.Float(0)
-		}
-		if maxTokens > 0 {
-			params.MaxCompletionTokens = openai.Int(int64(maxTokens))
+			zero := 0.0
+			params.Temperature = &zero
 		}
 		if req.JSON {
-			params.ResponseFormat = openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONObject: &shared.ResponseFormatJSONObjectParam{}}
+			params.ResponseFormat = &responseFormat{Type: "json_object"}
 		}
-		out, err := chat.New(actx, params, option.WithResponseInto(httpResp))
-		if err != nil {
+		var out chatResult
+		if err := api.post(actx, "/chat/completions", params, &out, httpResp); err != nil {
 			return err
 		}
 		if len(out.Choices) == 0 {
 			return errMalformed("the response has no choices")
 		}
 		msg := out.Choices[0].Message
-		if !msg.JSON.Content.Valid() {
-			if msg.Refusal != "" {
-				return errMalformed("the model refused: " + truncate(msg.Refusal, 200))
+		if msg.Content == nil {
+			if msg.Refusal != nil && *msg.Refusal != "" {
+				return errMalformed("the model refused: " + truncate(*msg.Refusal, 200))
 			}
 			return errMalformed("the response's first choice has no content")
 		}
@@ -300,7 +276,7 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 		}
 		// Server text may echo the key; mask it before it is cached,
 		// validated or returned.
-		content := msg.Content
+		content := *msg.Content
 		if req.JSON && anthropic {
 			// Anthropic's compatible endpoint ignores response_format,
 			// and Claude may wrap the object it was asked for in a
@@ -310,7 +286,7 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 		resp = ChatResponse{
 			Content:         c.red.string(content),
 			Model:           c.red.string(answered),
-			Usage:           Usage{out.Usage.PromptTokens, out.Usage.CompletionTokens, out.Usage.TotalTokens},
+			Usage:           out.Usage,
 			TemperatureSent: sendTemp,
 		}
 		return nil
@@ -382,13 +358,8 @@ func (c *Client) Embed(ctx context.Context, texts []string, model string) ([][]f
 	}
 	var entry embedEntry
 	attempts, err := c.do(ctx, "embeddings", model, estimate, func(actx context.Context, httpResp **http.Response) error {
-		params := openai.EmbeddingNewParams{
-			Model:          openai.EmbeddingModel(model),
-			Input:          openai.EmbeddingNewParamsInputUnion{OfArrayOfStrings: texts},
-			EncodingFormat: openai.EmbeddingNewParamsEncodingFormatFloat,
-		}
-		out, err := c.emb.New(actx, params, option.WithResponseInto(httpResp))
-		if err != nil {
+		var out embedResult
+		if err := c.api.post(actx, "/embeddings", embedParams{Input: texts, Model: model, EncodingFormat: "float"}, &out, httpResp); err != nil {
 			return err
 		}
 		if len(out.Data) != len(texts) {
@@ -560,7 +531,7 @@ func retryable(kind error) bool {
 // requested wait (0 when none).
 func classify(err error, resp *http.Response) (*Error, time.Duration) {
 	e := &Error{Err: err}
-	var apiErr *openai.Error
+	var apiErr *apiError
 	var mal *malformedError
 	switch {
 	case errors.As(err, &mal):
@@ -574,18 +545,12 @@ func classify(err error, resp *http.Response) (*Error, time.Duration) {
 		e.Kind, e.Detail = ErrTimeout, "no complete answer within Config.RequestTimeout"
 		return e, 0
 	case errors.As(err, &apiErr):
-		e.Status = apiErr.StatusCode
+		e.Status = apiErr.Status
 		e.Detail = truncate(apiErr.Message, 300)
+		if e.Detail == "" {
+			e.Detail = http.StatusText(apiErr.Status)
+		}
 		e.Err = nil
-	case resp != nil && resp.StatusCode >= 400:
-		// An error status whose body openai-go could not decode.
-		e.Status = resp.StatusCode
-		e.Detail = truncate(err.Error(), 300)
-		e.Err = nil
-	case resp != nil:
-		// A 2xx whose body could not be decoded.
-		e.Kind, e.Status, e.Detail = ErrMalformed, resp.StatusCode, truncate(err.Error(), 300)
-		return e, 0
 	default:
 		// The transport error names the server's address; keep it in Err
 		// only, so messages (which may reach result bundles) carry no host.
@@ -611,9 +576,7 @@ func classify(err error, resp *http.Response) (*Error, time.Duration) {
 		e.Kind = ErrBadRequest
 	}
 	var hdr http.Header
-	if apiErr != nil && apiErr.Response != nil {
-		hdr = apiErr.Response.Header
-	} else if resp != nil {
+	if resp != nil {
 		hdr = resp.Header
 	}
 	return e, retryAfter(hdr, time.Now())
@@ -656,8 +619,8 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 // isTemperatureRejection recognises OpenAI's answer to a temperature sent
 // to a model that takes none: HTTP 400 naming the temperature parameter.
 func isTemperatureRejection(err error) bool {
-	var apiErr *openai.Error
-	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusBadRequest {
+	var apiErr *apiError
+	if !errors.As(err, &apiErr) || apiErr.Status != http.StatusBadRequest {
 		return false
 	}
 	if apiErr.Param == "temperature" {

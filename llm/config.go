@@ -44,6 +44,10 @@ func EnvVars() []string {
 	return []string{envBaseURL, EnvAPIKey, EnvModel, envAnthropicBaseURL, EnvAnthropicAPIKey, envTimeout, envRetries}
 }
 
+// defaultOpenAIBaseURL is OpenAI's API root, used when Config.BaseURL is
+// empty.
+const defaultOpenAIBaseURL = "https://api.openai.com/v1"
+
 // defaultAnthropicBaseURL is Anthropic's API root, used when
 // Config.AnthropicBaseURL is empty.
 const defaultAnthropicBaseURL = "https://api.anthropic.com"
@@ -108,8 +112,8 @@ type Config struct {
 	// uses the OpenAI-compatible side.
 	//
 	// Calls go to Anthropic's OpenAI-compatible endpoint
-	// (<AnthropicBaseURL>/v1/chat/completions) through the same openai-go
-	// client, not through Anthropic's Go SDK: the SDK (v1.84) links
+	// (<AnthropicBaseURL>/v1/chat/completions) through the same client
+	// code as OpenAI's, not through Anthropic's Go SDK: the SDK (v1.84) links
 	// OpenTelemetry, go-logr, standard-webhooks and invopop/jsonschema into
 	// every program that makes an LLM call, whereas the endpoint adds no
 	// module and keeps one code path for retries, the temperature rule,

@@ -1,7 +1,8 @@
 // Package llm is lasagna's one client layer for LLM calls: chat completions
 // and embeddings against any OpenAI-compatible server (OpenAI, Azure, vLLM,
-// Ollama, LiteLLM …), built on github.com/openai/openai-go/v3, and chat
-// completions of Claude models through Anthropic's OpenAI-compatible
+// Ollama, LiteLLM …), whose two requests it writes and reads itself (see
+// TestWireMatchesOpenAIGo for how they are checked against OpenAI's Go SDK),
+// and chat completions of Claude models through Anthropic's OpenAI-compatible
 // endpoint (Config.AnthropicAPIKey explains why not Anthropic's Go SDK).
 //
 // Every generator, judge, synthesis and embedding call goes through a
@@ -13,8 +14,7 @@
 //     (ChatResponse.TemperatureSent tells which happened);
 //   - retries 429, 5xx, 408/409, per-attempt timeouts, connection errors and
 //     malformed 200 bodies with exponential backoff and jitter, honouring
-//     Retry-After and retry-after-ms (openai-go's own retries are switched
-//     off, so the two never multiply);
+//     Retry-After and retry-after-ms, one attempt at a time;
 //   - limits requests and estimated tokens per minute and the requests in
 //     flight;
 //   - keeps a persistent content-addressed response cache (Cache) keyed by
