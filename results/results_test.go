@@ -16,7 +16,7 @@ import (
 // TestGoldenBundles compares the writer's output with testdata/golden/*.json;
 // LASAGNA_UPDATE_GOLDEN=1 rewrites them (internal/golden), and the diff is
 // reviewed before committing. (The schema's golden file is
-// results/schema/testdata/run-schema.json.)
+// results/schema/run-schema.json.)
 func TestGoldenBundles(t *testing.T) {
 	for name, build := range goldens {
 		t.Run(name, func(t *testing.T) {

@@ -4,12 +4,13 @@
 // and structural checks.
 //
 // It is a package of its own so that a program that writes, reads or
-// compares bundles through package results links neither JSON Schema
-// library (invopop/jsonschema generates, santhosh-tekuri/jsonschema
-// validates); only the programs that publish or check the schema import
-// this one, such as `lasagna results schema` and `lasagna results
-// validate`.
+// compares bundles through package results links no JSON Schema library;
+// only the programs that publish or check the schema import this one, such
+// as `lasagna results schema` and `lasagna results validate`, and they link
+// the validator (santhosh-tekuri/jsonschema) only. The schema itself is
+// generated from the Go types by a test (invopop/jsonschema, a test
+// dependency) into run-schema.json, which the package embeds.
 //
-// The schema is generated and compiled once, on first use; every function
-// is safe for concurrent use.
+// The schema is compiled once, on first use; every function is safe for
+// concurrent use.
 package schema

@@ -2,16 +2,14 @@ package schema
 
 import (
 	"bytes"
-	"encoding/json"
+	_ "embed"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/invopop/jsonschema"
 	santhosh "github.com/santhosh-tekuri/jsonschema/v6"
 
 	lasagna "github.com/lasagna-go/lasagna"
@@ -26,10 +24,15 @@ const URL = "run-schema.json"
 // the Go types of package results and the constants the writer uses, as
 // indented JSON. Objects accept members the schema does not name, so that a
 // bundle of a later 1.y version validates. Each call returns a new copy.
-func JSON() []byte {
-	build()
-	return bytes.Clone(schemaJSON)
-}
+//
+// The schema is generated when the types change, not when a program runs:
+// TestSchemaFile generates it from the types (with invopop/jsonschema, a
+// test dependency only) and fails when run-schema.json, the file embedded
+// here, differs; LASAGNA_UPDATE_GOLDEN=1 rewrites the file.
+func JSON() []byte { return bytes.Clone(schemaJSON) }
+
+//go:embed run-schema.json
+var schemaJSON []byte
 
 // Validate checks the bundle raw as [results.Validate] does and also
 // against the JSON Schema of [JSON]: a violation is an INVALID_BUNDLE
@@ -68,143 +71,19 @@ func Check(doc any) []results.Problem {
 	return slices.Compact(found)
 }
 
-var (
-	once        sync.Once
-	schemaJSON  []byte
-	schemaSaved *santhosh.Schema
-	schemaErr   error
-)
-
-// build generates and compiles the schema once.
-func build() { once.Do(generate) }
-
-// compiled returns the compiled bundle schema.
-func compiled() (*santhosh.Schema, error) {
-	build()
-	return schemaSaved, schemaErr
-}
-
-var determinismType = reflect.TypeFor[results.Determinism]()
-
-// determinism is the schema of results.Determinism; its enum is generated
-// from results.Determinisms().
-func determinism() *jsonschema.Schema {
-	ds := results.Determinisms()
-	enum := make([]any, len(ds))
-	for i, d := range ds {
-		enum[i] = string(d)
-	}
-	return &jsonschema.Schema{Type: "string", Enum: enum,
-		Description: "How the run was seeded; never \"reproducible\""}
-}
-
-// extendBundle adds the schema version pattern the reader applies.
-func extendBundle(s *jsonschema.Schema) {
-	if p, ok := s.Properties.Get("schema_version"); ok {
-		p.Pattern = results.SchemaVersionPattern
-	}
-}
-
-// extendHeldFixed adds the enums of corpus_provenance and resolved_mode.
-func extendHeldFixed(s *jsonschema.Schema) {
-	if p, ok := s.Properties.Get("corpus_provenance"); ok {
-		p.Enum = nil
-		for _, v := range results.Provenances() {
-			p.Enum = append(p.Enum, string(v))
-		}
-		p.Default = string(lasagna.ProvenanceNative)
-	}
-	if p, ok := s.Properties.Get("resolved_mode"); ok {
-		p.Enum = nil
-		for _, v := range results.Modes() {
-			p.Enum = append(p.Enum, string(v))
-		}
-	}
-}
-
-// extendSample states that a failed query carries no scores.
-func extendSample(s *jsonschema.Schema) {
-	if p, ok := s.Properties.Get("answer"); ok {
-		p.Description = "The generated answer; \"\" is an abstention, null or absent means the arm produced none"
-	}
-	one := uint64(1)
-	cond := jsonschema.NewProperties()
-	cond.Set("error", &jsonschema.Schema{Type: "string", MinLength: &one})
-	s.If = &jsonschema.Schema{Required: []string{"error"}, Properties: cond}
-	s.Then = &jsonschema.Schema{Not: &jsonschema.Schema{Required: []string{"scores"}}}
-}
-
-// nullableOptionals lets every optional property of s also be null: other
-// writers may spell "not applicable" as null where this one leaves the
-// field out, and the reader treats both as absent.
-func nullableOptionals(s *jsonschema.Schema) {
-	if s.Properties == nil {
-		return
-	}
-	for pair := s.Properties.Oldest(); pair != nil; pair = pair.Next() {
-		if slices.Contains(s.Required, pair.Key) {
-			continue
-		}
-		p := *pair.Value
-		nullable := &jsonschema.Schema{AnyOf: []*jsonschema.Schema{&p, {Type: "null"}}, Description: p.Description, Default: p.Default}
-		p.Description, p.Default = "", nil
-		s.Properties.Set(pair.Key, nullable)
-	}
-}
-
-func generate() {
-	r := &jsonschema.Reflector{
-		Anonymous:                 true,
-		AllowAdditionalProperties: true,
-		ExpandedStruct:            true,
-		// Determinism is a definition of its own, referred to by the
-		// field that holds it.
-		Mapper: func(t reflect.Type) *jsonschema.Schema {
-			if t == determinismType {
-				return &jsonschema.Schema{Ref: "#/$defs/Determinism"}
-			}
-			return nil
-		},
-	}
-	s := r.Reflect(&results.Bundle{})
-	s.Definitions["Determinism"] = determinism()
-	extendBundle(s)
-	for name, extend := range map[string]func(*jsonschema.Schema){"HeldFixed": extendHeldFixed, "Sample": extendSample} {
-		def, ok := s.Definitions[name]
-		if !ok {
-			schemaErr = fmt.Errorf("generate bundle schema: no definition of %s", name)
-			return
-		}
-		extend(def)
-	}
-	nullableOptionals(s)
-	for _, def := range s.Definitions {
-		nullableOptionals(def)
-	}
-	s.Title = "lasagna results bundle"
-	s.Description = fmt.Sprintf("A results bundle, schema version %s (readers accept 1.0 <= v < 2.0), metrics version %s.", results.SchemaVersion, results.MetricsVersion)
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(s); err != nil {
-		schemaErr = fmt.Errorf("generate bundle schema: %w", err)
-		return
-	}
-	schemaJSON = buf.Bytes()
+// compiled returns the compiled bundle schema, compiled once on first use.
+var compiled = sync.OnceValues(func() (*santhosh.Schema, error) {
 	doc, err := santhosh.UnmarshalJSON(bytes.NewReader(schemaJSON))
 	if err != nil {
-		schemaErr = fmt.Errorf("read generated bundle schema: %w", err)
-		return
+		return nil, fmt.Errorf("read the bundle schema: %w", err)
 	}
 	c := santhosh.NewCompiler()
 	c.DefaultDraft(santhosh.Draft2020)
 	if err := c.AddResource(URL, doc); err != nil {
-		schemaErr = fmt.Errorf("load generated bundle schema: %w", err)
-		return
+		return nil, fmt.Errorf("load the bundle schema: %w", err)
 	}
-	schemaSaved, schemaErr = c.Compile(URL)
-}
+	return c.Compile(URL)
+})
 
 // leafMessage returns the English message of a leaf validation error.
 func leafMessage(leaf *santhosh.ValidationError) string {
