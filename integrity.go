@@ -28,6 +28,7 @@ const (
 	UnknownDocID             Code = "UNKNOWN_DOC_ID"
 	OutsideCorpusIDs         Code = "OUTSIDE_CORPUS_IDS"
 	DuplicateRetrievedID     Code = "DUPLICATE_RETRIEVED_ID"
+	ScoresOutOfOrder         Code = "SCORES_OUT_OF_ORDER"
 	PipelineErrors           Code = "PIPELINE_ERRORS"
 	JudgeErrors              Code = "JUDGE_ERRORS"
 	MissingResults           Code = "MISSING_RESULTS"
@@ -80,6 +81,9 @@ var catalogue = []CodeInfo{
 	{DuplicateRetrievedID, LevelBlocking,
 		"one ranked list holds the same document id more than once",
 		"deduplicate hits before returning them (keep the best-ranked occurrence)"},
+	{ScoresOutOfOrder, LevelWarning,
+		"a ranked list's scores rise with rank (a hit scores higher than the hit above it); lasagna scores the list in the order returned, but tools that rank by score (trec_eval, and so the --run-out file) rank it differently",
+		"return hits best first with scores that never rise (a reranker sets the scores it ranks by), or give every hit the same score"},
 	{PipelineErrors, LevelBlocking,
 		"a query's pipeline call failed; the query was not scored (never scored as 0)",
 		"fix the failing calls (the errors are listed per query) and rerun, with --resume to keep finished queries"},
@@ -108,7 +112,7 @@ var catalogue = []CodeInfo{
 		"the bundle breaks the results schema or a structural rule of schema 1.x",
 		"regenerate the bundle with lasagna; never edit a bundle by hand"},
 	{InconsistentBundle, LevelBlocking,
-		"the bundle's numbers disagree: an aggregate differs from its metric_stats mean or from the mean of its rows, n from the number of scored rows, or a confidence interval from the one recomputed from the rows with the recorded seed; or a value lies outside its metric's range, or a row has no scores, no error and no output",
+		"the bundle's numbers disagree: an aggregate differs from its metric_stats mean or from the mean of its rows, n from the number of scored rows, or a confidence interval from the one recomputed from the rows with the recorded seed; a value lies outside its metric's range, or a row has no scores, no error and no output; a row's retrieval metrics cannot come from one ranked list (hit@1 0 with mrr@1 1), a list is longer than retriever_top_k or its scores rise unlisted, or a count-based warning (SMALL_SAMPLE) is missing; or, re-scored against the benchmark (results validate --data), a row's metric differs from the one its output and the benchmark give",
 		"regenerate the bundle from the run; numbers edited by hand disagree with the rows even when run_id is recomputed"},
 }
 

@@ -504,6 +504,12 @@ func (r *runner) finish(ctx context.Context, testName, artifactDir string, plann
 	}
 	rep := engine.NewReport(cells, r.set.shard)
 	opts := engine.BundleOptions{LasagnaVersion: version(), Concurrency: r.set.concurrency, StatsSeed: r.seed, Latency: r.set.latency}
+	if partial {
+		opts.Selection = goTestSelection()
+		if opts.Selection == "" {
+			opts.Selection = "(a subset)"
+		}
+	}
 	b, err := rep.Bundle(opts)
 	if err != nil {
 		out.errorf("evaltest: %v", err)

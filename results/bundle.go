@@ -80,9 +80,12 @@ type Bundle struct {
 	RunID          string     `json:"run_id" jsonschema:"pattern=^[0-9a-f]{64}$,description=Hex sha256 of the RFC 8785 canonical JSON of the bundle without run_id"`
 	Submitter      *Submitter `json:"submitter,omitzero"`
 	Experiment     Experiment `json:"experiment"`
-	Configs        []Config   `json:"configs" jsonschema:"description=One entry per benchmark and arm"`
-	Results        []Result   `json:"results" jsonschema:"description=One entry per benchmark and arm with its metrics and per-query scores"`
-	Integrity      Integrity  `json:"integrity"`
+	// Subset marks a bundle that holds part of its sample on purpose (a
+	// shard, a go test -run selection); nil for a whole run.
+	Subset    *Subset   `json:"subset,omitzero"`
+	Configs   []Config  `json:"configs" jsonschema:"description=One entry per benchmark and arm"`
+	Results   []Result  `json:"results" jsonschema:"description=One entry per benchmark and arm with its metrics and per-query scores"`
+	Integrity Integrity `json:"integrity"`
 }
 
 // Submitter names who published the bundle.

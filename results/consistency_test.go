@@ -143,7 +143,7 @@ func TestForgedInterval(t *testing.T) {
 	t.Run("level edited", func(t *testing.T) {
 		wantInconsistent(t, forge(t, func(m map[string]any) {
 			obj(obj(bm25(m), "metric_stats"), "recall@10")["level"] = json.Number("0.9")
-		}), `at level 0.9, but the 20 scored rows give mean 0.475, interval`, `at level 0.95 (bootstrap`)
+		}), `at level 0.9, but the 20 scored rows give mean 0.65, interval`, `at level 0.95 (bootstrap`)
 	})
 }
 

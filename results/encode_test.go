@@ -193,6 +193,9 @@ func depthBundle(t testing.TB, nq, k int) *Bundle {
 	b.Results[0].Metrics, b.Results[0].MetricStats = nil, nil
 	b.Results[0] = mustAggregate(t, b.Results[0])
 	c, _ := b.Config(b.Results[0].BenchmarkName, b.Results[0].ConfigName)
+	c.HeldFixed.RetrieverTopK = ptr(k)
+	c.HeldFixed.NSamples = int64(nq)
+	c.HeldFixed.SampleIDDigest = rowsDigest(rows)
 	b.Configs = []Config{*c}
 	return b
 }

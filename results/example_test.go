@@ -12,7 +12,11 @@ import (
 // written bytes and compares the arms.
 func Example() {
 	bench := &lasagna.Benchmark{Name: "local/faq@0123456789ab", Revision: "0123456789ab", Provenance: lasagna.ProvenanceNative}
-	hf := results.NewHeldFixed(bench, lasagna.ModeRetrieval, 30, 42, "digest-of-the-sampled-ids")
+	var sampled []string
+	for i := range 30 {
+		sampled = append(sampled, fmt.Sprintf("q%02d", i))
+	}
+	hf := results.NewHeldFixed(bench, lasagna.ModeRetrieval, 30, 42, results.SampleIDDigest(sampled))
 	b := &results.Bundle{
 		Experiment: results.Experiment{
 			Environment:    results.Environment{LasagnaVersion: "v0.1.0", Platform: "linux/amd64", Go: "go1.26.8"},
@@ -25,9 +29,9 @@ func Example() {
 		b.Configs = append(b.Configs, results.Config{Name: arm, Benchmark: bench.Name, HeldFixed: hf,
 			VariedDimensions: []string{"retriever"}, VariedLevels: map[string]string{"retriever": arm}})
 		r := results.Result{BenchmarkName: bench.Name, ConfigName: arm}
-		for i := range 30 {
+		for i, id := range sampled {
 			r.PerSampleScores = append(r.PerSampleScores, results.Sample{
-				QueryID: fmt.Sprintf("q%02d", i),
+				QueryID: id,
 				Scores:  map[string]float64{"ndcg@10": float64(i%10)/20 + shift*(1+float64(i%4)/4)},
 			})
 		}

@@ -3,10 +3,12 @@ package results
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	lasagna "github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/sampleid"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -42,13 +44,27 @@ func retrievalRows(n int, shift float64, failed map[int]bool) []Sample {
 		}
 		base := float64((i*37)%100) / 100
 		nd := min(1, base*0.8+shift*(1+float64(i%4)/4))
+		recall := float64(i%3+1) / 3
+		if nd == 0 {
+			recall = 0 // no relevant id in the top 10
+		}
 		ids := []string{fmt.Sprintf("d%d", (i*7)%50), fmt.Sprintf("d%d", (i*7+1)%50), fmt.Sprintf("d%d", (i*7+2)%50)}
 		hits := []Retrieved{{ids[0], 12.5, 1}, {ids[1], 9.25, 2}, {ids[2], 9.25, 3}} // a tie: rank decides
 		rows[i] = Sample{QueryID: q,
-			Scores:       map[string]float64{"ndcg@10": nd, "recall@10": float64(i%3) / 2},
+			Scores:       map[string]float64{"ndcg@10": nd, "recall@10": recall},
 			RetrievedIDs: ids, Retrieved: hits}
 	}
 	return rows
+}
+
+// rowsDigest is the sample_id_digest of rows' query ids.
+func rowsDigest(rows []Sample) string {
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.QueryID
+	}
+	slices.Sort(ids)
+	return sampleid.Digest(ids)
 }
 
 func retrievalConfig(hf HeldFixed, name, retriever string) Config {
@@ -67,7 +83,7 @@ func mustAggregate(t testing.TB, r Result) Result {
 // retrievalBundle is a clean two-arm retrieval bundle.
 func retrievalBundle(t testing.TB) *Bundle {
 	b := testBenchmark("/home/alice/data/faq", lasagna.ProvenanceNative)
-	hf := NewHeldFixed(b, lasagna.ModeRetrieval, 20, 42, strings.Repeat("ab", 32))
+	hf := NewHeldFixed(b, lasagna.ModeRetrieval, 20, 42, rowsDigest(retrievalRows(20, 0, nil)))
 	hf.Chunker = ptr("fixed-200-words")
 	hf.RetrieverTopK = ptr(100)
 	hf.FixedStages = map[string]string{"chunker": "fixed words=200", "reranker": "none"}
@@ -91,7 +107,7 @@ func retrievalBundle(t testing.TB) *Bundle {
 func ragBundle(t testing.TB) *Bundle {
 	b := testBenchmark("/home/alice/data/faq.jsonl", lasagna.ProvenancePooledGold)
 	b.Split = ""
-	hf := NewHeldFixed(b, lasagna.ModeRAG, 4, 42, strings.Repeat("0f", 32))
+	hf := NewHeldFixed(b, lasagna.ModeRAG, 4, 42, sampleid.Digest([]string{"1", "2", "3", "4 <&> \"quoted\""}))
 	hf.EmbedderModel = ptr("text-embedding-3-small")
 	hf.EmbedderDim = ptr(0) // present and zero: not the same as absent
 	hf.VectorBackend = ptr("embedded exact cosine")
@@ -128,6 +144,9 @@ func ragBundle(t testing.TB) *Bundle {
 	bun.Integrity.Add(lasagna.Finding{Code: lasagna.SingleRun, Where: where, Detail: "1 repeat of a sampled generator"})
 	bun.Integrity.Add(lasagna.Finding{Code: lasagna.PipelineErrors, Where: where + "/3", Detail: "generator: 429 too many requests after 3 retries"})
 	bun.Integrity.Add(lasagna.Finding{Code: lasagna.JudgeErrors, Where: where + "/2", Detail: "judge: unparseable verdict \"maybe\""})
+	if f, ok := SmallSampleFinding(where, 3); ok {
+		bun.Integrity.Add(f)
+	}
 	return bun
 }
 

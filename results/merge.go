@@ -173,6 +173,18 @@ func Merge(shards []*Bundle, names []string) (*Bundle, error) {
 		}
 	}
 
+	// Shards of one sharded run share its count; two files of one shard
+	// are an overlap, found below with the queries they share.
+	for i, s := range shards {
+		sub := s.Subset
+		if sub == nil || sub.ShardCount == 0 {
+			continue
+		}
+		if c := shards[0].Subset; c == nil || c.ShardCount != sub.ShardCount {
+			addf("%s is shard %d of %d but %s is not a shard of %d: merge the shards of one sharded run", name(i), sub.ShardIndex, sub.ShardCount, name(0), sub.ShardCount)
+		}
+	}
+
 	first := shards[0]
 	firstArms := armNames(first)
 	for i, s := range shards[1:] {

@@ -204,13 +204,13 @@ func TestMergeRefusesTamperedShards(t *testing.T) {
 		{"edited aggregate", func(b *Bundle) {
 			b.Results[1].Metrics["recall@10"] = 0.99
 			forgeRunID(t, b)
-		}, "s2.json: INCONSISTENT_BUNDLE at local/faq@0123456789ab/dense: metrics[\"recall@10\"] is 0.99 but the mean of its 7 scored rows is 0.5"},
+		}, "s2.json: INCONSISTENT_BUNDLE at local/faq@0123456789ab/dense: metrics[\"recall@10\"] is 0.99 but the mean of its 7 scored rows is 0.6666666666666666"},
 		{"edited interval", func(b *Bundle) {
 			st := b.Results[1].MetricStats["recall@10"]
 			st.CILow -= 0.01
 			b.Results[1].MetricStats["recall@10"] = st
 			forgeRunID(t, b)
-		}, "s2.json: INCONSISTENT_BUNDLE at local/faq@0123456789ab/dense: metric_stats[\"recall@10\"] is mean 0.5, interval [0.49, 0.5] at level 0.95, but the 7 scored rows give"},
+		}, "s2.json: INCONSISTENT_BUNDLE at local/faq@0123456789ab/dense: metric_stats[\"recall@10\"] is mean 0.6666666666666666, interval [0.6566666666666666, 0.6666666666666666] at level 0.95, but the 7 scored rows give"},
 		{"bad comparability_key", func(b *Bundle) {
 			b.Configs[1].ComparabilityKey = strings.Repeat("0", 64)
 			forgeRunID(t, b)

@@ -46,7 +46,7 @@ func TestGoldensValidate(t *testing.T) {
 	want := map[string][]string{
 		"retrieval.json": nil,
 		"minimal.json":   nil,
-		"rag.json":       {"PIPELINE_ERRORS", "JUDGE_ERRORS", "POOLED_GOLD_CORPUS", "SINGLE_RUN"},
+		"rag.json":       {"PIPELINE_ERRORS", "JUDGE_ERRORS", "POOLED_GOLD_CORPUS", "SINGLE_RUN", "SMALL_SAMPLE"},
 	}
 	for name := range goldens {
 		raw, err := os.ReadFile(filepath.Join("testdata", "golden", name))

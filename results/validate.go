@@ -173,6 +173,7 @@ func ValidateWith(raw []byte, checks ...func(doc any) []Problem) Report {
 		return r
 	}
 	checkStructure(&r, b)
+	checkSubset(&r, b)
 	checkConsistency(&r, b)
 	checkListed(&r, b)
 	return r
@@ -239,6 +240,9 @@ func checkKeys(r *Report, top map[string]any) {
 // checkStructure applies the structural rules a bundle alone can be checked
 // against.
 func checkStructure(r *Report, b *Bundle) {
+	if !slices.Contains(knownMetricsVersions, b.MetricsVersion) {
+		r.add(lasagna.InvalidBundle, "metrics_version", "metrics_version %q is not one this reader knows (%s): its metrics may be defined differently, so they are not checked or compared; read it with the lasagna release that wrote it", b.MetricsVersion, strings.Join(knownMetricsVersions, ", "))
+	}
 	type armKey struct{ bench, name string }
 	configs := map[armKey]*Config{}
 	for i := range b.Configs {
@@ -278,6 +282,8 @@ func checkStructure(r *Report, b *Bundle) {
 			r.add(lasagna.MissingResults, where, "the result has no metrics and no per-query rows")
 		}
 		checkRows(r, b, res, where)
+		checkLists(r, b, res, where)
+		checkSmallSample(r, b, res, where)
 	}
 	for i := range b.Configs {
 		c := &b.Configs[i]

@@ -129,7 +129,7 @@ func TestResultsMergeRefusesTamperedShards(t *testing.T) {
 		}, []string{"COMPARABILITY_KEY_MISMATCH"}},
 		{"edited held_fixed", func(doc map[string]any) {
 			hf := obj(doc, "configs", 0, "held_fixed")
-			hf["retriever_top_k"] = 10
+			hf["retriever_top_k"] = 1000
 			hf["bm25_stemming"] = false
 			raw, _ := json.Marshal(hf)
 			var h results.HeldFixed

@@ -28,6 +28,10 @@ type BundleOptions struct {
 	// run's in latency_ms (and so in run_id); results.WithoutLatency
 	// compares such bundles apart from it.
 	Latency bool
+	// Selection is the go test -run pattern of a run that left some of
+	// the sampled queries out, recorded in the bundle's subset; "" when
+	// every sampled query of the shard ran.
+	Selection string
 }
 
 // Sampler is implemented by a generator or judge that says whether it
@@ -74,6 +78,12 @@ func (rep *Report) Bundle(o BundleOptions) (*results.Bundle, error) {
 		Configs:   []results.Config{},
 		Results:   []results.Result{},
 		Integrity: results.Integrity{Warnings: []string{}, Blocking: []string{}},
+	}
+	if rep.Shard.Count > 1 || o.Selection != "" {
+		b.Subset = &results.Subset{Selection: o.Selection}
+		if rep.Shard.Count > 1 {
+			b.Subset.ShardIndex, b.Subset.ShardCount = rep.Shard.Index, rep.Shard.Count
+		}
 	}
 	varied := map[*lasagna.Benchmark][]string{}
 	for _, c := range rep.Cells {

@@ -152,6 +152,8 @@ func TestRunIntegrityOfRankedLists(t *testing.T) {
 				return []lasagna.Hit{{ID: "nope", Score: 2}}, nil
 			case "q3":
 				panic("index out of range")
+			case "q4":
+				return []lasagna.Hit{{ID: "d2", Score: 1}, {ID: "d1", Score: 1}, {ID: "d3", Score: 3}}, nil
 			}
 			return nil, nil
 		}), nil
@@ -173,8 +175,25 @@ func TestRunIntegrityOfRankedLists(t *testing.T) {
 	if !strings.Contains(got[lasagna.PipelineErrors], "q3; first error: pipeline panicked: index out of range") {
 		t.Errorf("PIPELINE_ERRORS detail = %q", got[lasagna.PipelineErrors])
 	}
+	if !strings.Contains(got[lasagna.ScoresOutOfOrder], "1 ranked lists have a hit scored higher than the hit above it, scored in the order returned: q4 (rank 3)") {
+		t.Errorf("SCORES_OUT_OF_ORDER detail = %q", got[lasagna.ScoresOutOfOrder])
+	}
 	if rep.Cells[0].Queries[0].Scores != nil {
 		t.Errorf("a list with a duplicate id was scored: %v", rep.Cells[0].Queries[0].Scores)
+	}
+	// The bundle lists the warning, so its rising list is no forgery.
+	b, err := rep.Bundle(BundleOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := results.Marshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range results.Validate(raw).Problems {
+		if p.Code == lasagna.InconsistentBundle {
+			t.Errorf("the engine's bundle is inconsistent: %s", p)
+		}
 	}
 }
 

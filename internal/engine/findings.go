@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/metrics"
 	"github.com/lasagna-go/lasagna/results"
 )
 
@@ -14,7 +15,7 @@ const maxListed = 5
 
 // findings raises the integrity codes a run shows: POOLED_GOLD_CORPUS,
 // SYNTHETIC_BENCHMARK, MISSING_RESULTS, PIPELINE_ERRORS, UNKNOWN_DOC_ID,
-// OUTSIDE_CORPUS_IDS, DUPLICATE_RETRIEVED_ID, JUDGE_ERRORS,
+// OUTSIDE_CORPUS_IDS, DUPLICATE_RETRIEVED_ID, SCORES_OUT_OF_ORDER, JUDGE_ERRORS,
 // UNRESOLVED_JUDGE_ALIAS, SINGLE_RUN and SMALL_SAMPLE, in plan order.
 func findings(rep *Report) []lasagna.Finding {
 	var out []lasagna.Finding
@@ -53,7 +54,7 @@ func findings(rep *Report) []lasagna.Finding {
 			}
 			out = append(out, lasagna.Finding{Code: lasagna.PartialCorpus, Where: c.Where(), Detail: detail})
 		}
-		var failed, dup, unknown []string
+		var failed, dup, unknown, rising []string
 		var outside []results.OutsideList
 		var firstErr error
 		lists := 0
@@ -75,6 +76,9 @@ func findings(rep *Report) []lasagna.Finding {
 			if r.Outside > 0 {
 				outside = append(outside, results.OutsideList{QueryID: r.Query.ID, N: r.Outside})
 			}
+			if k := metrics.FirstRise(len(r.Output.Hits), func(i int) float64 { return r.Output.Hits[i].Score }); k > 0 {
+				rising = append(rising, fmt.Sprintf("%s (rank %d)", r.Query.ID, k))
+			}
 			lists++ // the ranked lists of the queries that ran
 		}
 		if len(failed) > 0 {
@@ -91,6 +95,10 @@ func findings(rep *Report) []lasagna.Finding {
 		}
 		if len(outside) > 0 {
 			out = append(out, results.OutsideCorpusFinding(c.Where(), outside, lists, len(b.Corpus)))
+		}
+		if len(rising) > 0 {
+			out = append(out, lasagna.Finding{Code: lasagna.ScoresOutOfOrder, Where: c.Where(),
+				Detail: fmt.Sprintf("%d ranked lists have a hit scored higher than the hit above it, scored in the order returned: %s", len(rising), list(rising))})
 		}
 		out = append(out, judgeFindings(c)...)
 		if c.Arm.Sampling() && c.Arm.RunsPerQuery() == 1 {

@@ -892,3 +892,17 @@ func (sc *RetrievalScorer) Score(ranked []string, judged map[string]int) (map[st
 	}
 	return out, nil
 }
+
+// FirstRise returns the rank (1-based) of the first hit of a ranked list of
+// n hits that scores higher than the hit above it, or 0 when the scores
+// never rise with rank (ties are allowed). score(i) is the score of the
+// hit at index i. Such a list is scored in the order given, whereas
+// trec_eval ranks a run by score (SCORES_OUT_OF_ORDER, docs/bundles.md).
+func FirstRise(n int, score func(i int) float64) int {
+	for i := 1; i < n; i++ {
+		if score(i) > score(i-1) {
+			return i + 1
+		}
+	}
+	return 0
+}

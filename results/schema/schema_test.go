@@ -21,7 +21,7 @@ import (
 var goldens = map[string][]string{
 	"retrieval.json": nil,
 	"minimal.json":   nil,
-	"rag.json":       {"PIPELINE_ERRORS", "JUDGE_ERRORS", "POOLED_GOLD_CORPUS", "SINGLE_RUN"},
+	"rag.json":       {"PIPELINE_ERRORS", "JUDGE_ERRORS", "POOLED_GOLD_CORPUS", "SINGLE_RUN", "SMALL_SAMPLE"},
 }
 
 func readGolden(t testing.TB, name string) []byte {
