@@ -196,6 +196,10 @@ type HeldFixed struct {
 	SamplingSeed int64 `json:"sampling_seed"`
 	// SampleIDDigest is the hex sha256 of the sorted sampled query ids.
 	SampleIDDigest string `json:"sample_id_digest"`
+	// Filters are the metadata filters applied before sampling (a sweep
+	// entry's filters:), so that the sample can be drawn again from the
+	// data (results validate --data); absent when none.
+	Filters map[string]any `json:"filters,omitzero"`
 	// CorpusFingerprint identifies the corpus searched (the dataset
 	// revision, which also changes with the queries and judgements; the
 	// corpus alone is Config.CorpusDigest); "" when the benchmark has no
@@ -266,6 +270,9 @@ type Sample struct {
 	// Answer is the generated answer; nil when the arm produced none (an
 	// empty answer is an abstention and is written as "").
 	Answer *string `json:"answer,omitzero"`
+	// Abstained is true when the arm explicitly declined to answer; the
+	// answer text (if any) was then not scored.
+	Abstained bool `json:"abstained,omitzero"`
 	// Error is the pipeline error of a failed query.
 	Error string `json:"error,omitzero"`
 	// JudgeError is the error of a failed judge call; the judged metrics are

@@ -230,6 +230,7 @@ type sampleHead struct {
 
 type sampleTail struct {
 	Answer      *string  `json:"answer,omitzero"`
+	Abstained   bool     `json:"abstained,omitzero"`
 	Error       string   `json:"error,omitzero"`
 	JudgeError  string   `json:"judge_error,omitzero"`
 	LatencyMS   *float64 `json:"latency_ms,omitzero"`
@@ -242,7 +243,7 @@ func (e *encoder) sample(s *Sample) error {
 	if err != nil {
 		return err
 	}
-	tail, err := marshal(sampleTail{s.Answer, s.Error, s.JudgeError, s.LatencyMS, s.QueryDigest})
+	tail, err := marshal(sampleTail{s.Answer, s.Abstained, s.Error, s.JudgeError, s.LatencyMS, s.QueryDigest})
 	if err != nil {
 		return err
 	}

@@ -1,19 +1,27 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
+	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/internal/datasets"
+	"github.com/lasagna-go/lasagna/internal/engine"
+	"github.com/lasagna-go/lasagna/results"
 	"github.com/lasagna-go/lasagna/results/schema"
 	"github.com/spf13/cobra"
 )
 
-// newResultsValidateCmd is `lasagna results validate FILE [--strict]`.
+// newResultsValidateCmd is `lasagna results validate FILE [--strict]
+// [--data PATH]...`.
 func newResultsValidateCmd(stdout io.Writer) *cobra.Command {
-	var strict bool
+	var (
+		strict bool
+		data   []string
+	)
 	cmd := &cobra.Command{
-		Use:   "validate FILE [--strict]",
+		Use:   "validate FILE [--strict] [--data PATH]...",
 		Short: "Check a results bundle: schema, version, hashes, consistency and integrity",
 		Long: `validate checks a results bundle: its schema_version (1.0 <= v < 2.0), the
 JSON Schema, its run_id and every comparability_key recomputed from its
@@ -25,28 +33,64 @@ confidence interval brackets its mean and is recomputed from the rows with
 the recorded seed, every value lies in its metric's range, and no row is
 empty. run_id shows that a bundle was edited, not who made it: anyone can
 recompute it after an edit, and only these checks then catch numbers that
-disagree. Every problem is printed as "CODE at where: detail (fix: ...)".
+disagree. It checks what the rows say about each other: each arm's rows
+are its sample (unless the bundle marks itself a shard or a go test -run
+subset), ranked lists within retriever_top_k whose scores never rise
+(unless SCORES_OUT_OF_ORDER is listed), retrieval metrics that agree
+(hit, mrr, precision, recall, ndcg and map), SMALL_SAMPLE, a known
+metrics_version.
+
+--data re-scores the bundle against the benchmarks it ran on (a file, a
+BEIR folder, registry:NAME@HASH or a sweep file naming them; each at the
+revision the bundle names): the sample is drawn again and must be the
+rows, and every retrieval and answer metric of every row is recomputed
+from its ranked list or answer and the data. What stays unprovable is that
+the lists and answers came from the system named, and the judge's
+verdicts, which are taken as written.
+
+Every problem is printed as "CODE at where: detail (fix: ...)".
 Exit status: 0 valid, 1 blocking problems (or warnings with --strict),
 2 usage error.`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return resultsValidate(stdout, args[0], strict)
+			return resultsValidate(c.Context(), stdout, args[0], strict, data)
 		},
 	}
 	cmd.Flags().BoolVar(&strict, "strict", false, "fail on warnings too")
+	cmd.Flags().StringArrayVar(&data, "data", nil, "re-score against the benchmark `PATH` the bundle ran on (a file, BEIR folder, registry:NAME@HASH or sweep; repeatable)")
 	return cmd
 }
 
-func resultsValidate(w io.Writer, path string, strict bool) error {
+func resultsValidate(ctx context.Context, w io.Writer, path string, strict bool, data []string) error {
 	raw, err := datasets.ReadFile(cliPath(path))
 	if err != nil {
 		return problems(fmt.Errorf("results validate: %w", err))
 	}
-	// schema.Validate is results.Validate (version, hashes, structure,
-	// listed codes) plus the JSON Schema.
-	r := schema.Validate(raw)
+	var (
+		r       results.Report
+		summary string
+	)
+	if len(data) == 0 {
+		// schema.Validate is results.Validate (version, hashes, structure,
+		// listed codes) plus the JSON Schema.
+		r = schema.Validate(raw)
+	} else {
+		benches, err := loadData(ctx, data)
+		if err != nil {
+			return err
+		}
+		var rs results.Rescored
+		r, rs, err = results.ValidateAgainst(raw, benches, schema.Check)
+		if err != nil {
+			return usageError("results validate --data: %v", err)
+		}
+		summary = rs.String()
+	}
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "%s: %s: %s\n", path, p.Level, p)
+	}
+	if summary != "" {
+		fmt.Fprintf(w, "%s: %s\n", path, summary)
 	}
 	nb, nw := r.Blocking(), r.Warnings()
 	switch {
@@ -73,4 +117,38 @@ func resultsPlural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// loadData loads the benchmarks of --data paths whole (no sampling: the
+// bundle's held_fixed says how the sample was drawn): files, BEIR folders,
+// registry:NAME[@HASH] and the benchmarks of sweep files.
+func loadData(ctx context.Context, paths []string) ([]*lasagna.Benchmark, error) {
+	resolve, closeRegistry := registryResolver(ctx)
+	defer closeRegistry()
+	var out []*lasagna.Benchmark
+	for _, target := range paths {
+		fsys, p := cliPath(target)
+		sweep := &engine.Sweep{Benchmarks: []engine.BenchmarkEntry{{Path: p}}}
+		if isSweepFile(p) {
+			s, err := engine.ReadSweep(fsys, p)
+			if err != nil {
+				return nil, &exitError{code: exitUsage, err: err}
+			}
+			sweep = &engine.Sweep{Benchmarks: s.Benchmarks}
+			for i := range sweep.Benchmarks {
+				sweep.Benchmarks[i].NSamples, sweep.Benchmarks[i].Filters = 0, nil
+			}
+		}
+		if err := checkRegistryPaths(sweep); err != nil {
+			return nil, err
+		}
+		runs, err := engine.LoadBenchmarksWith(fsys, sweep, resolve)
+		if err != nil {
+			return nil, loadErr(err)
+		}
+		for _, br := range runs {
+			out = append(out, br.Benchmark)
+		}
+	}
+	return out, nil
 }

@@ -149,3 +149,91 @@ func TestResultsValidateWriters(t *testing.T) {
 		t.Errorf("merge does not keep the bootstrap seed in experiment.stats_seed")
 	}
 }
+
+// TestResultsValidateData re-scores a real bundle (47 queries of
+// faq.jsonl) against its data: it passes; a spliced bundle (another
+// list under the same numbers) and a cherry-picked one (its worst query
+// removed with n_samples and sample_id_digest made to match) pass without
+// the data and are refused with it; data at another revision is a usage
+// error naming both revisions.
+func TestResultsValidateData(t *testing.T) {
+	clean := runBundle(t)
+	data := filepath.Join("..", "..", "examples", "data", "faq.jsonl")
+	write := func(t *testing.T, b *results.Bundle) string {
+		t.Helper()
+		for i := range b.Configs {
+			key, err := results.ComparabilityKey(b.Configs[i].HeldFixed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.Configs[i].ComparabilityKey = key
+		}
+		for i := range b.Results {
+			b.Results[i].Metrics, b.Results[i].MetricStats = map[string]float64{}, nil
+			if err := results.Aggregate(&b.Results[i], b.StatsOptions()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b.RunID = ""
+		if err := results.Finalize(b); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(t.TempDir(), "b.json")
+		if err := results.WriteFile(p, b); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	p := write(t, runBundleCopy(t, clean))
+	out, _, code := runResults(t, "validate", p, "--data", data)
+	if code != 0 || !strings.Contains(out, "re-scored against the data: 47 rows,") || !strings.Contains(out, "valid, 1 warning") {
+		t.Errorf("genuine bundle with --data: exit %d\n%s", code, out)
+	}
+
+	spliced := runBundleCopy(t, clean)
+	for i := range spliced.Results[0].PerSampleScores {
+		r := &spliced.Results[0].PerSampleScores[i]
+		if len(r.RetrievedIDs) > 1 {
+			r.RetrievedIDs[0], r.RetrievedIDs[1] = r.RetrievedIDs[1], r.RetrievedIDs[0]
+			r.Retrieved[0].ID, r.Retrieved[1].ID = r.RetrievedIDs[0], r.RetrievedIDs[1]
+		}
+	}
+	cherry := runBundleCopy(t, clean)
+	rows := cherry.Results[0].PerSampleScores
+	worst := 0
+	for i := range rows {
+		if rows[i].Scores["ndcg@10"] < rows[worst].Scores["ndcg@10"] {
+			worst = i
+		}
+	}
+	cherry.Results[0].PerSampleScores = append(rows[:worst:worst], rows[worst+1:]...)
+	var ids []string
+	for _, r := range cherry.Results[0].PerSampleScores {
+		ids = append(ids, r.QueryID)
+	}
+	cherry.Configs[0].HeldFixed.NSamples = int64(len(ids))
+	cherry.Configs[0].HeldFixed.SampleIDDigest = results.SampleIDDigest(ids)
+	for name, tc := range map[string]struct {
+		b    *results.Bundle
+		want string
+	}{
+		"spliced":       {spliced, `but the row's ranked list and the data give`},
+		"cherry-picked": {cherry, "but sample_id_digest is"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := write(t, tc.b)
+			if out, _, code := runResults(t, "validate", p); code != 0 {
+				t.Errorf("without --data the forgery should pass the bundle-only checks (it is made to): exit %d\n%s", code, out)
+			}
+			out, _, code := runResults(t, "validate", p, "--data", data)
+			if code != 1 || !strings.Contains(out, "blocking: INCONSISTENT_BUNDLE at local/faq@") || !strings.Contains(out, tc.want) {
+				t.Errorf("with --data: exit %d, want 1 with %q\n%s", code, tc.want, out)
+			}
+		})
+	}
+
+	_, errOut, code := runResults(t, "validate", p, "--data", filepath.Join("..", "..", "examples", "data", "glasscoins"))
+	if code != 2 || !strings.Contains(errOut, "the bundle ran on local/faq@") || !strings.Contains(errOut, "the data given is local/glasscoins@") {
+		t.Errorf("data at another revision: exit %d\n%s", code, errOut)
+	}
+}

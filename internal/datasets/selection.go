@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"maps"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -44,7 +45,10 @@ type SampleInfo struct {
 	Filtered int      // queries left after the filters
 	Sampled  int      // queries kept
 	Seed     uint64   // the seed used
-	IDs      []string // kept ids, sorted (byte order)
+	// Filters are the filters applied (nil when none), recorded in
+	// held_fixed.filters so the sample can be drawn again from the data.
+	Filters map[string]any
+	IDs     []string // kept ids, sorted (byte order)
 	// Digest is sample_id_digest: the sha256 hex of the sorted kept ids,
 	// each followed by "\n".
 	Digest string
@@ -82,6 +86,9 @@ func Select(b *lasagna.Benchmark, s Selection) (*lasagna.Benchmark, SampleInfo, 
 		}
 	}
 	info.Filtered = len(kept)
+	if len(s.Filters) > 0 {
+		info.Filters = maps.Clone(s.Filters)
+	}
 	if len(kept) == 0 && len(keys) > 0 {
 		return nil, info, fmt.Errorf("benchmark %s: filters %s keep no query (metadata keys present: %s)", b.Name, formatFilters(s.Filters, keys), metadataKeys(b))
 	}

@@ -115,6 +115,9 @@ func cellConfig(c *Cell, varied []string) results.Config {
 	br := c.Bench
 	arm := c.Arm
 	hf := results.NewHeldFixed(br.Benchmark, arm.ResolvedMode(), br.NSamples, int64(br.Sample.Seed), br.Sample.Digest)
+	if len(br.Sample.Filters) > 0 {
+		hf.Filters = maps.Clone(br.Sample.Filters)
+	}
 	if arm.OwnIndex {
 		// The arm searched the user's index, not the benchmark's corpus;
 		// corpus_fingerprint still names the benchmark's revision, which
@@ -239,6 +242,7 @@ func cellResult(c *Cell, seed uint64, latency bool) (results.Result, error) {
 		if r.Output.Answered {
 			a := r.Output.Answer
 			row.Answer = &a
+			row.Abstained = r.Output.Abstained
 		}
 		if r.JudgeErr != nil {
 			row.JudgeError = r.JudgeErr.Error()
