@@ -3,8 +3,8 @@ package datasets
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -41,10 +41,10 @@ type Selection struct {
 
 // SampleInfo describes what Select kept.
 type SampleInfo struct {
-	Total    int      // queries in the benchmark
-	Filtered int      // queries left after the filters
-	Sampled  int      // queries kept
-	Seed     uint64   // the seed used
+	Total    int    // queries in the benchmark
+	Filtered int    // queries left after the filters
+	Sampled  int    // queries kept
+	Seed     uint64 // the seed used
 	// Filters are the filters applied (nil when none), recorded in
 	// held_fixed.filters so the sample can be drawn again from the data.
 	Filters map[string]any
