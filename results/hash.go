@@ -9,6 +9,8 @@ import (
 	"fmt"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/lasagna-go/lasagna/internal/bundletext"
 )
 
 // Canonical returns the RFC 8785 (JCS) canonical form of the JSON text
@@ -78,28 +80,26 @@ func ComparabilityKey(h HeldFixed) (string, error) {
 // RunIDOf returns the run id of the JSON object raw: the hex sha256 of the
 // canonical JSON of the object without its run_id member. It hashes the
 // bundle as written, including fields this release does not know, so a
-// bundle of a later 1.y version verifies too.
+// bundle of a later 1.y version verifies too. It reads the text once and
+// canonicalizes a copy in place, without decoding it into Go values.
 func RunIDOf(raw []byte) (string, error) {
-	v, err := decodeTree(raw)
+	text, err := bundletext.Split(raw)
 	if err != nil {
 		return "", fmt.Errorf("bundle is not valid json: %w", err)
 	}
-	return runIDOfTree(v)
-}
-
-// runIDOfTree is RunIDOf of an already decoded bundle.
-func runIDOfTree(v any) (string, error) {
-	top, ok := v.(map[string]any)
-	if !ok {
+	if len(text.Skeleton) == 0 || bytes.TrimSpace(text.Skeleton)[0] != '{' {
 		return "", errors.New("a bundle is a json object")
 	}
-	without := make(map[string]any, len(top))
-	for k, x := range top {
-		if k != "run_id" {
-			without[k] = x
-		}
+	return runIDOfText(raw, text)
+}
+
+// runIDOfText is RunIDOf of a text split into t.
+func runIDOfText(raw []byte, t *bundletext.Text) (string, error) {
+	h := sha256.New()
+	if err := bundletext.CanonicalHash(h, raw, t); err != nil {
+		return "", fmt.Errorf("canonical json: %w", err)
 	}
-	return hashTree(without)
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // hashBundle returns the run id of b: the hex sha256 of the canonical JSON

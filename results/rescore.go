@@ -53,11 +53,10 @@ func (s Rescored) String() string {
 // system the configs name, and the metrics a judge scored. The error is
 // for data that cannot be used: a benchmark the bundle names with no
 // benchmark of that name and revision among data.
-func ValidateAgainst(raw []byte, data []*lasagna.Benchmark, checks ...func(doc any) []Problem) (Report, Rescored, error) {
-	r := ValidateWith(raw, checks...)
-	b, err := Unmarshal(raw)
-	if err != nil {
-		return r, Rescored{}, nil // ValidateWith reported why
+func ValidateAgainst(raw []byte, data []*lasagna.Benchmark, checks ...func(raw []byte) []Problem) (Report, Rescored, error) {
+	r, b := validate(raw, checks)
+	if b == nil {
+		return r, Rescored{}, nil // validate reported why
 	}
 	byName := map[string]*lasagna.Benchmark{}
 	for _, d := range data {

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	lasagna "github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/bundletext"
 )
 
 // codeInfo looks c up in the integrity catalogue (lasagna.Catalogue()).
@@ -118,47 +119,63 @@ var versionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile
 // Validate never panics on any input.
 func Validate(raw []byte) Report { return ValidateWith(raw) }
 
-// ValidateWith is Validate with extra checks of the bundle's JSON. Each
-// check receives the decoded document (objects as map[string]any, arrays as
-// []any, numbers as json.Number) once the schema version is accepted, and
-// its problems are reported after the version's and before the hashes'.
-// When some check reports a problem, a bundle that does not read as a
-// Bundle is not reported again. Package results/schema passes its JSON
-// Schema check this way; a check must not modify the document.
-func ValidateWith(raw []byte, checks ...func(doc any) []Problem) Report {
+// ValidateWith is Validate with extra checks of the bundle's JSON text.
+// Each check receives raw once the schema version is accepted, and its
+// problems are reported after the version's and before the hashes'. When
+// some check reports a problem, a bundle that does not read as a Bundle is
+// not reported again. Package results/schema passes its JSON Schema check
+// this way; a check must not modify raw.
+//
+// Validation streams: the text is read once into the rows' spans and a
+// skeleton without them (internal/bundletext), the run_id is the hash of
+// the text canonicalized in place, and only the skeleton is decoded as a
+// generic tree; the rows are decoded once, into the typed Bundle.
+func ValidateWith(raw []byte, checks ...func(raw []byte) []Problem) Report {
+	r, _ := validate(raw, checks)
+	return r
+}
+
+// validate is ValidateWith, also returning the bundle read (nil when it
+// does not read as one).
+func validate(raw []byte, checks []func(raw []byte) []Problem) (Report, *Bundle) {
 	var r Report
-	doc, err := decodeTree(raw)
+	text, err := bundletext.Split(raw)
 	if err != nil {
 		r.add(lasagna.InvalidBundle, "bundle", "%v", jsonError(raw, syntaxErr(raw, err)))
-		return r
+		return r, nil
+	}
+	doc, err := decodeTree(text.Skeleton)
+	if err != nil {
+		r.add(lasagna.InvalidBundle, "bundle", "%v", jsonError(raw, syntaxErr(raw, err)))
+		return r, nil
 	}
 	top, ok := doc.(map[string]any)
 	if !ok {
 		r.add(lasagna.InvalidBundle, "bundle", "a bundle is a json object, got %s", describe(doc))
-		return r
+		return r, nil
 	}
 	v, present := top["schema_version"]
 	vs, isString := v.(string)
 	switch {
 	case !present:
 		r.add(lasagna.SchemaVersion, "schema_version", "missing; this reader accepts 1.0 <= v < 2.0")
-		return r
+		return r, nil
 	case !isString:
 		r.add(lasagna.SchemaVersion, "schema_version", "got %s, want a string such as %q", describe(v), SchemaVersion)
-		return r
+		return r, nil
 	case !versionRE().MatchString(vs):
 		r.add(lasagna.SchemaVersion, "schema_version", "%q is not accepted; this reader accepts 1.0 <= v < 2.0", vs)
-		return r
+		return r, nil
 	}
 
 	checked := 0
 	for _, check := range checks {
-		found := check(doc)
+		found := check(raw)
 		checked += len(found)
 		r.Problems = append(r.Problems, found...)
 	}
 
-	if id, err := runIDOfTree(top); err != nil {
+	if id, err := runIDOfText(raw, text); err != nil {
 		r.add(lasagna.RunIDMismatch, "run_id", "cannot hash the bundle: %v", err)
 	} else if got, _ := top["run_id"].(string); got != id {
 		r.add(lasagna.RunIDMismatch, "run_id", "run_id is %q but the bundle hashes to %q: the bundle was edited after it was written", got, id)
@@ -170,13 +187,13 @@ func ValidateWith(raw []byte, checks ...func(doc any) []Problem) Report {
 		if checked == 0 {
 			r.add(lasagna.InvalidBundle, "bundle", "%v", err)
 		}
-		return r
+		return r, nil
 	}
 	checkStructure(&r, b)
 	checkSubset(&r, b)
 	checkConsistency(&r, b)
 	checkListed(&r, b)
-	return r
+	return r, b
 }
 
 // syntaxErr re-decodes raw with encoding/json to get an error with an

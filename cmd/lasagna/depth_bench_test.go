@@ -204,3 +204,59 @@ func BenchmarkRunDepth(b *testing.B) {
 		})
 	}
 }
+
+// childRun runs the test binary as the lasagna command with args and
+// returns its CPU seconds (user + system) and peak resident MiB.
+func childRun(b *testing.B, dir string, args ...string) (cpu, peakMiB float64) {
+	b.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "LASAGNA_TEST_CLI_CHILD=1", "LASAGNA_CACHE_DIR="+filepath.Join(dir, "cache"))
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("lasagna %s: %v\n%s", strings.Join(args, " "), err, msg)
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9, float64(ru.Maxrss) / 1024 // Linux reports KiB
+}
+
+// BenchmarkValidateDepth measures `lasagna results validate` of the bundle
+// a depth-1000 run writes (BenchmarkRunDepth's data: 10,000 passages,
+// 1,000 queries, --top-k 1000), against the run that wrote it, each in a
+// child process: the run's and the validation's CPU seconds, their ratio
+// (the target is at most 3) and the validation's peak resident memory
+// (at most 300 MiB), and the same for validate --data, which re-scores
+// every row against the data.
+func BenchmarkValidateDepth(b *testing.B) {
+	dir := b.TempDir()
+	gen := exec.Command(os.Args[0])
+	gen.Env = append(os.Environ(), fmt.Sprintf("LASAGNA_TEST_DEPTH_WRITE=%s:%d", dir, 10_000))
+	msg, err := gen.Output()
+	if err != nil {
+		b.Fatalf("write the BEIR folder: %v\n%s", err, msg)
+	}
+	data := strings.Fields(string(msg))[0]
+	bundle := filepath.Join(dir, "b.json")
+	var runCPU, valCPU, valMiB, dataCPU, dataMiB float64
+	for b.Loop() {
+		c, _ := childRun(b, dir, "benchmark", "run", data, "--profile", "speed", "--top-k", "1000", "-o", bundle)
+		runCPU += c
+		c, m := childRun(b, dir, "results", "validate", bundle)
+		valCPU += c
+		valMiB = max(valMiB, m)
+		c, m = childRun(b, dir, "results", "validate", bundle, "--data", data)
+		dataCPU += c
+		dataMiB = max(dataMiB, m)
+	}
+	st, err := os.Stat(bundle)
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(st.Size())/(1<<20), "bundle-MiB")
+	b.ReportMetric(runCPU/n, "run-cpu-s")
+	b.ReportMetric(valCPU/n, "validate-cpu-s")
+	b.ReportMetric(valCPU/runCPU, "validate/run")
+	b.ReportMetric(valMiB, "validate-peak-MiB")
+	b.ReportMetric(dataCPU/n, "data-cpu-s")
+	b.ReportMetric(dataCPU/runCPU, "data/run")
+	b.ReportMetric(dataMiB, "data-peak-MiB")
+}

@@ -10,9 +10,11 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/go-json-experiment/json/jsontext"
 	santhosh "github.com/santhosh-tekuri/jsonschema/v6"
 
 	lasagna "github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/bundletext"
 	"github.com/lasagna-go/lasagna/results"
 )
 
@@ -44,26 +46,58 @@ func Validate(raw []byte) results.Report {
 	return results.ValidateWith(raw, Check)
 }
 
-// Check returns the JSON Schema violations of doc, a bundle decoded with
-// numbers as json.Number (the form [results.ValidateWith] passes), in a
-// stable order. It is the check [Validate] adds to results.Validate.
-func Check(doc any) []results.Problem {
+// Check returns the JSON Schema violations of the bundle text raw, in a
+// stable order. It is the check [Validate] adds to results.Validate. It
+// streams: the skeleton of the bundle (its text without the per-query
+// rows) is checked against the whole schema, then each row alone against
+// the schema of a row, so no tree of the whole bundle is ever built.
+func Check(raw []byte) []results.Problem {
 	sch, err := compiled()
 	if err != nil {
 		return []results.Problem{{Code: lasagna.InvalidBundle, Level: lasagna.LevelBlocking, Where: "schema", Detail: err.Error()}}
 	}
-	err = sch.Validate(doc)
-	if err == nil {
-		return nil
+	rowSch, err := compiledRow()
+	if err != nil {
+		return []results.Problem{{Code: lasagna.InvalidBundle, Level: lasagna.LevelBlocking, Where: "schema", Detail: err.Error()}}
 	}
-	var ve *santhosh.ValidationError
-	if !errors.As(err, &ve) {
+	text, err := bundletext.Split(raw)
+	if err != nil {
 		return []results.Problem{{Code: lasagna.InvalidBundle, Level: lasagna.LevelBlocking, Where: "bundle", Detail: err.Error()}}
 	}
 	var found []results.Problem
-	for _, leaf := range leaves(ve) {
-		found = append(found, results.Problem{Code: lasagna.InvalidBundle, Level: lasagna.LevelBlocking,
-			Where: pointerPath(leaf.InstanceLocation), Detail: leafMessage(leaf)})
+	check := func(s *santhosh.Schema, text []byte, prefix []string) {
+		doc, err := santhosh.UnmarshalJSON(bytes.NewReader(text))
+		if err != nil {
+			found = append(found, results.Problem{Code: lasagna.InvalidBundle, Level: lasagna.LevelBlocking, Where: pointerPath(prefix), Detail: err.Error()})
+			return
+		}
+		err = s.Validate(doc)
+		if err == nil {
+			return
+		}
+		var ve *santhosh.ValidationError
+		if !errors.As(err, &ve) {
+			found = append(found, results.Problem{Code: lasagna.InvalidBundle, Level: lasagna.LevelBlocking, Where: pointerPath(prefix), Detail: err.Error()})
+			return
+		}
+		for _, leaf := range leaves(ve) {
+			found = append(found, results.Problem{Code: lasagna.InvalidBundle, Level: lasagna.LevelBlocking,
+				Where: pointerPath(append(slices.Clone(prefix), leaf.InstanceLocation...)), Detail: leafMessage(leaf)})
+		}
+	}
+	check(sch, text.Skeleton, nil)
+	for _, row := range text.Rows {
+		at := []string{"results", strconv.Itoa(row.Result), "per_sample_scores", strconv.Itoa(row.Index)}
+		// The ranked lists are most of a row: they are checked by
+		// listsValid, and the rest of the row by the schema. A list
+		// listsValid cannot vouch for goes to the schema with its row, so
+		// the schema's verdict and message stand.
+		rest, lists, err := bundletext.Cut(row.Text, "_retrieved", "_retrieved_ids")
+		if err == nil && hitsValid(lists[0]) && idsValid(lists[1]) {
+			check(rowSch, rest, at)
+			continue
+		}
+		check(rowSch, row.Text, at)
 	}
 	slices.SortStableFunc(found, func(a, b results.Problem) int {
 		return strings.Compare(a.Where+"\x00"+a.Detail, b.Where+"\x00"+b.Detail)
@@ -72,7 +106,13 @@ func Check(doc any) []results.Problem {
 }
 
 // compiled returns the compiled bundle schema, compiled once on first use.
-var compiled = sync.OnceValues(func() (*santhosh.Schema, error) {
+var compiled = sync.OnceValues(func() (*santhosh.Schema, error) { return compile("") })
+
+// compiledRow returns the compiled schema of one per-query row.
+var compiledRow = sync.OnceValues(func() (*santhosh.Schema, error) { return compile("#/$defs/Sample") })
+
+// compile compiles the bundle schema, or the definition at fragment of it.
+func compile(fragment string) (*santhosh.Schema, error) {
 	doc, err := santhosh.UnmarshalJSON(bytes.NewReader(schemaJSON))
 	if err != nil {
 		return nil, fmt.Errorf("read the bundle schema: %w", err)
@@ -82,8 +122,8 @@ var compiled = sync.OnceValues(func() (*santhosh.Schema, error) {
 	if err := c.AddResource(URL, doc); err != nil {
 		return nil, fmt.Errorf("load the bundle schema: %w", err)
 	}
-	return c.Compile(URL)
-})
+	return c.Compile(URL + fragment)
+}
 
 // leafMessage returns the English message of a leaf validation error.
 func leafMessage(leaf *santhosh.ValidationError) string {
@@ -123,4 +163,92 @@ func pointerPath(tokens []string) string {
 		b.WriteString(t)
 	}
 	return b.String()
+}
+
+// hitsValid reports whether v (absent when nil) is a valid _retrieved by
+// the schema of a row: null, or an array of objects with a string id, a
+// number score and an integer rank of at least 1, and any other members.
+// It is sound, not complete: a rank written other than as plain digits
+// (1.0, 1e0) is left to the schema, which reads numbers exactly.
+// TestListsValidAgreesWithSchema holds it to the schema.
+func hitsValid(v []byte) bool {
+	if v == nil || string(v) == "null" {
+		return true
+	}
+	d := jsontext.NewDecoder(bytes.NewReader(v))
+	if tok, err := d.ReadToken(); err != nil || tok.Kind() != '[' {
+		return false
+	}
+	for d.PeekKind() != ']' {
+		if tok, err := d.ReadToken(); err != nil || tok.Kind() != '{' {
+			return false
+		}
+		var id, score, rank bool
+		for d.PeekKind() != '}' {
+			tok, err := d.ReadToken()
+			if err != nil {
+				return false
+			}
+			switch name := tok.String(); name {
+			case "id", "score", "rank":
+				val, err := d.ReadToken()
+				if err != nil {
+					return false
+				}
+				switch name {
+				case "id":
+					id = val.Kind() == '"'
+				case "score":
+					score = val.Kind() == '0'
+				case "rank":
+					rank = val.Kind() == '0' && plainPositive(val.String())
+				}
+				if val.Kind() == '{' || val.Kind() == '[' {
+					return false
+				}
+			default:
+				if err := d.SkipValue(); err != nil {
+					return false
+				}
+			}
+		}
+		if _, err := d.ReadToken(); err != nil || !id || !score || !rank {
+			return false
+		}
+	}
+	_, err := d.ReadToken()
+	return err == nil
+}
+
+// idsValid reports whether v (absent when nil) is a valid _retrieved_ids:
+// null or an array of strings.
+func idsValid(v []byte) bool {
+	if v == nil || string(v) == "null" {
+		return true
+	}
+	d := jsontext.NewDecoder(bytes.NewReader(v))
+	if tok, err := d.ReadToken(); err != nil || tok.Kind() != '[' {
+		return false
+	}
+	for d.PeekKind() != ']' {
+		if tok, err := d.ReadToken(); err != nil || tok.Kind() != '"' {
+			return false
+		}
+	}
+	_, err := d.ReadToken()
+	return err == nil
+}
+
+// plainPositive reports whether a number's text is a positive integer in
+// plain digits, short enough to be exact.
+func plainPositive(s string) bool {
+	if len(s) == 0 || len(s) > 15 || s[0] < '1' || s[0] > '9' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

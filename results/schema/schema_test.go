@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	lasagna "github.com/lasagna-go/lasagna"
+	santhosh "github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/lasagna-go/lasagna/internal/golden"
 	"github.com/lasagna-go/lasagna/results"
 )
@@ -233,4 +235,57 @@ func problemLines(r results.Report) string {
 		b.WriteString("\n  " + p.String())
 	}
 	return b.String()
+}
+
+// TestListsValidAgreesWithSchema holds the fast check of ranked lists to
+// the schema: whatever hitsValid or idsValid accepts, the schema of a row
+// accepts too (the check is sound; what it cannot vouch for goes to the
+// schema), over valid lists and each way a hit can break the schema.
+func TestListsValidAgreesWithSchema(t *testing.T) {
+	rowSch, err := compiledRow()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits := []string{
+		`null`, `[]`, `[{"id":"a","score":1,"rank":1}]`, `[{"id":"a","score":-1.5e-7,"rank":2,"extra":{"x":[1]}}]`,
+		`[{"id":"a","score":1}]`, `[{"id":1,"score":1,"rank":1}]`, `[{"id":"a","score":"1","rank":1}]`,
+		`[{"id":"a","score":1,"rank":0}]`, `[{"id":"a","score":1,"rank":-3}]`, `[{"id":"a","score":1,"rank":1.5}]`,
+		`[{"id":"a","score":1,"rank":1.0}]`, `[{"id":"a","score":1,"rank":1e0}]`, `[{"id":"a","score":1,"rank":"1"}]`,
+		`[{"id":"a","score":1,"rank":1.0000000000000001}]`, `[{"id":"a","score":1,"rank":12345678901234567890}]`,
+		`[null]`, `[[1]]`, `[1]`, `{"id":"a"}`, `"x"`, `[{"id":null,"score":1,"rank":1}]`, `[{"id":"a","score":null,"rank":1}]`,
+		`[{"id":"a","score":1,"rank":{"n":1}}]`, `[{"id":"a","score":[1],"rank":1}]`, `[{"id":{"s":"a"},"score":1,"rank":1}]`,
+	}
+	ids := []string{`null`, `[]`, `["a","b"]`, `[1]`, `[null]`, `["a",["b"]]`, `{"a":1}`, `"a"`}
+	valid := func(row string) bool {
+		doc, err := santhosh.UnmarshalJSON(strings.NewReader(row))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rowSch.Validate(doc) == nil
+	}
+	for _, h := range hits {
+		if hitsValid([]byte(h)) && !valid(`{"query_id":"q","_retrieved":`+h+`}`) {
+			t.Errorf("hitsValid accepts %s, which the schema refuses", h)
+		}
+	}
+	for _, v := range ids {
+		if idsValid([]byte(v)) && !valid(`{"query_id":"q","_retrieved_ids":`+v+`}`) {
+			t.Errorf("idsValid accepts %s, which the schema refuses", v)
+		}
+	}
+	// And the schema still speaks for a list the check leaves to it.
+	raw := readGolden(t, "retrieval.json")
+	bad := bytes.Replace(raw, []byte(`"rank": 2}`), []byte(`"rank": 0}`), 1)
+	if bytes.Equal(bad, raw) {
+		bad = bytes.Replace(raw, []byte(`"rank":2}`), []byte(`"rank":0}`), 1)
+	}
+	found := false
+	for _, p := range Check(bad) {
+		if strings.HasPrefix(p.Where, "results[0].per_sample_scores[0]._retrieved[1].rank") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("a rank of 0 in the first row is not reported at its path: %v", Check(bad))
+	}
 }
