@@ -160,9 +160,32 @@ type Info struct {
 	Revisions int `json:"revisions"`
 	// Error is why the draft's last fill failed (see FailDraft).
 	Error string `json:"error,omitempty"`
+	// Change is what the Create or Import that returned this Info did
+	// ("" from any other call).
+	Change Change `json:"-"`
 
 	revID int64
 }
+
+// Change says what an import did. It is decided under the registry's
+// write lock, so of two imports of one content running at once, one
+// reports ChangeCreated and the other ChangeUnchanged.
+type Change string
+
+const (
+	// ChangeCreated: the benchmark is new.
+	ChangeCreated Change = "created"
+	// ChangeAdded: a new revision of an existing benchmark (or a
+	// draft's first entries), now the current one.
+	ChangeAdded Change = "added"
+	// ChangeRestored: the content of an existing revision that was not
+	// current, or of a draft's current revision that becomes active;
+	// nothing is added, and that revision is current (and active) again.
+	ChangeRestored Change = "restored"
+	// ChangeUnchanged: the content of the current revision, status
+	// unchanged; nothing is added.
+	ChangeUnchanged Change = "unchanged"
+)
 
 // Registry is an open registry. It is safe for concurrent use.
 type Registry struct {
