@@ -354,6 +354,34 @@ func TestConcurrentCreatesReportOneCreated(t *testing.T) {
 	})
 }
 
+// TestNULRefusedOnBothBackends: a NUL in a question (raw, or as \u0000)
+// is refused at validation with its file, line and field, the same on
+// SQLite and PostgreSQL (which cannot store NUL in text), never as a
+// database error, and nothing is stored.
+func TestNULRefusedOnBothBackends(t *testing.T) {
+	fsys := fstest.MapFS{
+		"esc.jsonl": {Data: []byte("{\"question\": \"q?\"}\n{\"id\": \"b\", \"question\": \"a\\u0000b?\"}\n")},
+		"raw.csv":   {Data: []byte("question\nq?\na\x00b?\n")},
+	}
+	want := map[string]string{
+		"esc.jsonl": `esc.jsonl:2: field "question": the string at column 25 holds a NUL (\u0000); text may not contain NUL (U+0000), which a PostgreSQL registry cannot store: remove the \u0000 escape`,
+		"raw.csv":   `raw.csv:3: NUL byte at column 2; text may not contain NUL (U+0000), which a PostgreSQL registry cannot store: remove it (tr -d '\000' drops every NUL byte of a file)`,
+	}
+	eachBackend(t, func(t *testing.T, dsn string) {
+		r := open(t, dsn)
+		for p, msg := range want {
+			_, err := r.Create(bg(), "nul", registry.Files{FS: fsys, Path: p})
+			var ps datasets.Problems
+			if !errors.As(err, &ps) || err.Error() != msg {
+				t.Errorf("Create(%s) = %v (%T)\nwant %s", p, err, err, msg)
+			}
+		}
+		if l, err := r.List(bg(), registry.ListOptions{}); err != nil || len(l) != 0 {
+			t.Errorf("List = %+v, %v; want nothing stored", l, err)
+		}
+	})
+}
+
 func TestFailedImportLeavesRegistryUnchanged(t *testing.T) {
 	bad := `{"id":"a","question":"ok?","answer":"yes"}` + "\n" + `{"id":"b","question":"typo?","anwser":"no"}` + "\n"
 	fsys := fstest.MapFS{"data/bad.jsonl": {Data: []byte(bad)}}
