@@ -143,6 +143,10 @@ func Import(ctx context.Context, r *registry.Registry, opts Options) (registry.I
 	return inf, conv, nil
 }
 
+// nulMsg refuses a source value holding NUL, which no benchmark text may
+// hold (docs/data.md, "Text").
+const nulMsg = "holds a NUL (U+0000); text may not contain NUL, which a PostgreSQL registry cannot store: remove it from the source file"
+
 // normalize checks the dataset and fills the default config and split.
 func (o Options) normalize() (Options, error) {
 	switch {
