@@ -14,7 +14,7 @@ import (
 
 	"github.com/lasagna-go/lasagna/internal/buildtag"
 	pgdsn "github.com/lasagna-go/lasagna/internal/dsn"
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver (pure Go)
+	"modernc.org/sqlite" // registers the "sqlite" database/sql driver (pure Go)
 )
 
 // errNoPostgres is the error of a postgres:// registry in a build without
@@ -339,9 +339,30 @@ func (r *Registry) writeConn(ctx context.Context, fn func(conn *sql.Conn, tx *sq
 	}
 	if err := fn(conn, tx); err != nil {
 		tx.Rollback()
-		return err
+		return r.diskFullErr(err)
 	}
-	return tx.Commit()
+	return r.diskFullErr(tx.Commit())
+}
+
+// sqliteFull is SQLite's SQLITE_FULL: a write failed for want of disk
+// space (for the database file, its WAL, or a temporary table).
+const sqliteFull = 13
+
+// diskFullErr words err, when it is the database's full disk, as what it
+// is — no space left on device, where, and what to do — so that it is
+// never taken for a problem of the data being imported; other errors are
+// returned as they are. The transaction was rolled back: nothing is stored.
+func (r *Registry) diskFullErr(err error) error {
+	var se *sqlite.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &se) && se.Code()&0xff == sqliteFull, errors.Is(err, syscall.ENOSPC):
+		return fmt.Errorf("registry %s: no space left on device (%w); nothing was stored: free space on the disk holding %s (and SQLite's temporary folder: $SQLITE_TMPDIR, else $TMPDIR, else /var/tmp), then run the command again", r.where, err, filepath.Dir(r.path))
+	case pgDiskFull(err):
+		return fmt.Errorf("registry %s: the PostgreSQL server has no space left on device (%w); nothing was stored: free space on the server's disk, then run the command again", r.where, err)
+	}
+	return err
 }
 
 // isNoRows reports sql.ErrNoRows.

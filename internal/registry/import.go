@@ -244,8 +244,10 @@ func (r *Registry) load(ctx context.Context, conn *sql.Conn, tx *sql.Tx, revID i
 		func(q lasagna.Query, relevant []string) error {
 			return ent.add(entryOf(lasagnaFormat(format), q, relevant))
 		})
-	if err == nil {
-		err = tee.err
+	if tee.err != nil {
+		// Storing the bytes read failed (a full disk, say): the loader saw
+		// it as a read error of the input at some line, which it is not.
+		return nil, tee.err
 	}
 	if err == nil {
 		err = ent.flush()

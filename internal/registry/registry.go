@@ -191,8 +191,9 @@ const (
 type Registry struct {
 	db *sql.DB
 	d  dialect
-	// path is a SQLite registry's file ("" for PostgreSQL).
-	path string
+	// path is a SQLite registry's file ("" for PostgreSQL); where names
+	// the registry in messages (the DSN, password hidden).
+	path, where string
 	// readOnly is why a SQLite registry is open for reading only (see
 	// readOnlyReason); "" when it is writable.
 	readOnly string
@@ -237,7 +238,7 @@ func open(ctx context.Context, dsn string) (*Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Registry{db: db, d: d, readOnly: readOnly}
+	r := &Registry{db: db, d: d, readOnly: readOnly, where: redact(dsn)}
 	if d.name == sqliteDialect.name {
 		r.path = dsn
 	}

@@ -44,6 +44,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/lasagna-go/lasagna/internal/registry"
 )
@@ -126,6 +127,9 @@ func Import(ctx context.Context, r *registry.Registry, opts Options) (registry.I
 	}
 	defer os.RemoveAll(tmp)
 	conv, err := Convert(ctx, opts, tmp)
+	if errors.Is(err, syscall.ENOSPC) {
+		return registry.Info{}, Converted{}, fmt.Errorf("%w; the dataset is converted in a temporary folder first: free space on the disk holding %s, or set TMPDIR to a folder with room", err, filepath.Dir(tmp))
+	}
 	if err != nil {
 		return registry.Info{}, Converted{}, err
 	}
