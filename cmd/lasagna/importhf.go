@@ -66,23 +66,13 @@ error.`,
 			}
 			ctx := c.Context()
 			return withRegistry(ctx, func(r *registry.Registry) error {
-				name := o.Name
-				if name == "" {
-					name = hf.DefaultName(o)
-				}
-				before, _ := r.Get(ctx, name)
 				inf, _, err := hf.Import(ctx, r, o)
 				if err != nil {
 					return fmt.Errorf("import-hf %s: %w", o.Dataset, err)
 				}
-				verb := "created"
-				switch {
-				case before.Revision == inf.Revision && before.Name != "":
-					verb = "unchanged"
-				case before.Name != "":
-					verb = "added"
-				}
-				fmt.Fprintf(stdout, "%s %s: %s, %s, %s, from %s\n", verb, inf.Revision, plural(inf.Questions, "question"), plural(inf.Documents, "document"), inf.Status, inf.Source.String())
+				// inf.Change is decided under the registry's write lock
+				// (see benchmark create).
+				fmt.Fprintf(stdout, "%s %s: %s, %s, %s, from %s\n", inf.Change, inf.Revision, plural(inf.Questions, "question"), plural(inf.Documents, "document"), inf.Status, inf.Source.String())
 				return nil
 			})
 		},

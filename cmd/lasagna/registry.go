@@ -331,17 +331,19 @@ error.`,
 				_, files.Corpus = cliPath(corpus)
 			}
 			return withRegistry(ctx, func(r *registry.Registry) error {
-				before, _ := r.Get(ctx, name)
 				inf, err := r.Create(ctx, name, files)
 				if err != nil {
 					return fmt.Errorf("create %s: %w", name, err)
 				}
-				switch {
-				case before.Name == "":
+				// inf.Change is decided under the write lock: of two
+				// creates of one content at once, one says created and
+				// the other unchanged.
+				switch inf.Change {
+				case registry.ChangeCreated:
 					fmt.Fprintf(stdout, "created %s: %s, %s, %s\n", inf.Revision, plural(inf.Questions, "question"), plural(inf.Documents, "document"), inf.Status)
-				case before.Revisions == inf.Revisions && before.Revision == inf.Revision && before.Status == inf.Status:
+				case registry.ChangeUnchanged:
 					fmt.Fprintf(stdout, "unchanged: %s is already the current revision (%s)\n", inf.Revision, inf.Status)
-				case before.Revisions == inf.Revisions:
+				case registry.ChangeRestored:
 					fmt.Fprintf(stdout, "%s: the same content as revision %s, which is current again (%s)\n", inf.Name, inf.Revision, inf.Status)
 				default:
 					fmt.Fprintf(stdout, "added %s: %s, %s, %s; revision %d of %s (the previous ones stay addressable as %s@hash)\n",

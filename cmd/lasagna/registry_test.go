@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/lasagna-go/lasagna/internal/pgtest"
@@ -29,7 +30,7 @@ func TestRegistryCLIPostgres(t *testing.T) {
 	c := pgtest.New(t)
 	for name, flow := range map[string]func(*testing.T){
 		"flow": testRegistryCLIFlow, "run": testRegistryRunIsTheFileRun, "refusals": testRegistryRunRefusesDraftAndArchived,
-		"synthesize-into": testSynthesizeInto,
+		"synthesize-into": testSynthesizeInto, "concurrent-creates": testConcurrentCreates,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Setenv("LASAGNA_REGISTRY", c.Database(t))
@@ -46,6 +47,78 @@ func mustCLI(t *testing.T, want int, args ...string) (string, string) {
 		t.Fatalf("lasagna %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, want, out, errOut)
 	}
 	return out, errOut
+}
+
+// TestConcurrentCreates: of three `benchmark create` of one file at once,
+// one prints created and the others unchanged (the registry decides
+// under its write lock), and one revision is stored.
+func TestConcurrentCreates(t *testing.T) {
+	useRegistry(t)
+	testConcurrentCreates(t)
+}
+
+func testConcurrentCreates(t *testing.T) {
+	mustCLI(t, 0, "benchmark", "list") // the registry exists before the race
+	const n = 3
+	outs := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			out, errOut, code := runCLI(t, "benchmark", "create", "faq", "--from", faqPath)
+			if code != 0 {
+				t.Errorf("create: exit %d: %s", code, errOut)
+			}
+			outs[i] = out
+		})
+	}
+	wg.Wait()
+	var created, unchanged int
+	for _, out := range outs {
+		switch {
+		case strings.HasPrefix(out, "created faq@"):
+			created++
+		case strings.HasPrefix(out, "unchanged: faq@"):
+			unchanged++
+		}
+	}
+	if created != 1 || unchanged != n-1 {
+		t.Errorf("outputs %q; want one created and %d unchanged", outs, n-1)
+	}
+	out, _ := mustCLI(t, 0, "benchmark", "show", "faq", "--json")
+	var shown struct{ Revisions []json.RawMessage }
+	if err := json.Unmarshal([]byte(out), &shown); err != nil || len(shown.Revisions) != 1 {
+		t.Errorf("show --json after the race (%v): %d revisions, want 1", err, len(shown.Revisions))
+	}
+}
+
+// TestReadOnlyRegistryCLI: a registry file without write permission is
+// listed, shown, run and downloaded; a change says the file is read-only
+// and how to fix it (exit 1). Root passes every permission check, so the
+// test skips there (internal/registry forces the read-only open instead).
+func TestReadOnlyRegistryCLI(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("running as root, where file permissions do not apply")
+	}
+	dsn := useRegistry(t)
+	mustCLI(t, 0, "benchmark", "create", "faq", "--from", faqPath)
+	if err := os.Chmod(dsn, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(dsn, 0o644) })
+	if out, _ := mustCLI(t, 0, "benchmark", "list"); !strings.Contains(out, "faq@ea3e86b12545") {
+		t.Errorf("list:\n%s", out)
+	}
+	mustCLI(t, 0, "benchmark", "show", "faq")
+	mustCLI(t, 0, "benchmark", "run", "registry:faq", "-o", filepath.Join(t.TempDir(), "run.json"))
+	if out, _ := mustCLI(t, 0, "benchmark", "download", "faq"); strings.Count(out, "\n") != 47 {
+		t.Errorf("download: %d lines", strings.Count(out, "\n"))
+	}
+	_, errOut := mustCLI(t, 1, "benchmark", "archive", "faq")
+	for _, want := range []string{dsn + " is read-only (no write permission on the file)", "give this user write permission on " + dsn} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("archive: %s\nwant %q", errOut, want)
+		}
+	}
 }
 
 func TestRegistryCLIFlow(t *testing.T) {

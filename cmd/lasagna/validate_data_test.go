@@ -117,3 +117,26 @@ func TestValidateDataVecta(t *testing.T) {
 		t.Errorf("--format vecta: exit %d\n%s", code, out)
 	}
 }
+
+// TestNULRefusedAlike: validate-data, benchmark create and benchmark run
+// refuse a NUL in a question with the same file:line, field and fix
+// (exit 1), so a file validate-data passes never fails in a PostgreSQL
+// registry.
+func TestNULRefusedAlike(t *testing.T) {
+	useRegistry(t)
+	p := filepath.Join(t.TempDir(), "nul.jsonl")
+	if err := os.WriteFile(p, []byte("{\"question\": \"ok?\"}\n{\"question\": \"a\\u0000b?\"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := p + `:2: field "question": the string at column 14 holds a NUL (\u0000); text may not contain NUL (U+0000), which a PostgreSQL registry cannot store: remove the \u0000 escape`
+	for _, args := range [][]string{
+		{"benchmark", "validate-data", p},
+		{"benchmark", "create", "nul", "--from", p},
+		{"benchmark", "run", p, "-o", filepath.Join(t.TempDir(), "out.json")},
+	} {
+		out, errOut, code := runCLI(t, args...)
+		if code != 1 || !strings.Contains(out+errOut, want) {
+			t.Errorf("lasagna %s: exit %d\n%s%s\nwant exit 1 and %s", strings.Join(args, " "), code, out, errOut, want)
+		}
+	}
+}

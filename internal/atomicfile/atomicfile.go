@@ -13,6 +13,7 @@ package atomicfile
 
 import (
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -21,6 +22,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 )
 
 // WriteFile writes data to the named file atomically (see Write).
@@ -37,30 +39,85 @@ func WriteFile(name string, data []byte, perm fs.FileMode) error {
 // a crash. When write or any step fails, the temporary file is removed and
 // name is left as it was. A name that is a symbolic link has its target
 // replaced. The folder must exist.
+//
+// The writer write gets is the temporary file (it is also an
+// io.WriterAt). When writing to it fails, that error is the one Write
+// returns, whatever write made of it, so a full disk is reported as
+// "write NAME: no space left on device" and never as a fault of the data
+// being written (see writeErr).
 func Write(name string, perm fs.FileMode, write func(io.Writer) error) (err error) {
 	if target, lerr := filepath.EvalSymlinks(name); lerr == nil {
 		name = target
 	}
 	dir := filepath.Dir(name)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(name)+".*.tmp")
+	f, err := createTemp(dir, "."+filepath.Base(name)+".*.tmp")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
 	tmp := f.Name()
+	fw := &fileWriter{f: f}
 	defer func() {
 		if err != nil {
 			f.Close()
 			os.Remove(tmp)
-			err = fmt.Errorf("write %s: %w", name, err)
+			if fw.err != nil {
+				err = fw.err
+			}
+			err = writeErr(name, tmp, err)
 		}
 	}()
-	if err = write(f); err != nil {
+	if err = write(fw); err != nil {
 		return err
 	}
 	if err = f.Chmod(perm); err != nil {
 		return err
 	}
 	return commit(f, func() error { return os.Rename(tmp, name) }, func() (*os.File, error) { return os.Open(dir) })
+}
+
+// createTemp is os.CreateTemp (a test makes the file's writes fail as on
+// a full disk).
+var createTemp = os.CreateTemp
+
+// fileWriter is the temporary file as the write callback sees it; it keeps
+// the first error of writing to the file.
+type fileWriter struct {
+	f   *os.File
+	err error
+}
+
+func (w *fileWriter) Write(p []byte) (int, error) {
+	n, err := w.f.Write(p)
+	if err != nil && w.err == nil {
+		w.err = err
+	}
+	return n, err
+}
+
+func (w *fileWriter) WriteAt(p []byte, off int64) (int, error) {
+	n, err := w.f.WriteAt(p, off)
+	if err != nil && w.err == nil {
+		w.err = err
+	}
+	return n, err
+}
+
+// writeErr words the failure err of writing the file name: "write NAME:
+// …". An error of the operating system on the temporary file tmp is given
+// without tmp's name (which is gone), and a full disk or
+// quota says what to do.
+func writeErr(name, tmp string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && filepath.Base(pe.Path) == filepath.Base(tmp) {
+		err = pe.Err
+	}
+	switch {
+	case errors.Is(err, syscall.ENOSPC):
+		return fmt.Errorf("write %s: %w; nothing was written: free space on the disk holding %s, or write elsewhere", name, err, filepath.Dir(name))
+	case errors.Is(err, syscall.EDQUOT):
+		return fmt.Errorf("write %s: %w; nothing was written: free space within your quota on the disk holding %s, or write elsewhere", name, err, filepath.Dir(name))
+	}
+	return fmt.Errorf("write %s: %w", name, err)
 }
 
 // commit flushes and closes the temporary file f, renames it into place
@@ -107,7 +164,7 @@ func WriteIn(root *os.Root, name string, data []byte, perm fs.FileMode) (err err
 		if err != nil {
 			f.Close()
 			root.Remove(tmp)
-			err = fmt.Errorf("write %s: %w", name, err)
+			err = writeErr(name, tmp, err)
 		}
 	}()
 	if _, err = f.Write(data); err != nil {

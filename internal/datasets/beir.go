@@ -241,7 +241,7 @@ func eachBEIRDoc(r interface{ Read([]byte) (int, error) }, file string, ids map[
 			return nil
 		})
 		if err != nil {
-			if !c.add(pos, "", "%v", err) {
+			if !lineProblem(c, pos, err) {
 				return false
 			}
 			continue
@@ -366,7 +366,7 @@ func parseBEIRQueries(r interface{ Read([]byte) (int, error) }, file string, c *
 			return nil
 		})
 		if err != nil {
-			if !c.add(pos, "", "%v", err) {
+			if !lineProblem(c, pos, err) {
 				return nil
 			}
 			continue

@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -202,9 +203,10 @@ func FuzzPredictions(f *testing.F) {
 }
 
 // FuzzJSONString checks the package's string decoder against encoding/json:
-// both accept the same strings and decode them to the same text.
+// both accept the same strings and decode them to the same text, except
+// that a string holding NUL is refused (a *nulError; docs/data.md).
 func FuzzJSONString(f *testing.F) {
-	for _, s := range []string{`abc`, `caf\u00e9 \"x\" \ud83d\ude00`, `\ud800x`, `\udc00\ud800`, "\xff\xfe a", `\q`, `\u12`, "a\tb", `\/\b\f\n\r\t\\`, "é\x80"} {
+	for _, s := range []string{`abc`, `caf\u00e9 \"x\" \ud83d\ude00`, `\ud800x`, `\udc00\ud800`, "\xff\xfe a", `\q`, `\u12`, "a\tb", `\/\b\f\n\r\t\\`, "é\x80", `a\u0000`, `\\u0000`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, content []byte) {
@@ -215,6 +217,12 @@ func FuzzJSONString(f *testing.F) {
 		got, err := l.str()
 		if err == nil && l.i != len(quoted) {
 			return // the content held a quote: the string ended early, as it should
+		}
+		if _, isNUL := err.(*nulError); isNUL {
+			if wantErr == nil && !strings.Contains(want, "\x00") {
+				t.Fatalf("%q: refused as holding NUL; encoding/json decodes %q", quoted, want)
+			}
+			return
 		}
 		if (err != nil) != (wantErr != nil) {
 			t.Fatalf("%q: err %v, encoding/json err %v", quoted, err, wantErr)
@@ -238,6 +246,12 @@ func FuzzJSONValue(f *testing.F) {
 		got, err := l.value(0)
 		if err == nil {
 			err = l.end()
+		}
+		if _, isNUL := err.(*nulError); isNUL {
+			if js, _ := json.Marshal(want); wantErr == nil && !bytes.Contains(js, []byte(`\u0000`)) {
+				t.Fatalf("%q: refused as holding NUL; encoding/json decodes %#v", data, want)
+			}
+			return
 		}
 		if (err != nil) != (wantErr != nil) {
 			t.Fatalf("%q: err %v, encoding/json err %v", data, err, wantErr)

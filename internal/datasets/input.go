@@ -253,8 +253,8 @@ func describePathErr(fsys fs.FS, name string, err error) error {
 }
 
 // textError is a problem the text guard found: a line longer than
-// MaxLineBytes, bytes that are not UTF-8 (Msg gives the 1-based byte
-// column), or a file larger than MaxFileBytes (Line 0).
+// MaxLineBytes, bytes that are not UTF-8 or a NUL byte (Msg gives the
+// 1-based byte column), or a file larger than MaxFileBytes (Line 0).
 type textError struct {
 	Line int
 	Msg  string
@@ -268,7 +268,7 @@ func (e *textError) problem(file string) Problem {
 }
 
 // textGuard passes the bytes of a text file through while checking that
-// they are UTF-8, that no line is longer than MaxLineBytes and that the
+// they are UTF-8 without NUL bytes, that no line is longer than MaxLineBytes and that the
 // file is no larger than MaxFileBytes. On a problem it delivers the bytes
 // before the offending line (so that a parser sees whole lines only, as
 // far as the line fits in one read) and then a *textError.
@@ -340,9 +340,9 @@ func (g *textGuard) check(b []byte) (int, error) {
 	if g.total > g.caps[1] {
 		return 0, &textError{Msg: fmt.Sprintf("the file is larger than %s, the largest file lasagna reads; split it", sizeName(g.caps[1]))}
 	}
-	// Fast path: valid UTF-8, and no line can pass the cap (lines wholly
-	// inside b are shorter than b).
-	if int64(len(b)) <= g.caps[0] && utf8.Valid(b) {
+	// Fast path: valid UTF-8 without NUL, and no line can pass the cap
+	// (lines wholly inside b are shorter than b).
+	if int64(len(b)) <= g.caps[0] && utf8.Valid(b) && bytes.IndexByte(b, 0) < 0 {
 		first := bytes.IndexByte(b, '\n')
 		if first < 0 {
 			if g.col+int64(len(b)) <= g.caps[0] {
@@ -370,6 +370,9 @@ func (g *textGuard) check(b []byte) (int, error) {
 			off := invalidAt(seg)
 			return lineStart, &textError{Line: g.line, Msg: fmt.Sprintf("invalid UTF-8 at column %d (byte 0x%02X); text must be UTF-8: convert the file (iconv -f WINDOWS-1252 -t UTF-8, say) or fix the bytes", int(g.col)+off+1, seg[off])}
 		}
+		if off := bytes.IndexByte(seg, 0); off >= 0 {
+			return lineStart, &textError{Line: g.line, Msg: fmt.Sprintf("NUL byte at column %d; %s: remove it (tr -d '\\000' drops every NUL byte of a file)", int(g.col)+off+1, nulRule)}
+		}
 		if nl < 0 {
 			g.col += int64(len(seg))
 			break
@@ -380,6 +383,9 @@ func (g *textGuard) check(b []byte) (int, error) {
 	}
 	return len(b), nil
 }
+
+// nulRule says why text may not hold NUL (U+0000) (docs/data.md, "Text").
+const nulRule = "text may not contain NUL (U+0000), which a PostgreSQL registry cannot store"
 
 // incompleteTail returns the offset of an incomplete but possibly valid
 // UTF-8 sequence that ends b, or len(b).

@@ -186,7 +186,7 @@ func parseRow(l *jlex, line []byte, pos lasagna.Pos, c *collector) (Row, bool) {
 		return nil
 	})
 	if err != nil {
-		c.add(pos, "", "%v", err)
+		lineProblem(c, pos, err)
 		return row, false
 	}
 	if seen&(1<<1) == 0 {

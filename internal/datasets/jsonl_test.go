@@ -183,7 +183,7 @@ func TestJSONLProblems(t *testing.T) {
 		{"bad escape", `{"question": "a\qb"}`,
 			[]string{`d.jsonl:1: invalid JSON at column 16: bad string: invalid escape`}},
 		{"NUL after the object", "{\"question\": \"a\"}\x00",
-			[]string{`d.jsonl:1: invalid JSON at column 18: unexpected text after the object`}},
+			[]string{`d.jsonl:1: NUL byte at column 18; text may not contain NUL (U+0000)`}},
 		{"trailing text", `{"question": "a"} x`,
 			[]string{`d.jsonl:1: invalid JSON at column 19: unexpected text after the object`}},
 	}

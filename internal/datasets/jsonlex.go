@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/lasagna-go/lasagna"
 )
 
 // jlex is a small JSON reader for one line holding one object. It decodes
@@ -28,6 +31,32 @@ type syntaxError struct {
 
 func (e *syntaxError) Error() string {
 	return fmt.Sprintf("invalid JSON at column %d: %s", e.off+1, e.msg)
+}
+
+// nulError is a string holding NUL (U+0000), escaped as \u0000 or raw,
+// which no text may hold (docs/data.md, "Text"). field is the member of
+// the line's object it is in ("" until object knows).
+type nulError struct {
+	off   int
+	field string
+}
+
+func (e *nulError) Error() string {
+	at := ""
+	if e.field != "" {
+		at = fmt.Sprintf("field %q: ", e.field)
+	}
+	return fmt.Sprintf("%sthe string at column %d holds a NUL (\\u0000); %s: remove the \\u0000 escape", at, e.off+1, nulRule)
+}
+
+// lineProblem adds the error of reading a line's object to c: a
+// nulError under its field, anything else as it is.
+func lineProblem(c *collector, pos lasagna.Pos, err error) bool {
+	field := ""
+	if ne, ok := err.(*nulError); ok {
+		field = ne.field
+	}
+	return c.add(pos, field, "%v", err)
 }
 
 // reset starts reading line, keeping the scratch buffer.
@@ -107,6 +136,9 @@ func (l *jlex) object(member func(key string) error) error {
 		}
 		l.i++
 		if err := member(key); err != nil {
+			if ne, ok := err.(*nulError); ok && ne.field == "" {
+				ne.field = key
+			}
 			return err
 		}
 		switch l.kind() {
@@ -189,10 +221,15 @@ func (l *jlex) str() (string, error) {
 			if bad >= 0 {
 				return "", &syntaxError{off: start + bad, msg: "bad string: invalid escape (want \\\", \\\\, \\/, \\b, \\f, \\n, \\r, \\t or \\u and 4 hex digits)"}
 			}
+			if strings.IndexByte(s, 0) >= 0 {
+				return "", &nulError{off: start - 1}
+			}
 			return s, nil
 		case c == '\\':
 			plain = false
 			j += 2
+		case c == 0:
+			return "", &nulError{off: start - 1}
 		case c < 0x20:
 			return "", &syntaxError{off: j, msg: "control character in string (write it as an escape such as \\n)"}
 		default:

@@ -140,7 +140,7 @@ func parsePrediction(l *jlex, line []byte, pos lasagna.Pos, c *collector) (Predi
 		return nil
 	})
 	if err != nil {
-		c.add(pos, "", "%v", err)
+		lineProblem(c, pos, err)
 		return p, false
 	}
 	if !seen["id"] {

@@ -9,9 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 
 	"github.com/lasagna-go/lasagna"
 )
@@ -206,10 +208,24 @@ func openJournal(dir string, key journalKey, resume bool) (_ *journal, err error
 	}
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("write journal: %w", err)
+		return nil, journalWriteErr(name, err)
 	}
 	j.f = f
 	return j, nil
+}
+
+// journalWriteErr words a failed write to the journal file name: its
+// path and the system's reason, and for a full disk (or quota) what to do,
+// so that it is never taken for a problem of a query or its data.
+func journalWriteErr(name string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == name {
+		err = pe.Err
+	}
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		return fmt.Errorf("write journal %s: %w; free space on the disk holding %s, or give a journal folder with room (the lasagna command keeps its journals under LASAGNA_CACHE_DIR)", name, err, filepath.Dir(name))
+	}
+	return fmt.Errorf("write journal %s: %w", name, err)
 }
 
 // load reads the entries of f and checks the header names key. It returns
@@ -312,7 +328,7 @@ func (j *journal) Record(e journalEntry) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if _, err := j.f.Write(line); err != nil {
-		return fmt.Errorf("write journal: %w", err)
+		return journalWriteErr(j.name, err)
 	}
 	if e.Query == "" {
 		j.facts = e.Facts

@@ -5,14 +5,16 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/lasagna-go/lasagna/internal/buildtag"
 	pgdsn "github.com/lasagna-go/lasagna/internal/dsn"
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver (pure Go)
+	"modernc.org/sqlite" // registers the "sqlite" database/sql driver (pure Go)
 )
 
 // errNoPostgres is the error of a postgres:// registry in a build without
@@ -86,50 +88,109 @@ func (d dialect) q(query string) string {
 // postgres:// URL or a key/value DSN (host=… dbname=…), never a file.
 func isPostgres(dsn string) bool { return pgdsn.IsPostgres(dsn) }
 
-func openDB(ctx context.Context, dsn string) (*sql.DB, dialect, error) {
+// openDB opens the database dsn names. readOnly is why a SQLite file is
+// opened for reading only ("" when it is writable; see readOnlyReason).
+func openDB(ctx context.Context, dsn string) (db *sql.DB, d dialect, readOnly string, err error) {
 	if isPostgres(dsn) {
 		if err := pgdsn.Check(dsn); err != nil {
-			return nil, pgDialect, fmt.Errorf("registry %s: %w", redact(dsn), err)
+			return nil, pgDialect, "", fmt.Errorf("registry %s: %w", redact(dsn), err)
 		}
 		if !buildtag.Postgres {
-			return nil, pgDialect, fmt.Errorf("registry %s: %w", redact(dsn), errNoPostgres)
+			return nil, pgDialect, "", fmt.Errorf("registry %s: %w", redact(dsn), errNoPostgres)
 		}
-		db, err := sql.Open("pgx", dsn)
+		db, err = sql.Open("pgx", dsn)
 		if err != nil {
-			return nil, pgDialect, fmt.Errorf("registry %s: %s", redact(dsn), pgdsn.RedactIn(err.Error(), dsn))
+			return nil, pgDialect, "", fmt.Errorf("registry %s: %s", redact(dsn), pgdsn.RedactIn(err.Error(), dsn))
 		}
 		if err := db.PingContext(ctx); err != nil {
 			db.Close()
-			return nil, pgDialect, fmt.Errorf("registry %s: %s", redact(dsn), pgdsn.RedactIn(err.Error(), dsn))
+			return nil, pgDialect, "", fmt.Errorf("registry %s: %s", redact(dsn), pgdsn.RedactIn(err.Error(), dsn))
 		}
-		return db, pgDialect, nil
+		return db, pgDialect, "", nil
 	}
 	if dsn == "" {
-		return nil, sqliteDialect, fmt.Errorf("empty registry location; set %s to a SQLite file path or a postgres:// URL", EnvVar)
+		return nil, sqliteDialect, "", fmt.Errorf("empty registry location; set %s to a SQLite file path or a postgres:// URL", EnvVar)
 	}
 	if strings.Contains(dsn, "://") {
-		return nil, sqliteDialect, fmt.Errorf("registry %q: unknown scheme; want a SQLite file path or a postgres:// URL", redact(dsn))
+		return nil, sqliteDialect, "", fmt.Errorf("registry %q: unknown scheme; want a SQLite file path or a postgres:// URL", redact(dsn))
 	}
 	if strings.ContainsAny(dsn, "?#") {
-		return nil, sqliteDialect, fmt.Errorf("registry %q: a SQLite file path may not contain ? or #", dsn)
+		return nil, sqliteDialect, "", fmt.Errorf("registry %q: a SQLite file path may not contain ? or #", dsn)
+	}
+	if reason := readOnlyCheck(dsn); reason != "" {
+		db, err = openReadOnly(ctx, dsn)
+		if err != nil {
+			return nil, sqliteDialect, "", fmt.Errorf("registry %s (%s): %w", dsn, reason, err)
+		}
+		return db, sqliteDialect, reason, nil
 	}
 	if dir := filepath.Dir(dsn); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, sqliteDialect, fmt.Errorf("registry %s: %w", dsn, err)
+			return nil, sqliteDialect, "", fmt.Errorf("registry %s: %w", dsn, err)
 		}
 	}
 	// WAL lets readers work while a writer writes; BEGIN IMMEDIATE takes
 	// the write lock at the start of a write transaction, so two writers
 	// queue (busy timeout) instead of failing on a lock upgrade.
-	db, err := sql.Open("sqlite", dsn+"?_busy_timeout=60000&_journal_mode=WAL&_txlock=immediate&_synchronous=NORMAL")
+	db, err = sql.Open("sqlite", dsn+"?_busy_timeout=60000&_journal_mode=WAL&_txlock=immediate&_synchronous=NORMAL")
 	if err != nil {
-		return nil, sqliteDialect, err
+		return nil, sqliteDialect, "", err
 	}
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, sqliteDialect, fmt.Errorf("registry %s: %w", dsn, err)
+		return nil, sqliteDialect, "", fmt.Errorf("registry %s: %w", dsn, err)
 	}
-	return db, sqliteDialect, nil
+	return db, sqliteDialect, "", nil
+}
+
+// readOnlyCheck is readOnlyReason (a test makes a registry read-only
+// where permissions do not apply, as for root).
+var readOnlyCheck = readOnlyReason
+
+// readOnlyReason says why this process cannot write the SQLite registry
+// file at path ("" when it can, or when there is no file yet): no write
+// permission on the file, or on its folder, where SQLite writes the
+// -wal and -shm files of a writer (docs/registry.md, "Read-only
+// registries").
+func readOnlyReason(path string) string {
+	st, err := os.Stat(path)
+	if err != nil || !st.Mode().IsRegular() {
+		return "" // created below, or refused by SQLite with its own error
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
+		return "no write permission on the file"
+	}
+	if err != nil {
+		return "" // SQLite reports it
+	}
+	f.Close()
+	if dir := filepath.Dir(path); !dirWritable(dir) {
+		return "no write permission on its folder " + dir
+	}
+	return ""
+}
+
+// openReadOnly opens the SQLite file at path for reading only, creating
+// nothing beside it. While a writer has it open (its -wal file exists)
+// it is read through the writer's WAL index (mode=ro), so the reader sees
+// what was committed; otherwise the file is read as it is (immutable=1:
+// no -shm file to create, no locks), since no one is changing it.
+func openReadOnly(ctx context.Context, path string) (*sql.DB, error) {
+	params := "mode=ro"
+	if _, err := os.Stat(path + "-wal"); err != nil {
+		params += "&immutable=1"
+	}
+	// A file: URI, whose path decodes %XX escapes (? and # are refused).
+	db, err := sql.Open("sqlite", "file:"+strings.ReplaceAll(path, "%", "%25")+"?"+params+"&_busy_timeout=60000")
+	if err != nil {
+		return nil, err
+	}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
 }
 
 // redact hides dsn's password, in any form (package internal/dsn).
@@ -200,7 +261,22 @@ var migrations = [][]string{
 }
 
 // migrate brings the schema to the newest version, under the write lock.
+// A registry already at the newest version is only read, so a read-only
+// one opens (and writers do not queue for the lock on every open).
 func (r *Registry) migrate(ctx context.Context) error {
+	latest := len(migrations) - 1
+	var have sql.NullInt64
+	err := r.db.QueryRowContext(ctx, `SELECT MAX(version) FROM lasagna_schema`).Scan(&have)
+	switch {
+	case err == nil && int(have.Int64) > latest:
+		return fmt.Errorf("the registry's schema is version %d, newer than this lasagna knows (%d); upgrade lasagna", have.Int64, latest)
+	case err == nil && int(have.Int64) == latest:
+		return nil
+	case r.readOnly != "" && err != nil:
+		return fmt.Errorf("registry %s is %w (%s) and holds no lasagna registry (%v); give a registry file, or write permission so that one is made", r.path, ErrReadOnly, r.readOnly, err)
+	case r.readOnly != "":
+		return fmt.Errorf("registry %s is %w (%s) and its schema is version %d, older than this lasagna's (%d), so it cannot be upgraded here: run `lasagna benchmark list` on it once with write permission", r.path, ErrReadOnly, r.readOnly, have.Int64, latest)
+	}
 	return r.write(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS lasagna_schema (version BIGINT PRIMARY KEY, applied TEXT NOT NULL)`); err != nil {
 			return err
@@ -243,6 +319,9 @@ func (r *Registry) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // writeConn is write, giving fn the connection of the transaction too
 // (for PostgreSQL's COPY, see entryWriter).
 func (r *Registry) writeConn(ctx context.Context, fn func(conn *sql.Conn, tx *sql.Tx) error) error {
+	if r.readOnly != "" {
+		return r.readOnlyError()
+	}
 	conn, err := r.db.Conn(ctx)
 	if err != nil {
 		return err
@@ -260,9 +339,30 @@ func (r *Registry) writeConn(ctx context.Context, fn func(conn *sql.Conn, tx *sq
 	}
 	if err := fn(conn, tx); err != nil {
 		tx.Rollback()
-		return err
+		return r.diskFullErr(err)
 	}
-	return tx.Commit()
+	return r.diskFullErr(tx.Commit())
+}
+
+// sqliteFull is SQLite's SQLITE_FULL: a write failed for want of disk
+// space (for the database file, its WAL, or a temporary table).
+const sqliteFull = 13
+
+// diskFullErr words err, when it is the database's full disk, as what it
+// is — no space left on device, where, and what to do — so that it is
+// never taken for a problem of the data being imported; other errors are
+// returned as they are. The transaction was rolled back: nothing is stored.
+func (r *Registry) diskFullErr(err error) error {
+	var se *sqlite.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &se) && se.Code()&0xff == sqliteFull, errors.Is(err, syscall.ENOSPC):
+		return fmt.Errorf("registry %s: no space left on device (%w); nothing was stored: free space on the disk holding %s (and SQLite's temporary folder: $SQLITE_TMPDIR, else $TMPDIR, else /var/tmp), then run the command again", r.where, err, filepath.Dir(r.path))
+	case pgDiskFull(err):
+		return fmt.Errorf("registry %s: the PostgreSQL server has no space left on device (%w); nothing was stored: free space on the server's disk, then run the command again", r.where, err)
+	}
+	return err
 }
 
 // isNoRows reports sql.ErrNoRows.

@@ -122,8 +122,10 @@ func (r *Registry) Import(ctx context.Context, name string, files Files, opts Im
 			st.source = src
 		}
 		b, err := r.benchByName(ctx, tx, name)
+		change := ChangeAdded
 		switch {
 		case errors.Is(err, ErrNotFound):
+			change = ChangeCreated
 			status := StatusActive
 			if opts.Draft {
 				status = StatusDraft
@@ -154,10 +156,14 @@ func (r *Registry) Import(ctx context.Context, name string, files Files, opts Im
 				}
 			}
 			revID = have
+			change = ChangeRestored
 		}
 		status := b.status
 		if status == StatusDraft && !opts.Draft {
 			status = StatusActive
+		}
+		if change == ChangeRestored && status == b.status && b.current.Valid && b.current.Int64 == revID {
+			change = ChangeUnchanged
 		}
 		if _, err := tx.ExecContext(ctx, r.d.q(`UPDATE benchmarks SET status = ?, current_revision = ?, draft_source = '', draft_error = '', updated = ? WHERE id = ?`), string(status), revID, now(), b.id); err != nil {
 			return err
@@ -165,6 +171,7 @@ func (r *Registry) Import(ctx context.Context, name string, files Files, opts Im
 		b.status, b.current = status, sql.NullInt64{Int64: revID, Valid: true}
 		b.draftSource, b.draftError = "", ""
 		inf, err = r.info(ctx, tx, b, "")
+		inf.Change = change
 		return err
 	})
 	return inf, err
@@ -237,8 +244,10 @@ func (r *Registry) load(ctx context.Context, conn *sql.Conn, tx *sql.Tx, revID i
 		func(q lasagna.Query, relevant []string) error {
 			return ent.add(entryOf(lasagnaFormat(format), q, relevant))
 		})
-	if err == nil {
-		err = tee.err
+	if tee.err != nil {
+		// Storing the bytes read failed (a full disk, say): the loader saw
+		// it as a read error of the input at some line, which it is not.
+		return nil, tee.err
 	}
 	if err == nil {
 		err = ent.flush()

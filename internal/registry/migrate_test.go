@@ -18,7 +18,7 @@ import (
 func TestMigrateFromVersion1(t *testing.T) {
 	ctx := context.Background()
 	dsn := filepath.Join(t.TempDir(), "registry.db")
-	db, d, err := openDB(ctx, dsn)
+	db, d, _, err := openDB(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,3 +12,6 @@ import (
 func copyRows(context.Context, *sql.Conn, string, []string, [][]any) error {
 	return errNoPostgres
 }
+
+// pgDiskFull is never true without PostgreSQL.
+func pgDiskFull(error) bool { return false }

@@ -5,9 +5,11 @@ package registry
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib" // also registers the "pgx" database/sql driver
 )
 
@@ -22,4 +24,10 @@ func copyRows(ctx context.Context, conn *sql.Conn, table string, cols []string, 
 		_, err := c.Conn().CopyFrom(ctx, pgx.Identifier{table}, cols, pgx.CopyFromRows(rows))
 		return err
 	})
+}
+
+// pgDiskFull reports PostgreSQL's disk_full (SQLSTATE 53100).
+func pgDiskFull(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "53100"
 }

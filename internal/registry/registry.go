@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -43,6 +44,9 @@ const Scheme = "registry:"
 var (
 	ErrNotFound = errors.New("not in the registry")
 	ErrExists   = errors.New("already in the registry")
+	// ErrReadOnly is a change refused because the registry is open for
+	// reading only (see Open).
+	ErrReadOnly = errors.New("read-only")
 )
 
 // StatusError refuses an operation a benchmark's status does not allow,
@@ -156,18 +160,53 @@ type Info struct {
 	Revisions int `json:"revisions"`
 	// Error is why the draft's last fill failed (see FailDraft).
 	Error string `json:"error,omitempty"`
+	// Change is what the Create or Import that returned this Info did
+	// ("" from any other call).
+	Change Change `json:"-"`
 
 	revID int64
 }
+
+// Change says what an import did. It is decided under the registry's
+// write lock, so of two imports of one content running at once, one
+// reports ChangeCreated and the other ChangeUnchanged.
+type Change string
+
+const (
+	// ChangeCreated: the benchmark is new.
+	ChangeCreated Change = "created"
+	// ChangeAdded: a new revision of an existing benchmark (or a
+	// draft's first entries), now the current one.
+	ChangeAdded Change = "added"
+	// ChangeRestored: the content of an existing revision that was not
+	// current, or of a draft's current revision that becomes active;
+	// nothing is added, and that revision is current (and active) again.
+	ChangeRestored Change = "restored"
+	// ChangeUnchanged: the content of the current revision, status
+	// unchanged; nothing is added.
+	ChangeUnchanged Change = "unchanged"
+)
 
 // Registry is an open registry. It is safe for concurrent use.
 type Registry struct {
 	db *sql.DB
 	d  dialect
+	// path is a SQLite registry's file ("" for PostgreSQL); where names
+	// the registry in messages (the DSN, password hidden).
+	path, where string
+	// readOnly is why a SQLite registry is open for reading only (see
+	// readOnlyReason); "" when it is writable.
+	readOnly string
 }
 
 // Open opens (creating and migrating when needed) the registry at dsn: a
 // SQLite file path, or a postgres:// URL. See DefaultDSN.
+//
+// A SQLite file this process may not write (no write permission on the
+// file or its folder) is opened for reading only, creating nothing
+// beside it: listing, showing, resolving and downloading work, and every
+// change fails with an error wrapping ErrReadOnly that names the file and
+// the fix. Such a file must already hold the newest schema.
 func Open(ctx context.Context, dsn string) (*Registry, error) {
 	// SQLite can answer "database is locked" at once, without waiting out
 	// the busy timeout, while another process switches the file to WAL or
@@ -195,16 +234,33 @@ func isSQLiteBusy(err error) bool {
 }
 
 func open(ctx context.Context, dsn string) (*Registry, error) {
-	db, d, err := openDB(ctx, dsn)
+	db, d, readOnly, err := openDB(ctx, dsn)
 	if err != nil {
 		return nil, err
 	}
-	r := &Registry{db: db, d: d}
+	r := &Registry{db: db, d: d, readOnly: readOnly, where: redact(dsn)}
+	if d.name == sqliteDialect.name {
+		r.path = dsn
+	}
 	if err := r.migrate(ctx); err != nil {
 		db.Close()
+		if errors.Is(err, ErrReadOnly) {
+			return nil, err // it names the file
+		}
 		return nil, fmt.Errorf("registry %s: %w", redact(dsn), err)
 	}
 	return r, nil
+}
+
+// ReadOnly reports whether the registry is open for reading only (see
+// Open).
+func (r *Registry) ReadOnly() bool { return r.readOnly != "" }
+
+// readOnlyError refuses a change to a read-only registry.
+func (r *Registry) readOnlyError() error {
+	dir := filepath.Dir(r.path)
+	return fmt.Errorf("registry %s is %w (%s), so nothing in it can change: give this user write permission on %s and its folder %s (SQLite writes %s-wal and %s-shm beside it), or set %s to a registry you can write",
+		r.path, ErrReadOnly, r.readOnly, r.path, dir, filepath.Base(r.path), filepath.Base(r.path), EnvVar)
 }
 
 // Backend returns "sqlite" or "postgres".

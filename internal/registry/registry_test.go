@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 
@@ -273,6 +274,9 @@ func TestRevisionsAreImmutableAndAddressable(t *testing.T) {
 		if i1.Revision == i2.Revision || i2.Revisions != 2 || i2.Questions != 2 {
 			t.Fatalf("revisions %+v then %+v", i1, i2)
 		}
+		if i1.Change != registry.ChangeCreated || i2.Change != registry.ChangeAdded {
+			t.Errorf("changes %q then %q, want created then added", i1.Change, i2.Change)
+		}
 		cur, err := r.Resolve(bg(), "x")
 		if err != nil || cur.Name != i2.Revision {
 			t.Fatalf("registry:x = %v, %v; want %s", cur, err, i2.Revision)
@@ -287,8 +291,11 @@ func TestRevisionsAreImmutableAndAddressable(t *testing.T) {
 		}
 		// The same bytes again add nothing and make that revision current.
 		i3, err := r.Create(bg(), "x", registry.Files{FS: fsys, Path: "v1/x.jsonl"})
-		if err != nil || i3.Revision != i1.Revision || i3.Revisions != 2 {
+		if err != nil || i3.Revision != i1.Revision || i3.Revisions != 2 || i3.Change != registry.ChangeRestored {
 			t.Fatalf("re-import of v1 = %+v, %v", i3, err)
+		}
+		if i, err := r.Create(bg(), "x", registry.Files{FS: fsys, Path: "v1/x.jsonl"}); err != nil || i.Change != registry.ChangeUnchanged {
+			t.Fatalf("second re-import of v1 = %+v, %v; want unchanged", i, err)
 		}
 		// activate NAME@hash picks the current revision.
 		i4, err := r.Activate(bg(), i2.Revision)
@@ -301,6 +308,76 @@ func TestRevisionsAreImmutableAndAddressable(t *testing.T) {
 		}
 		if _, err := r.Get(bg(), "x@ffffffff"); !errors.Is(err, registry.ErrNotFound) {
 			t.Errorf("unknown hash: %v", err)
+		}
+	})
+}
+
+// TestConcurrentCreatesReportOneCreated: creates of one content at once,
+// each through its own connection pool (as separate processes), store
+// one revision, and exactly one of them reports ChangeCreated; the others
+// report ChangeUnchanged (decided under the write lock).
+func TestConcurrentCreatesReportOneCreated(t *testing.T) {
+	const n = 4
+	eachBackend(t, func(t *testing.T, dsn string) {
+		open(t, dsn) // create and migrate the registry first
+		changes := make(chan registry.Change, n)
+		var wg sync.WaitGroup
+		for range n {
+			wg.Go(func() {
+				r, err := registry.Open(bg(), dsn)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				defer r.Close()
+				inf, err := r.Create(bg(), "faq", file("examples/data", "faq.jsonl"))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				changes <- inf.Change
+			})
+		}
+		wg.Wait()
+		close(changes)
+		count := map[registry.Change]int{}
+		for c := range changes {
+			count[c]++
+		}
+		if count[registry.ChangeCreated] != 1 || count[registry.ChangeUnchanged] != n-1 {
+			t.Errorf("changes %v; want one created and %d unchanged", count, n-1)
+		}
+		revs, err := open(t, dsn).Revisions(bg(), "faq")
+		if err != nil || len(revs) != 1 {
+			t.Errorf("Revisions = %+v, %v; want one", revs, err)
+		}
+	})
+}
+
+// TestNULRefusedOnBothBackends: a NUL in a question (raw, or as \u0000)
+// is refused at validation with its file, line and field, the same on
+// SQLite and PostgreSQL (which cannot store NUL in text), never as a
+// database error, and nothing is stored.
+func TestNULRefusedOnBothBackends(t *testing.T) {
+	fsys := fstest.MapFS{
+		"esc.jsonl": {Data: []byte("{\"question\": \"q?\"}\n{\"id\": \"b\", \"question\": \"a\\u0000b?\"}\n")},
+		"raw.csv":   {Data: []byte("question\nq?\na\x00b?\n")},
+	}
+	want := map[string]string{
+		"esc.jsonl": `esc.jsonl:2: field "question": the string at column 25 holds a NUL (\u0000); text may not contain NUL (U+0000), which a PostgreSQL registry cannot store: remove the \u0000 escape`,
+		"raw.csv":   `raw.csv:3: NUL byte at column 2; text may not contain NUL (U+0000), which a PostgreSQL registry cannot store: remove it (tr -d '\000' drops every NUL byte of a file)`,
+	}
+	eachBackend(t, func(t *testing.T, dsn string) {
+		r := open(t, dsn)
+		for p, msg := range want {
+			_, err := r.Create(bg(), "nul", registry.Files{FS: fsys, Path: p})
+			var ps datasets.Problems
+			if !errors.As(err, &ps) || err.Error() != msg {
+				t.Errorf("Create(%s) = %v (%T)\nwant %s", p, err, err, msg)
+			}
+		}
+		if l, err := r.List(bg(), registry.ListOptions{}); err != nil || len(l) != 0 {
+			t.Errorf("List = %+v, %v; want nothing stored", l, err)
 		}
 	})
 }

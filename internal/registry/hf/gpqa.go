@@ -95,6 +95,9 @@ func convertGPQA(ctx context.Context, root string, o Options, out string) (Conve
 			if !utf8.ValidString(rec[i]) {
 				return "", bad(c, "not valid UTF-8")
 			}
+			if strings.IndexByte(rec[i], 0) >= 0 {
+				return "", bad(c, "%s", nulMsg)
+			}
 			return strings.TrimSpace(rec[i]), nil
 		}
 		vals := map[string]string{}

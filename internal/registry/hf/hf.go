@@ -44,6 +44,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/lasagna-go/lasagna/internal/registry"
 )
@@ -126,6 +127,9 @@ func Import(ctx context.Context, r *registry.Registry, opts Options) (registry.I
 	}
 	defer os.RemoveAll(tmp)
 	conv, err := Convert(ctx, opts, tmp)
+	if errors.Is(err, syscall.ENOSPC) {
+		return registry.Info{}, Converted{}, fmt.Errorf("%w; the dataset is converted in a temporary folder first: free space on the disk holding %s, or set TMPDIR to a folder with room", err, filepath.Dir(tmp))
+	}
 	if err != nil {
 		return registry.Info{}, Converted{}, err
 	}
@@ -142,6 +146,10 @@ func Import(ctx context.Context, r *registry.Registry, opts Options) (registry.I
 	}
 	return inf, conv, nil
 }
+
+// nulMsg refuses a source value holding NUL, which no benchmark text may
+// hold (docs/data.md, "Text").
+const nulMsg = "holds a NUL (U+0000); text may not contain NUL, which a PostgreSQL registry cannot store: remove it from the source file"
 
 // normalize checks the dataset and fills the default config and split.
 func (o Options) normalize() (Options, error) {

@@ -293,6 +293,14 @@ func TestImportMSMARCOBadData(t *testing.T) {
 	nullElem[2].Answers = append(nullElem[2].Answers, nil)
 	noQuery := msFixture()
 	noQuery[1].Query = "  "
+	five := msFixture()
+	five[1].Passages.IsSelected = ip(1, 5, 0)
+	minus := msFixture()
+	minus[2].Passages.IsSelected = ip(-1, 0)
+	nulQuery := msFixture()
+	nulQuery[1].Query = "what makes glass\x00 stable"
+	nulPassage := msFixture()
+	nulPassage[0].Passages.PassageText[2] = sp("Borosilicate\x00")[0]
 	type thin struct {
 		Query   string `parquet:"query"`
 		QueryID int32  `parquet:"query_id"`
@@ -307,6 +315,10 @@ func TestImportMSMARCOBadData(t *testing.T) {
 		{"empty passage", func(t *testing.T, p string) { writeParquet(t, p, empty, 2) }, "row 1: passages.passage_text: passage_text[1] is empty"},
 		{"null answer", func(t *testing.T, p string) { writeParquet(t, p, nullElem, 2) }, "row 3: answers: answers has a null element"},
 		{"empty query", func(t *testing.T, p string) { writeParquet(t, p, noQuery, 2) }, "row 2: query: empty or missing query"},
+		{"is_selected 5", func(t *testing.T, p string) { writeParquet(t, p, five, 2) }, "row 2: passages.is_selected: is_selected[1] is 5; MS MARCO marks each passage 0 (not selected) or 1 (selected)"},
+		{"is_selected -1", func(t *testing.T, p string) { writeParquet(t, p, minus, 2) }, "row 3: passages.is_selected: is_selected[0] is -1; MS MARCO marks each passage 0 (not selected) or 1 (selected)"},
+		{"NUL in the query", func(t *testing.T, p string) { writeParquet(t, p, nulQuery, 2) }, "row 2: query: query holds a NUL (U+0000)"},
+		{"NUL in a passage", func(t *testing.T, p string) { writeParquet(t, p, nulPassage, 2) }, "row 1: passages.passage_text: passages.passage_text[2] holds a NUL (U+0000)"},
 		{"missing columns", func(t *testing.T, p string) { writeParquet(t, p, []thin{{"q", 1}}, 2) }, "missing column(s) answers, passages"},
 		{"not parquet", func(t *testing.T, p string) { os.WriteFile(p, []byte("id,question\n"), 0o644) }, "not a readable parquet file"},
 	}
@@ -400,6 +412,7 @@ func TestImportGPQABadData(t *testing.T) {
 		{"empty answer", "Question,Correct Answer,Incorrect Answer 1,Incorrect Answer 2,Incorrect Answer 3\nq1,a,b,c,d\nq2, ,b,c,d\n", `:3: column "Correct Answer": empty`},
 		{"duplicate id", "Record ID,Question,Correct Answer,Incorrect Answer 1,Incorrect Answer 2,Incorrect Answer 3\nr1,q1,a,b,c,d\nr1,q2,a,b,c,d\n", `:3: column "Record ID": duplicate id "r1" (first at line 2)`},
 		{"no rows", "Question,Correct Answer,Incorrect Answer 1,Incorrect Answer 2,Incorrect Answer 3\n", "no rows after the header"},
+		{"NUL", "Question,Correct Answer,Incorrect Answer 1,Incorrect Answer 2,Incorrect Answer 3\nq1,a,b,c,d\nq2,a\x00,b,c,d\n", `:3: column "Correct Answer": holds a NUL (U+0000)`},
 	}
 	eachBackend(t, func(t *testing.T, r *registry.Registry) {
 		for _, c := range cases {

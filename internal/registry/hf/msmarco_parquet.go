@@ -261,6 +261,9 @@ func (v *msValues) split(cols *msColumns, r parquet.Row) *colError {
 				return &colError{l.name, fmt.Sprintf("%s is %v, want a string", l.name, val.Kind())}
 			}
 			s := string(val.ByteArray())
+			if strings.IndexByte(s, 0) >= 0 {
+				return &colError{l.name, l.name + " " + nulMsg}
+			}
 			if i == colQuery {
 				v.query, v.queryNull = s, false
 			} else {
@@ -310,6 +313,9 @@ func (v *msValues) split(cols *msColumns, r parquet.Row) *colError {
 			if !utf8.ValidString(s) {
 				return &colError{l.name, fmt.Sprintf("%s[%d] is not valid UTF-8", l.name, len(v.lists[i]))}
 			}
+			if strings.IndexByte(s, 0) >= 0 {
+				return &colError{l.name, fmt.Sprintf("%s[%d] %s", l.name, len(v.lists[i]), nulMsg)}
+			}
 			v.lists[i] = append(v.lists[i], s)
 		}
 	}
@@ -356,6 +362,11 @@ func (c *msConverter) row(file string, n int, v *msValues) error {
 	sel, texts, urls := v.selected, v.lists[colText], v.lists[colURL]
 	if len(sel) != len(texts) || len(urls) != len(texts) {
 		return bad("passages", "is_selected has %d values, passage_text %d and url %d; they must have one per passage", len(sel), len(texts), len(urls))
+	}
+	for i, s := range sel {
+		if s != 0 && s != 1 {
+			return bad("passages.is_selected", "is_selected[%d] is %d; MS MARCO marks each passage 0 (not selected) or 1 (selected): fix the value, or download the dataset again", i, s)
+		}
 	}
 	for i, text := range texts {
 		if strings.TrimSpace(text) == "" {
