@@ -122,43 +122,11 @@ var needsTag = map[string]struct {
 // marked as a lasagna command's output.
 func runsCLI(bs []doctest.Block) bool {
 	for _, b := range bs {
-		if b.Marker.Kind == "output" && isLasagna(b.Marker.Value) {
-			return true
-		}
-		if isCLITranscript(b) {
+		if b.Marker.Kind == "output" && doctest.IsLasagna(b.Marker.Value) || doctest.IsCLITranscript(b) {
 			return true
 		}
 	}
 	return false
-}
-
-// isCLITranscript: every command of the block is lasagna or a builtin of
-// docSession.exec; transcripts of other programs (go test, make) are
-// checked by the tests their markers name.
-func isCLITranscript(b doctest.Block) bool {
-	cmds := b.Commands()
-	if len(cmds) == 0 {
-		return false
-	}
-	anyCLI := false
-	for _, c := range cmds {
-		words := splitCommand(stripComment(c.Text))
-		_, words = envPrefix(words)
-		switch {
-		case len(words) > 0 && isLasagna(strings.Join(words, " ")):
-			anyCLI = true
-		case len(words) > 0 && builtins[words[0]]:
-		default:
-			return false
-		}
-	}
-	return anyCLI
-}
-
-var builtins = map[string]bool{"cat": true, "cmp": true, "echo": true, "export": true}
-
-func isLasagna(cmd string) bool {
-	return strings.HasPrefix(cmd, "lasagna ") || strings.HasPrefix(cmd, "go run ./cmd/lasagna ")
 }
 
 // docSession is the folder and environment one doc section runs in.
@@ -221,9 +189,9 @@ func (s *docSession) block(b doctest.Block, used map[string]bool) {
 	switch {
 	case b.Marker.Kind == "file":
 		s.write(b.Marker.Value, []byte(b.Text()+"\n"))
-	case b.Marker.Kind == "output" && isLasagna(b.Marker.Value):
+	case b.Marker.Kind == "output" && doctest.IsLasagna(b.Marker.Value):
 		s.check(b.Where(), b.Marker.Value, b.Lines, used)
-	case isCLITranscript(b):
+	case doctest.IsCLITranscript(b):
 		for _, c := range b.Commands() {
 			s.check(fmt.Sprintf("%s:%d", b.File, c.Line), c.Text, c.Output, used)
 		}
@@ -263,60 +231,13 @@ func (s *docSession) check(where, text string, want []string, used map[string]bo
 	}
 }
 
-var commentRE = regexp.MustCompile(`\s+#\s.*$`)
-
-func stripComment(cmd string) string { return commentRE.ReplaceAllString(cmd, "") }
-
-// splitCommand splits a command line into words as a shell does for
-// these docs: white space separates, single and double quotes group.
-func splitCommand(cmd string) []string {
-	var words []string
-	var cur strings.Builder
-	in, quote := false, rune(0)
-	for _, r := range cmd {
-		switch {
-		case quote != 0 && r == quote:
-			quote = 0
-		case quote != 0:
-			cur.WriteRune(r)
-		case r == '\'' || r == '"':
-			quote, in = r, true
-		case r == ' ' || r == '\t':
-			if in {
-				words = append(words, cur.String())
-				cur.Reset()
-				in = false
-			}
-		default:
-			cur.WriteRune(r)
-			in = true
-		}
-	}
-	if in {
-		words = append(words, cur.String())
-	}
-	return words
-}
-
-var envWordRE = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*=`)
-
-// envPrefix splits leading NAME=VALUE words off a command.
-func envPrefix(words []string) (env [][2]string, rest []string) {
-	for len(words) > 0 && envWordRE.MatchString(words[0]) {
-		k, v, _ := strings.Cut(words[0], "=")
-		env = append(env, [2]string{k, v})
-		words = words[1:]
-	}
-	return env, words
-}
-
 // exec runs one command line of a transcript and returns what it printed.
 // Besides lasagna it knows the shell commands the docs use: export, cat,
 // cmp, echo $?, a "| head -N" after a command, NAME=VALUE before it,
 // ~ for $HOME and $(openssl rand -hex N).
 func (s *docSession) exec(text string, want []string) string {
 	s.t.Helper()
-	line := stripComment(text)
+	line := doctest.StripComment(text)
 	head := -1
 	if i := strings.Index(line, " | head -"); i >= 0 {
 		n, err := strconv.Atoi(strings.TrimSpace(line[i+len(" | head -"):]))
@@ -325,8 +246,7 @@ func (s *docSession) exec(text string, want []string) string {
 		}
 		head, line = n, line[:i]
 	}
-	words := splitCommand(line)
-	env, words := envPrefix(words)
+	env, words := doctest.Words(line)
 	for i, w := range words {
 		if w == "~" || strings.HasPrefix(w, "~/") {
 			words[i] = s.dir + w[1:]

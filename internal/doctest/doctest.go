@@ -137,6 +137,8 @@ var normalisations = []struct {
 	re   *regexp.Regexp
 	with string
 }{
+	// Terminal colours (Ginkgo's).
+	{regexp.MustCompile("\x1b\\[[0-9;]*m"), ""},
 	// Bundle files named by their run id, and run ids: the id hashes the
 	// bundle, which records the Go and lasagna versions.
 	{regexp.MustCompile(`\blasagna-out/[0-9a-f]{12}\.json\b`), "lasagna-out/RUNID.json"},
@@ -312,4 +314,87 @@ func MarkedOutput(root, name string) ([]Block, error) {
 		return nil, fmt.Errorf("no block of README.md or docs/*.md is marked <!-- output: %s -->", name)
 	}
 	return out, nil
+}
+
+// IsLasagna reports whether a command line runs the lasagna command
+// ("lasagna ARGS" or "go run ./cmd/lasagna ARGS").
+func IsLasagna(cmd string) bool {
+	return strings.HasPrefix(cmd, "lasagna ") || strings.HasPrefix(cmd, "go run ./cmd/lasagna ")
+}
+
+// Builtins are the shell commands a lasagna transcript may use beside
+// lasagna (cmd/lasagna's TestDocsTranscripts runs them itself).
+var Builtins = map[string]bool{"cat": true, "cmp": true, "echo": true, "export": true}
+
+// IsCLITranscript reports whether every command of the block is lasagna
+// or a builtin, and one is lasagna: the transcripts cmd/lasagna's
+// TestDocsTranscripts runs. Transcripts of other programs (go test, make)
+// are compared by the tests their markers name.
+func IsCLITranscript(b Block) bool {
+	cmds := b.Commands()
+	anyCLI := false
+	for _, c := range cmds {
+		_, words := Words(StripComment(c.Text))
+		switch {
+		case len(words) > 0 && IsLasagna(strings.Join(words, " ")):
+			anyCLI = true
+		case len(words) > 0 && Builtins[words[0]]:
+		default:
+			return false
+		}
+	}
+	return anyCLI
+}
+
+var commentRE = regexp.MustCompile(`\s+#\s.*$`)
+
+// StripComment drops a shell comment (" # …") from a command line.
+func StripComment(cmd string) string { return commentRE.ReplaceAllString(cmd, "") }
+
+var envWordRE = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*=`)
+
+// Words splits a command line as a shell does for these docs (white space
+// separates, single and double quotes group) and splits leading
+// NAME=VALUE words off as the command's environment.
+func Words(cmd string) (env [][2]string, words []string) {
+	var cur strings.Builder
+	in, quote, depth := false, rune(0), 0
+	prev := rune(0)
+	for _, r := range cmd {
+		switch {
+		case quote == 0 && prev == '$' && r == '(': // $(…) is one word
+			depth++
+			cur.WriteRune(r)
+		case depth > 0 && r == ')':
+			depth--
+			cur.WriteRune(r)
+		case depth > 0:
+			cur.WriteRune(r)
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteRune(r)
+		case r == '\'' || r == '"':
+			quote, in = r, true
+		case r == ' ' || r == '\t':
+			if in {
+				words = append(words, cur.String())
+				cur.Reset()
+				in = false
+			}
+		default:
+			cur.WriteRune(r)
+			in = true
+		}
+		prev = r
+	}
+	if in {
+		words = append(words, cur.String())
+	}
+	for len(words) > 0 && envWordRE.MatchString(words[0]) {
+		k, v, _ := strings.Cut(words[0], "=")
+		env = append(env, [2]string{k, v})
+		words = words[1:]
+	}
+	return env, words
 }
