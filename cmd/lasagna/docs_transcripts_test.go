@@ -43,7 +43,6 @@ func TestDocsTranscripts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	used := map[string]bool{}   // setups and hooks that ran
 	exists := map[string]bool{} // sections and commands the docs hold
 	type section struct {
 		key, name string
@@ -84,7 +83,7 @@ func TestDocsTranscripts(t *testing.T) {
 				setup(s)
 			}
 			for _, b := range sec.blocks {
-				s.block(b, used)
+				s.block(b)
 			}
 		})
 	}
@@ -95,12 +94,16 @@ func TestDocsTranscripts(t *testing.T) {
 			}
 		}
 	}
+	for key := range needsTag {
+		if !exists[key] {
+			t.Errorf("needsTag names %q, which the docs no longer hold; remove it", key)
+		}
+	}
 	for key := range offline {
 		if !exists[key] {
 			t.Errorf("the list of commands that cannot run here names %q, which the docs no longer hold; remove it", key)
 		}
 	}
-	_ = used
 }
 
 // offline lists the documented commands this test cannot run, with the
@@ -183,27 +186,26 @@ func (s *docSession) mustRun(want int, args ...string) string {
 	return out.String()
 }
 
-func (s *docSession) block(b doctest.Block, used map[string]bool) {
+func (s *docSession) block(b doctest.Block) {
 	s.t.Helper()
 	s.file = b.File
 	switch {
 	case b.Marker.Kind == "file":
 		s.write(b.Marker.Value, []byte(b.Text()+"\n"))
 	case b.Marker.Kind == "output" && doctest.IsLasagna(b.Marker.Value):
-		s.check(b.Where(), b.Marker.Value, b.Lines, used)
+		s.check(b.Where(), b.Marker.Value, b.Lines)
 	case doctest.IsCLITranscript(b):
 		for _, c := range b.Commands() {
-			s.check(fmt.Sprintf("%s:%d", b.File, c.Line), c.Text, c.Output, used)
+			s.check(fmt.Sprintf("%s:%d", b.File, c.Line), c.Text, c.Output)
 		}
 	}
 }
 
 // check runs one documented command and compares its output.
-func (s *docSession) check(where, text string, want []string, used map[string]bool) {
+func (s *docSession) check(where, text string, want []string) {
 	s.t.Helper()
 	key := s.file + ": " + text
 	if why, ok := offline[key]; ok {
-		used[key] = true
 		s.t.Logf("%s: not run: %s", where, why)
 		return
 	}
@@ -222,7 +224,6 @@ func (s *docSession) check(where, text string, want []string, used map[string]bo
 		want = kept
 	}
 	if hook, ok := commandHooks[key]; ok {
-		used[key] = true
 		hook(s)
 	}
 	got := s.exec(text, want)
