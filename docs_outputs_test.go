@@ -18,9 +18,9 @@ import (
 // reason. TestDocsOutputsCovered fails when one of them no longer exists.
 var unproducedOutputs = map[string]string{
 	"docs/frameworks.md: $ make junit": "runs gotestsum (tools/go.mod, fetched from the module proxy) over every example's tests; tools/checkjunit checks the file it writes",
-	`docs/frameworks.md: <testcase classname="github.com/lasagna-go/lasagna/examples/retrieval" name="TestRAG/faq/keyword/glass-01" time="0.000000">`: "a test case of the junit.xml that make junit writes (above)",
-	"docs/retrieval.md: benchmark                     arm       queries  failed  ndcg@10               recall@10             mrr":            "TestOneSweepThreeBackends needs PGlite (Node.js) and a Weaviate server (make test-backends)",
-	"docs/retrieval.md: benchmark               arm            queries  failed  ndcg@10               recall@10             mrr":                  "needs a Weaviate server for the weaviate-bm25 arm (make test-backends)",
+	`docs/frameworks.md: <testcase classname="github.com/lasagna-go/lasagna/examples/retrieval" name="TestRAG/faq/keyword/glass-01" time="0.000000">`:                                                                                                         "a test case of the junit.xml that make junit writes (above)",
+	"docs/retrieval.md: benchmark                     arm       queries  failed  ndcg@10               recall@10             mrr":                                                                                                                             "TestOneSweepThreeBackends needs PGlite (Node.js) and a Weaviate server (make test-backends)",
+	"docs/retrieval.md: benchmark               arm            queries  failed  ndcg@10               recall@10             mrr":                                                                                                                              "needs a Weaviate server for the weaviate-bm25 arm (make test-backends)",
 	"docs/retrieval.md:     rag_test.go:12: integrity warning: OUTSIDE_CORPUS_IDS at local/faq@…/prod: 47 of 47 ranked lists hold ids outside the benchmark's corpus of 120 documents (212 ids in all), scored as non-relevant: q01 (4), q02 (5), … (fix: …)": "the warning the fragment above gives with a production index of your own, which the repository does not have",
 }
 
