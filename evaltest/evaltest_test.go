@@ -101,6 +101,7 @@ func TestGoldenFailures(t *testing.T) {
 		t.Error("run passed; want failures")
 	}
 	golden(t, "failures", got)
+	checkDocs(t, "TestGoldenFailures", got)
 }
 
 // TestGoldenIntegrity: a duplicate id and an unknown id fail their queries

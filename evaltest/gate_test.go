@@ -80,6 +80,7 @@ func TestGate(t *testing.T) {
 		t.Errorf("a significant drop passed the gate:\n%s", got)
 	}
 	golden(t, "gate_fail", gateLines(got))
+	checkDocs(t, "TestGate", got)
 
 	// The same drop with a tolerance above it passes.
 	cfg := gateConfig(baseline, missingArm("q01", "q02", "q03", "q04", "q05", "q06", "q07", "q08"))
@@ -182,6 +183,7 @@ func TestGateGrownBEIR(t *testing.T) {
 			t.Errorf("unchanged arm on the grown folder: failed %v, log lacks %q:\n%s", failed, want, got)
 		}
 	}
+	checkDocs(t, "TestGateGrownBEIR", got)
 
 	got, failed, _ = fakeEval(t, cfg(grown, missingArm("q01", "q02", "q03", "q04", "q05", "q06", "q07", "q08")), nil)
 	if want := "regression: recall@10 fell from 1 to 0.3333 (drop 0.6667 > tolerance 0.01) and the drop is significant (Holm p = 0.016 < 0.05 across 2 gated metrics, 12 paired queries); " +

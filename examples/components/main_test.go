@@ -3,26 +3,19 @@ package main
 import (
 	"io"
 	"os"
-	"strings"
 	"testing"
+
+	"github.com/lasagna-go/lasagna/internal/doctest"
 )
 
 // TestOutputIsTheDocs runs this program, docs/retrieval.md's example of
 // the built-in components, and checks that it prints the output the docs
-// show under it.
+// show under it, the block marked <!-- output: TestOutputIsTheDocs -->
+// (CONTRIBUTING.md, "Sample outputs in the documentation").
 func TestOutputIsTheDocs(t *testing.T) {
-	doc, err := os.ReadFile("../../docs/retrieval.md")
+	blocks, err := doctest.MarkedOutput("../..", "TestOutputIsTheDocs")
 	if err != nil {
 		t.Fatal(err)
-	}
-	_, after, ok := strings.Cut(string(doc), "func show(name string, hits []lasagna.Hit) {")
-	if !ok {
-		t.Fatal("docs/retrieval.md shows no copy of this program")
-	}
-	_, after, ok = strings.Cut(after, "Output:\n\n```\n")
-	want, _, ok2 := strings.Cut(after, "```")
-	if !ok || !ok2 {
-		t.Fatal("docs/retrieval.md shows no Output: block after the program")
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -34,7 +27,9 @@ func TestOutputIsTheDocs(t *testing.T) {
 	os.Stdout = stdout
 	w.Close()
 	got, _ := io.ReadAll(r)
-	if string(got) != want {
-		t.Errorf("the program prints\n%s\ndocs/retrieval.md shows\n%s", got, want)
+	for _, b := range blocks {
+		if err := doctest.Match(b.Lines, string(got)); err != nil {
+			t.Errorf("%s: %v", b.Where(), err)
+		}
 	}
 }

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/lasagna-go/lasagna/internal/doctest"
 	"github.com/lasagna-go/lasagna/internal/gotestjson"
 	"github.com/lasagna-go/lasagna/internal/servertest"
 )
@@ -71,6 +73,8 @@ func TestBrokenPipeline(t *testing.T) {
 		}
 	}
 
+	some := failures(evs)
+
 	evs, code = goTestJSON(t, overlay, "BREAK=all")
 	if code != 1 {
 		t.Fatalf("go test exit code %d, want 1 (failing tests)\n%s", code, outputOf(evs, ""))
@@ -90,6 +94,43 @@ func TestBrokenPipeline(t *testing.T) {
 	if got, want := testsWith(evs, "fail"), []string{"TestRAG", "TestRAG/faq", "TestRAG/faq/keyword"}; !slices.Equal(got, want) {
 		t.Errorf("failed tests = %q, want %q", got, want)
 	}
+
+	// The failure messages README.md and docs/frameworks.md show are
+	// these runs' (CONTRIBUTING.md, "Sample outputs in the documentation").
+	all := failures(evs)
+	blocks, err := doctest.MarkedOutput("../..", "TestBrokenPipeline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range blocks {
+		errSome, errAll := doctest.Excerpt(b.Lines, some), doctest.Excerpt(b.Lines, all)
+		if errSome != nil && errAll != nil {
+			t.Errorf("%s: not an excerpt of the failures of either break\nBREAK=some: %v\nBREAK=all: %v", b.Where(), errSome, errAll)
+		}
+	}
+}
+
+// fileLine is the file:line prefix go test puts before a logged line.
+var fileLine = regexp.MustCompile(`^(\s*)\w+\.go:\d+: `)
+
+// failures renders the failed tests of a run as the docs show them: each
+// failed test's name ("--- FAIL: NAME"), then the lines it logged, without
+// go test's "=== RUN" and result lines and the file:line prefixes.
+func failures(evs []event) string {
+	var sb strings.Builder
+	for _, e := range evs {
+		if e.Action != "fail" || e.Test == "" {
+			continue
+		}
+		sb.WriteString("--- FAIL: " + e.Test + "\n")
+		for _, l := range strings.SplitAfter(outputOf(evs, e.Test), "\n") {
+			if t := strings.TrimSpace(l); strings.HasPrefix(t, "=== ") || strings.HasPrefix(t, "--- ") {
+				continue
+			}
+			sb.WriteString(fileLine.ReplaceAllString(l, "$1"))
+		}
+	}
+	return sb.String()
 }
 
 // breaks is inserted at the top of Keyword.Retrieve in the broken copy.
