@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -21,6 +22,7 @@ import (
 // compareFlags are the options compare and significance share.
 type compareFlags struct {
 	baseline  string
+	data      []string
 	metrics   []string
 	seed      uint64
 	resamples int
@@ -29,6 +31,7 @@ type compareFlags struct {
 
 func (f *compareFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.baseline, "baseline", "", "compare every arm against `ARM` (default: the first arm of each benchmark)")
+	cmd.Flags().StringArrayVar(&f.data, "data", nil, "re-score each bundle against the benchmark `PATH` it ran on before comparing (as results validate --data does; repeatable)")
 	cmd.Flags().StringArrayVar(&f.metrics, "metric", nil, "compare `METRIC` only (repeatable), or \"all\" for every metric both arms score per query (default: the gate metrics, ndcg@10 and recall@10 for a retrieving arm and token_f1 for an answering one)")
 	cmd.Flags().Uint64Var(&f.seed, "seed", 0, "`SEED` of the bootstrap and randomisation resampling")
 	cmd.Flags().IntVar(&f.resamples, "resamples", 10000, "number of bootstrap and sign-flip resamples")
@@ -137,7 +140,7 @@ common; 2 usage error.`,
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			return resultsCompare(stdout, args, &f, true)
+			return resultsCompare(c.Context(), stdout, args, &f, true)
 		},
 	}
 	f.register(cmd)
@@ -168,7 +171,7 @@ or nothing to compare; 2 usage error.`,
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			return resultsCompare(stdout, args, &f, false)
+			return resultsCompare(c.Context(), stdout, args, &f, false)
 		},
 	}
 	f.register(cmd)
@@ -178,14 +181,22 @@ or nothing to compare; 2 usage error.`,
 // readTrustedBundle reads the bundle at p for a command that shows its
 // numbers: an edited or malformed bundle is refused (its problems printed
 // to w), since its numbers cannot be trusted. what says what the command
-// would have done ("compared", "reported").
-func readTrustedBundle(w io.Writer, p, what string) (*results.Bundle, error) {
+// would have done ("compared", "reported"). With data (the benchmarks of
+// --data), the bundle is re-scored against them first, as results validate
+// --data does, and one whose rows disagree with the data is refused too.
+func readTrustedBundle(w io.Writer, p, what string, data []*lasagna.Benchmark) (*results.Bundle, error) {
 	raw, err := datasets.ReadFile(cliPath(p))
 	if err != nil {
 		return nil, problems(fmt.Errorf("results: %w", err))
 	}
+	var r results.Report
+	if len(data) == 0 {
+		r = schema.Validate(raw)
+	} else if r, _, err = results.ValidateAgainst(raw, data, schema.Check); err != nil {
+		return nil, usageError("results: %s: --data: %v", p, err)
+	}
 	var bad []string
-	for _, pr := range schema.Validate(raw).Problems {
+	for _, pr := range r.Problems {
 		switch pr.Code {
 		case lasagna.RunIDMismatch, lasagna.ComparabilityKeyMismatch, lasagna.SchemaVersion, lasagna.InvalidBundle, lasagna.InconsistentBundle:
 			bad = append(bad, pr.String())
@@ -204,14 +215,18 @@ func readTrustedBundle(w io.Writer, p, what string) (*results.Bundle, error) {
 	return b, nil
 }
 
-func resultsCompare(w io.Writer, paths []string, f *compareFlags, summary bool) error {
+func resultsCompare(ctx context.Context, w io.Writer, paths []string, f *compareFlags, summary bool) error {
 	opts, err := f.options()
+	if err != nil {
+		return err
+	}
+	data, err := loadData(ctx, f.data)
 	if err != nil {
 		return err
 	}
 	var bundles []*results.Bundle
 	for _, p := range paths {
-		b, err := readTrustedBundle(w, p, "compared")
+		b, err := readTrustedBundle(w, p, "compared", data)
 		if err != nil {
 			return err
 		}

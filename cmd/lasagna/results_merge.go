@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +14,10 @@ import (
 
 // newResultsMergeCmd is `lasagna results merge SHARD... -o OUT`.
 func newResultsMergeCmd(stdout io.Writer) *cobra.Command {
-	var out string
+	var (
+		out  string
+		data []string
+	)
 	cmd := &cobra.Command{
 		Use:   "merge SHARD... -o OUT",
 		Short: "Join the shard bundles of one run into one bundle",
@@ -30,6 +34,11 @@ shard (the merged query ids must hash to held_fixed.sample_id_digest).
 Aggregates and their bootstrap intervals are recomputed from the merged
 per-query rows with the seed the shards record, never averaged. Merging one
 complete bundle writes it unchanged. Nothing is written when merge refuses.
+
+--data re-scores each shard against the benchmarks it ran on first, as
+results validate --data does (its shard of the sample drawn again, every
+row's metrics recomputed); a shard whose rows disagree with the data
+refuses the merge.
 Exit status: 0 merged, 1 refused, 2 usage error.`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -41,14 +50,19 @@ Exit status: 0 merged, 1 refused, 2 usage error.`,
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			return resultsMerge(stdout, args, out)
+			return resultsMerge(c.Context(), stdout, args, out, data)
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the merged bundle to `OUT`")
+	cmd.Flags().StringArrayVar(&data, "data", nil, "re-score each shard against the benchmark `PATH` it ran on (a file, BEIR folder, registry:NAME@HASH or sweep; repeatable)")
 	return cmd
 }
 
-func resultsMerge(w io.Writer, paths []string, out string) error {
+func resultsMerge(ctx context.Context, w io.Writer, paths []string, out string, dataPaths []string) error {
+	data, err := loadData(ctx, dataPaths)
+	if err != nil {
+		return err
+	}
 	var shards []*results.Bundle
 	refused := 0
 	for _, p := range paths {
@@ -58,7 +72,12 @@ func resultsMerge(w io.Writer, paths []string, out string) error {
 		}
 		// The validator of `results validate`, so merge refuses what it
 		// refuses; warnings (e.g. POOLED_GOLD_CORPUS) carry over.
-		r := schema.Validate(raw)
+		var r results.Report
+		if len(data) == 0 {
+			r = schema.Validate(raw)
+		} else if r, _, err = results.ValidateAgainst(raw, data, schema.Check); err != nil {
+			return usageError("results merge: %s: --data: %v", p, err)
+		}
 		if r.Blocking() > 0 {
 			refused++
 			for _, pr := range r.Problems {

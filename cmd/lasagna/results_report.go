@@ -29,9 +29,12 @@ comparisons of the arms (or of each arm against --baseline's arm of the same
 name) with d_z, the Holm-adjusted p and the verdict line that results compare
 prints, and a sortable, filterable per-query table.
 
---data names the benchmark files the bundle ran on (as given to benchmark
-run): the table then shows each question and its reference answers and marks
-the relevant documents of each ranked list.
+--data names the benchmarks the bundle ran on (a file, a BEIR folder,
+registry:NAME@HASH or a sweep file, as given to benchmark run): the bundle
+is first re-scored against them as results validate --data does (a bundle
+whose rows disagree with the data is refused, and data at another revision
+is a usage error naming both), and the table then shows each question and
+its reference answers and marks the relevant documents of each ranked list.
 
 Exit status: 0 written; 1 an unreadable or invalid bundle or data file;
 2 usage error.`,
@@ -45,9 +48,13 @@ Exit status: 0 written; 1 an unreadable or invalid bundle or data file;
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
+			benches, err := loadData(c.Context(), data)
+			if err != nil {
+				return err
+			}
 			var ins []htmlreport.Input
 			for _, p := range args {
-				b, err := readTrustedBundle(stdout, p, "reported")
+				b, err := readTrustedBundle(stdout, p, "reported", benches)
 				if err != nil {
 					return err
 				}
@@ -59,19 +66,13 @@ Exit status: 0 written; 1 an unreadable or invalid bundle or data file;
 			}
 			o := htmlreport.Options{Metrics: metrics}
 			if baseline != "" {
-				b, err := readTrustedBundle(stdout, baseline, "reported")
+				b, err := readTrustedBundle(stdout, baseline, "reported", nil)
 				if err != nil {
 					return err
 				}
 				o.Baseline = b
 			}
-			for _, d := range data {
-				b, err := scoreLoadBenchmark(d, "auto")
-				if err != nil {
-					return problems(err)
-				}
-				o.Data = append(o.Data, b)
-			}
+			o.Data = benches
 			var buf bytes.Buffer
 			if err := htmlreport.Write(&buf, ins, o); err != nil {
 				return problems(err)
@@ -85,7 +86,7 @@ Exit status: 0 written; 1 an unreadable or invalid bundle or data file;
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the report to `FILE.html`")
 	cmd.Flags().StringVar(&baseline, "baseline", "", "compare each arm with the arm of the same name in `BUNDLE.json`")
-	cmd.Flags().StringArrayVar(&data, "data", nil, "the benchmark `PATH` the bundle ran on (repeatable): shows questions and gold answers, marks relevant documents")
+	cmd.Flags().StringArrayVar(&data, "data", nil, "the benchmark `PATH` the bundle ran on (a file, BEIR folder, registry:NAME@HASH or sweep; repeatable): re-scores the bundle against it, shows questions and gold answers, marks relevant documents")
 	cmd.Flags().StringArrayVar(&metrics, "metric", nil, "plot and compare `METRIC` (repeatable; default: ndcg@10, recall@10, mrr, exact_match, token_f1 where scored)")
 	return cmd
 }

@@ -232,6 +232,26 @@ func TestResultsValidateData(t *testing.T) {
 		})
 	}
 
+	// compare, report and merge re-score with --data too.
+	sp := write(t, spliced)
+	if out, _, code := runResults(t, "compare", sp, "--data", data); code != 1 || !strings.Contains(out, "but the row's ranked list and the data give") {
+		t.Errorf("compare --data of the spliced bundle: exit %d\n%s", code, out)
+	}
+	if out, _, code := runResults(t, "compare", p, "--data", data); code != 0 {
+		t.Errorf("compare --data of the genuine bundle: exit %d\n%s", code, out)
+	}
+	html := filepath.Join(t.TempDir(), "r.html")
+	if out, errOut, code := runResults(t, "report", sp, "--data", data, "-o", html); code != 1 || !strings.Contains(out+errOut, "fails validation; not reported") {
+		t.Errorf("report --data of the spliced bundle: exit %d\n%s", code, out)
+	}
+	if out, _, code := runResults(t, "report", p, "--data", data, "-o", html); code != 0 {
+		t.Errorf("report --data of the genuine bundle: exit %d\n%s", code, out)
+	}
+	merged := filepath.Join(t.TempDir(), "m.json")
+	if out, _, code := runResults(t, "merge", sp, "--data", data, "-o", merged); code != 1 || !strings.Contains(out, "but the row's ranked list and the data give") {
+		t.Errorf("merge --data of the spliced bundle: exit %d\n%s", code, out)
+	}
+
 	_, errOut, code := runResults(t, "validate", p, "--data", filepath.Join("..", "..", "examples", "data", "glasscoins"))
 	if code != 2 || !strings.Contains(errOut, "the bundle ran on local/faq@") || !strings.Contains(errOut, "the data given is local/glasscoins@") {
 		t.Errorf("data at another revision: exit %d\n%s", code, errOut)
