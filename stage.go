@@ -135,6 +135,26 @@ type VectorBackend interface {
 	Search(ctx context.Context, vector []float32, k int) ([]Hit, error)
 }
 
+// Scorer scores one query's outcome with metrics of its own: given the
+// query (its question, reference answers, contexts and metadata) and what
+// the arm returned for it (ranked hits, answer, passages), it returns named
+// values. Its metrics behave like the built-in ones (thresholds, the gate,
+// bundle rows and means with confidence intervals, reports). A name it
+// returns must be one the scorer declared (evaltest.Scorer.Metrics); a
+// metric left out is not applicable to that query; an error is recorded on
+// the query's row (JUDGE_ERRORS), never as a score of 0.
+type Scorer interface {
+	Score(ctx context.Context, q Query, out Output) (map[string]float64, error)
+}
+
+// ScorerFunc adapts a plain function to a Scorer.
+type ScorerFunc func(ctx context.Context, q Query, out Output) (map[string]float64, error)
+
+// Score calls f(ctx, q, out).
+func (f ScorerFunc) Score(ctx context.Context, q Query, out Output) (map[string]float64, error) {
+	return f(ctx, q, out)
+}
+
 // QueryTransform rewrites a query before retrieval (expansion, HyDE, …).
 type QueryTransform interface {
 	Transform(ctx context.Context, q Query) (Query, error)

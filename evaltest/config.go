@@ -67,8 +67,8 @@ type Config struct {
 	// AttrMetrics are the metrics each query subtest records with t.Attr
 	// (as lasagna.<metric>); nil means ndcg@10, recall@10, mrr,
 	// exact_match, token_f1 and the Vecta set metrics chunk_, page_ and
-	// document_ precision, recall and f1 (those scored: see lasagna.Hit)
-	// and latency_ms (the wall
+	// document_ precision, recall and f1 (those scored: see lasagna.Hit),
+	// the metrics of the arm's Scorers and latency_ms (the wall
 	// time of the query's pipeline call in milliseconds, also of a failed
 	// call; the mean over repeats), plus every metric named by a
 	// threshold or the gate.
@@ -77,6 +77,9 @@ type Config struct {
 	// JSON file, the console table logged by the test, and the Markdown
 	// summary when $GITHUB_STEP_SUMMARY is set). An error fails the test.
 	Reporters []reporters.Reporter
+	// Scorers score every arm's queries with metrics of your own, before
+	// each arm's own Arm.Scorers (see Scorer).
+	Scorers []Scorer
 	// StatsSeed seeds the bootstrap confidence intervals and randomisation
 	// tests; 0 means 42.
 	StatsSeed uint64
@@ -150,6 +153,9 @@ type Arm struct {
 	// the judge's prompts enter held_fixed; a judged arm samples, so
 	// Config.Repeats applies and a single run raises SINGLE_RUN.
 	Judge Judge
+	// Scorers score the arm's queries with metrics of your own (after
+	// Config.Scorers, which apply to every arm): see Scorer.
+	Scorers []Scorer
 
 	builtin *engine.ArmSpec
 }
@@ -216,6 +222,7 @@ func (a Arm) engineArm() (engine.Arm, error) {
 	if a.Judge != nil {
 		arm = arm.WithJudge(a.Judge)
 	}
+	arm.Scorers = append(arm.Scorers, a.Scorers...)
 	if err := arm.Check(); err != nil {
 		return engine.Arm{}, err
 	}
@@ -288,6 +295,19 @@ type Deps = engine.Deps
 // evalllm.Judge builds one on an LLM client, or implement it yourself.
 // A failed call is an error, never a score.
 type Judge = engine.Judge
+
+// Scorer is a scorer of your own with what identifies it: Name and
+// Version (held fixed in the bundle, held_fixed.scorers, so that bundles
+// scored by another scorer or version never compare), Metrics (the names
+// it returns, known before anything runs: a threshold or gate on a name no
+// scorer declares fails before the first pipeline call) and the
+// lasagna.Scorer that scores one query's outcome. Its metrics behave like
+// the built-in ones: t.Attr on each query's subtest, thresholds, the gate,
+// bundle rows and means with confidence intervals, reports. A scorer error
+// (or panic, or a name it did not declare, or a value that is not finite)
+// leaves its metrics out of the query's row and raises JUDGE_ERRORS;
+// never a 0. examples/scorer shows one.
+type Scorer = engine.Scorer
 
 // Judgement is a Judge's verdict on one answer: its scores by metric and
 // the model that gave them.

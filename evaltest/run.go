@@ -318,6 +318,7 @@ func planArms(cfg Config, sweep *engine.Plan) ([]armPlan, error) {
 		errs  []error
 	)
 	for _, a := range cfg.Arms {
+		a.Scorers = append(slices.Clone(cfg.Scorers), a.Scorers...)
 		ea, err := a.engineArm()
 		if err != nil {
 			errs = append(errs, err)
@@ -359,6 +360,9 @@ func planArms(cfg Config, sweep *engine.Plan) ([]armPlan, error) {
 		if p.attrs == nil {
 			p.attrs = []string{"ndcg@10", "recall@10", "mrr", "exact_match", "token_f1", engine.MetricLatency}
 			p.attrs = append(p.attrs, metrics.VectaMetricNames()...)
+			for _, sc := range p.arm.Scorers {
+				p.attrs = append(p.attrs, sc.Metrics...)
+			}
 			for _, th := range p.thresholds {
 				p.attrs = append(p.attrs, th.Metric)
 			}

@@ -222,6 +222,10 @@ type HeldFixed struct {
 	// written as one canonical string (e.g. "bm25 k1=0.9 b=0.4").
 	FixedStages     map[string]string `json:"fixed_stages,omitzero"`
 	SimilarityModel *string           `json:"similarity_model,omitzero"`
+	// Scorers maps each scorer of the user's the arm ran to its version
+	// ("" when it names none): bundles scored by other scorers, or other
+	// versions, never compare.
+	Scorers map[string]string `json:"scorers,omitzero"`
 	// CorpusIngestGap counts corpus documents that failed to index; above
 	// zero raises PARTIAL_CORPUS.
 	CorpusIngestGap *int `json:"corpus_ingest_gap,omitzero" jsonschema:"minimum=0"`

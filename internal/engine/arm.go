@@ -93,6 +93,9 @@ type Arm struct {
 	// calls an LLM, so it counts as sampling (nothing_samples false,
 	// SINGLE_RUN) whatever Samples says.
 	Judge Judge
+	// Scorers score each query with metrics of the user's (Scorer); their
+	// names and versions are held fixed (held_fixed.scorers).
+	Scorers []Scorer
 	// Repeats runs each query of a sampling arm (Sampling) this many times,
 	// sharing one pipeline (StartRepeats); the bundle row holds each
 	// metric's mean over the repeats, and SINGLE_RUN is raised only when a
@@ -246,7 +249,7 @@ func (a *Arm) Check() error {
 	if a.Judge != nil && !a.Answers() {
 		return fmt.Errorf("arm %s: a Judge scores answers, and this arm returns none; give it a Generator (or a Pipeline in generation or rag mode)", a.Name)
 	}
-	return nil
+	return checkScorers(a)
 }
 
 // Build assembles the arm's pipeline for benchmark b from its components.

@@ -118,6 +118,7 @@ func cellConfig(c *Cell, varied []string) results.Config {
 	if len(br.Sample.Filters) > 0 {
 		hf.Filters = maps.Clone(br.Sample.Filters)
 	}
+	hf.Scorers = scorerSettings(arm)
 	if arm.OwnIndex {
 		// The arm searched the user's index, not the benchmark's corpus;
 		// corpus_fingerprint still names the benchmark's revision, which

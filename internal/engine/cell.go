@@ -163,6 +163,7 @@ func (cr *CellRun) run(ctx context.Context, n int) {
 		cr.sc.score(r, sc)
 		cr.scratch.Put(sc)
 		cr.judgeQuery(ctx, r)
+		cr.scoreQuery(ctx, r)
 	})
 }
 

@@ -33,7 +33,7 @@ func (cr *CellRun) judgeQuery(ctx context.Context, r *QueryResult) {
 // by a dated snapshot) for cell c.
 func judgeFindings(c *Cell) []lasagna.Finding {
 	if c.Arm.Judge == nil {
-		return nil
+		return scorerFindings(c)
 	}
 	var (
 		out      []lasagna.Finding
@@ -44,7 +44,7 @@ func judgeFindings(c *Cell) []lasagna.Finding {
 	)
 	for i := range c.Queries {
 		r := &c.Queries[i]
-		if r.Err != nil || !r.Output.Answered {
+		if r.Err != nil || (!r.Output.Answered && len(c.Arm.Scorers) == 0) {
 			continue
 		}
 		judged++
@@ -68,4 +68,35 @@ func judgeFindings(c *Cell) []lasagna.Finding {
 			Detail: fmt.Sprintf("judge model %q is an alias; the server answered %d queries as %q; request %q to pin it", requested, answered[m], m, m)})
 	}
 	return out
+}
+
+// scorerFindings raises JUDGE_ERRORS for the queries of cell c whose
+// scorer failed, on an arm without a judge.
+func scorerFindings(c *Cell) []lasagna.Finding {
+	if len(c.Arm.Scorers) == 0 {
+		return nil
+	}
+	var (
+		failed   []string
+		firstErr error
+		scored   int
+	)
+	for i := range c.Queries {
+		r := &c.Queries[i]
+		if r.Err != nil {
+			continue
+		}
+		scored++
+		if r.JudgeErr != nil {
+			failed = append(failed, r.Query.ID)
+			if firstErr == nil {
+				firstErr = r.JudgeErr
+			}
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	return []lasagna.Finding{{Code: lasagna.JudgeErrors, Where: c.Where(),
+		Detail: fmt.Sprintf("%d of %d scored queries have no score from a failed scorer: %s; first error: %v", len(failed), scored, list(failed), firstErr)}}
 }

@@ -303,6 +303,9 @@ func KnownMetrics(a *Arm, cutoffs []int) []string {
 	if a.Judge != nil {
 		ms = append(ms, JudgeMetrics()...)
 	}
+	for _, s := range a.Scorers {
+		ms = append(ms, s.Metrics...)
+	}
 	slices.Sort(ms)
 	return slices.Compact(ms)
 }
