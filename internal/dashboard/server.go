@@ -178,6 +178,13 @@ func New(o Options) (*Server, error) {
 	return s, nil
 }
 
+// CancelEvaluations cancels the evaluations still running and returns
+// how many it cancelled: they end as canceled and write no bundle. A
+// bundle being renamed into place when it is called is in place when it
+// returns; no bundle appears after it. lasagna serve calls it as its
+// shutdown begins (SIGINT, SIGTERM), before the requests in flight finish.
+func (s *Server) CancelEvaluations() int { return s.evals.cancelAll() }
+
 // Close cancels the evaluations still running, waits until they stop,
 // and releases the folders.
 func (s *Server) Close() error {
