@@ -40,11 +40,13 @@ authenticates with the header "Authorization: Bearer TOKEN" or with the
 cookie that opening /login?token=TOKEN sets. Changes (POST only) carry a
 CSRF token. Put a TLS proxy in front of a server reachable from the network.
 
-Reports are drawn at most two at a time (one when the bundle exceeds
-16 MB) and kept, within 64 MB, until their bundle changes; the list reads
-each bundle's header only and checks bundles (as lasagna results validate
-does) one at a time in the background. The Go runtime gets a soft memory
-limit of 768 MiB unless GOMEMLIMIT is set. See docs/reports.md.
+The list reads each bundle's header only (no row is decoded) and checks
+each bundle once, as lasagna results validate does: up to 1 MB before it
+answers, larger ones in the background, one at a time. Checks and reports
+run at most two at a time (one alone when its bundles exceed 16 MB), and
+drawn reports are kept, within 64 MB, until their bundle changes. The Go
+runtime gets a soft memory limit of 768 MiB unless GOMEMLIMIT is set. See
+docs/reports.md, "The dashboard's bounds".
 
 SIGINT or SIGTERM first cancels the evaluations still running (they write
 no bundle: none is written after the signal), then stops the server after
