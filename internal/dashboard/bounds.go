@@ -118,8 +118,9 @@ func (g *gate) release(n int) {
 	g.mu.Unlock()
 	if idle {
 		// A large bundle's tree of values is garbage now; give its pages
-		// back to the system rather than keep the high-water mark.
-		debug.FreeOSMemory()
+		// back to the system rather than keep the high-water mark (in
+		// the background: the response need not wait for it).
+		go debug.FreeOSMemory()
 	}
 }
 
