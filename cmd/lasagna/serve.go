@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime/debug"
 
 	"github.com/lasagna-go/lasagna/internal/dashboard"
 	"github.com/lasagna-go/lasagna/internal/engine"
@@ -39,8 +40,17 @@ authenticates with the header "Authorization: Bearer TOKEN" or with the
 cookie that opening /login?token=TOKEN sets. Changes (POST only) carry a
 CSRF token. Put a TLS proxy in front of a server reachable from the network.
 
-SIGINT or SIGTERM stops the server after the requests in flight finish,
-and cancels the evaluations still running (they write no bundle).
+The list reads each bundle's header only (no row is decoded) and checks
+each bundle once, as lasagna results validate does: up to 1 MB before it
+answers, larger ones in the background, one at a time. Checks and reports
+run at most two at a time (one alone when its bundles exceed 16 MB), and
+drawn reports are kept, within 64 MB, until their bundle changes. The Go
+runtime gets a soft memory limit of 768 MiB unless GOMEMLIMIT is set. See
+docs/reports.md, "The dashboard's bounds".
+
+SIGINT or SIGTERM first cancels the evaluations still running (they write
+no bundle: none is written after the signal), then stops the server after
+the requests in flight finish.
 
 Exit status: 0 stopped by SIGINT or SIGTERM; 1 the server failed (the
 address is in use); 2 usage error: a bad flag, a non-loopback --addr without
@@ -58,6 +68,9 @@ a registry that cannot be opened.`,
 				if dsn, err = registry.DefaultDSN(); err != nil {
 					return usageError("serve: %v", err)
 				}
+			}
+			if os.Getenv("GOMEMLIMIT") == "" {
+				defer debug.SetMemoryLimit(debug.SetMemoryLimit(serveMemoryLimit))
 			}
 			reg, err := registry.Open(ctx, dsn)
 			if err != nil {
@@ -86,6 +99,10 @@ a registry that cannot be opened.`,
 			}
 			err = dashboard.Serve(ctx, ln, srv, dashboard.DefaultTimeouts, stderr, func() {
 				fmt.Fprintf(stdout, "lasagna serve: %s: shutting down (finishing the requests in flight)\n", interruption(ctx))
+				// Before the requests finish: no evaluation writes after the signal.
+				if n := srv.CancelEvaluations(); n > 0 {
+					fmt.Fprintf(stdout, "lasagna serve: canceled %d running evaluation(s); they write no bundle\n", n)
+				}
 			})
 			if err != nil {
 				return problems(fmt.Errorf("serve: %w", err))
@@ -100,6 +117,12 @@ a registry that cannot be opened.`,
 	cmd.Flags().StringVar(&sweeps, "sweeps", "", "offer the sweep files (*.yaml) under `DIR` for evaluations")
 	return cmd
 }
+
+// serveMemoryLimit is the soft memory limit serve gives the Go runtime
+// unless GOMEMLIMIT is set (docs/reports.md, "The dashboard's bounds"): the
+// collector works harder as the heap nears it, rather than letting a
+// bundle's check double the heap it needs.
+const serveMemoryLimit = 768 << 20
 
 // serveOptions are the dashboard's options: model-calling arms get the
 // clients benchmark run configures from the environment (llmDeps), and

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -243,5 +244,101 @@ func TestServeEvaluationIsBenchmarkRun(t *testing.T) {
 	page = evaluate("dense")
 	if !strings.Contains(page, `class="state failed"`) || !strings.Contains(page, "dense retrieval needs an embedding endpoint: no API key: set OPENAI_API_KEY") {
 		t.Errorf("the dense evaluation without a key:\n%s", page)
+	}
+}
+
+// TestServeSIGTERMCancelsEvaluation runs a real `lasagna serve`, starts an
+// evaluation from the dashboard (the dense profile, whose embedding
+// server hangs until its client goes away), and sends SIGTERM while it
+// runs: the server says it canceled the evaluation, exits 0, and no
+// bundle (nor a temporary file) appears in the bundles folder.
+func TestServeSIGTERMCancelsEvaluation(t *testing.T) {
+	dsn := useRegistry(t)
+	if _, errOut, code := runCLI(t, "benchmark", "create", "faq", "--from", "../../examples/data/faq.jsonl"); code != 0 {
+		t.Fatal(errOut)
+	}
+	embedding, stop := make(chan struct{}, 100), make(chan struct{})
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) // so that the server sees the client go away
+		embedding <- struct{}{}
+		select { // answers nothing until the client gives up
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	}))
+	defer hang.Close()
+	defer close(stop)
+	dir := t.TempDir()
+	cmd := cliChild(t, []string{"LASAGNA_SERVE_TOKEN=", "LASAGNA_REGISTRY=" + dsn, "OPENAI_BASE_URL=" + hang.URL, "OPENAI_API_KEY=test-key", "LASAGNA_LLM_RETRIES=0"},
+		"serve", "--addr", "127.0.0.1:0", "--bundles", dir)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	sc := bufio.NewScanner(stdout)
+	if !sc.Scan() {
+		t.Fatalf("no first line; stderr:\n%s", stderr.String())
+	}
+	addr, ok := strings.CutPrefix(sc.Text(), "lasagna serve: http://")
+	addr, _, _ = strings.Cut(addr, "/")
+	if !ok {
+		t.Fatalf("first line %q", sc.Text())
+	}
+	base := "http://" + addr
+	res, err := http.Get(base + "/benchmark?ref=faq")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	_, rest, _ := strings.Cut(string(page), `name="csrf" value="`)
+	csrf, _, _ := strings.Cut(rest, `"`)
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err = client.PostForm(base+"/evaluate", url.Values{"ref": {"faq"}, "profile": {"dense"}, "csrf": {csrf}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 303 {
+		t.Fatalf("POST /evaluate: %s", res.Status)
+	}
+	select {
+	case <-embedding: // the evaluation runs, waiting for its embeddings
+	case <-time.After(60 * time.Second): // a hang, not a timing
+		t.Fatalf("the evaluation never asked for embeddings; stderr:\n%s", stderr.String())
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("exit %v, want 0; stderr:\n%s", err, stderr.String())
+	}
+	want := []string{
+		"lasagna serve: interrupted by SIGTERM: shutting down (finishing the requests in flight)",
+		"lasagna serve: canceled 1 running evaluation(s); they write no bundle",
+		"lasagna serve: stopped",
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("after SIGTERM the server said:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+	var files []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if len(files) > 0 {
+		t.Errorf("the canceled evaluation left %v", files)
 	}
 }

@@ -153,7 +153,18 @@ func commit(f *os.File, rename func() error, openDir func() (*os.File, error)) e
 // that two writers of one name never share it) is created, flushed and
 // renamed through root, and the folder is flushed too. The dashboard writes
 // its evaluations' bundles with it.
-func WriteIn(root *os.Root, name string, data []byte, perm fs.FileMode) (err error) {
+func WriteIn(root *os.Root, name string, data []byte, perm fs.FileMode) error {
+	return WriteInGuarded(root, name, data, perm, nil)
+}
+
+// WriteInGuarded is WriteIn whose last step, the rename that makes the
+// file appear, runs inside guard: guard calls rename, or returns an
+// error without calling it, and then the temporary file is removed and
+// name is left as it was. A nil guard renames. The dashboard's guard
+// refuses once its evaluations are cancelled (lasagna serve on SIGTERM),
+// holding a lock the cancellation takes, so that no bundle appears after
+// it.
+func WriteInGuarded(root *os.Root, name string, data []byte, perm fs.FileMode, guard func(rename func() error) error) (err error) {
 	dir, base := path.Split(name)
 	tmp := path.Join(dir, "."+base+".tmp-"+rand.Text()[:12])
 	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
@@ -173,7 +184,12 @@ func WriteIn(root *os.Root, name string, data []byte, perm fs.FileMode) (err err
 	if dir == "" {
 		dir = "."
 	}
-	return commit(f, func() error { return root.Rename(tmp, name) }, func() (*os.File, error) { return root.Open(dir) })
+	rename := func() error { return root.Rename(tmp, name) }
+	if guard != nil {
+		plain := rename
+		rename = func() error { return guard(plain) }
+	}
+	return commit(f, rename, func() (*os.File, error) { return root.Open(dir) })
 }
 
 // SafeName returns s as a file name component: letters, digits and

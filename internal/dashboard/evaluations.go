@@ -44,6 +44,9 @@ type evaluation struct {
 	Started   time.Time
 
 	done, total atomic.Int64
+	// written is set, under evaluations.writing, once the bundle is in
+	// place.
+	written bool
 
 	mu       sync.Mutex
 	state    string // running, done, failed, canceled
@@ -84,12 +87,19 @@ func (e *evaluation) finish(state, msg, bundle string, checks []string) {
 // maxShownChecks is how many failed verdicts an evaluation's page lists.
 const maxShownChecks = 20
 
-// evaluations are the server's background runs. Close cancels the
-// running ones and waits for them.
+// evaluations are the server's background runs. cancelAll cancels the
+// running ones; close cancels them and waits for them.
 type evaluations struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// writing is held (shared) by an evaluation while it checks ctx and
+	// renames its bundle into place, and taken by cancelAll to cancel ctx:
+	// once cancelAll returns, no bundle appears.
+	writing sync.RWMutex
+	// beforeWrite, when not nil, is called before an evaluation writes
+	// its bundle (for the tests).
+	beforeWrite func(ctx context.Context)
 
 	mu   sync.Mutex
 	list []*evaluation // oldest first
@@ -101,10 +111,37 @@ func newEvaluations() *evaluations {
 	return &evaluations{ctx: ctx, cancel: cancel, byID: map[string]*evaluation{}}
 }
 
+// cancelAll cancels every running evaluation and returns how many were
+// running. A bundle being renamed into place when it is called is in
+// place when it returns; no other bundle is written after it.
+func (m *evaluations) cancelAll() int {
+	m.writing.Lock()
+	defer m.writing.Unlock()
+	m.cancel()
+	return len(m.views(func(e *evaluation) bool { return !e.written && e.view().State == "running" }))
+}
+
 // close cancels every running evaluation and waits until they stop.
 func (m *evaluations) close() {
-	m.cancel()
+	m.cancelAll()
 	m.wg.Wait()
+}
+
+// guard returns the atomicfile.WriteInGuarded guard of e's bundle: it
+// renames only while the evaluations are not cancelled.
+func (m *evaluations) guard(e *evaluation) func(rename func() error) error {
+	return func(rename func() error) error {
+		m.writing.RLock()
+		defer m.writing.RUnlock()
+		if err := m.ctx.Err(); err != nil {
+			return err
+		}
+		if err := rename(); err != nil {
+			return err
+		}
+		e.written = true // several guards may run at once, each for its own e
+		return nil
+	}
 }
 
 func (m *evaluations) get(id string) *evaluation {
@@ -279,12 +316,21 @@ func (s *Server) runEvaluation(e *evaluation, sweep *engine.Sweep, bench *lasagn
 		if err != nil {
 			return "", err
 		}
+		// A cancelled evaluation writes nothing: the context is checked
+		// before the bundle is built and encoded, and again, under the
+		// lock cancelAll takes, just before its rename (s.evals.guard).
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
 		b, err := rep.Bundle(engine.BundleOptions{LasagnaVersion: s.opts.Version})
 		if err != nil {
 			return "", err
 		}
 		failed, blocking = engine.Failed(verdicts), len(b.Integrity.Blocking)
-		return s.folder.writeBundle(EvaluationsFolder, atomicfile.SafeName(e.Benchmark)+"-"+b.RunID[:12]+".json", b)
+		if s.evals.beforeWrite != nil {
+			s.evals.beforeWrite(ctx)
+		}
+		return s.folder.writeBundle(ctx, EvaluationsFolder, atomicfile.SafeName(e.Benchmark)+"-"+b.RunID[:12]+".json", b, s.evals.guard(e))
 	}()
 	var intr *engine.Interrupted
 	switch {
@@ -315,17 +361,25 @@ func (s *Server) runEvaluation(e *evaluation, sweep *engine.Sweep, bench *lasagn
 }
 
 // writeBundle writes b as dir/name inside the folder, atomically, through
-// the folder's os.Root (atomicfile.WriteIn), and returns its slash path.
-func (f *folder) writeBundle(dir, name string, b *results.Bundle) (string, error) {
+// the folder's os.Root (atomicfile.WriteInGuarded: guard decides whether
+// the file is renamed into place), and returns its slash path. Nothing is
+// written once ctx has ended.
+func (f *folder) writeBundle(ctx context.Context, dir, name string, b *results.Bundle, guard func(func() error) error) (string, error) {
 	var buf bytes.Buffer
 	if err := results.Write(&buf, b); err != nil {
+		return "", err
+	}
+	if err := ctx.Err(); err != nil {
 		return "", err
 	}
 	if err := f.root.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("bundles folder: %s", stripRoot(err))
 	}
 	p := path.Join(dir, name)
-	if err := atomicfile.WriteIn(f.root, p, buf.Bytes(), 0o644); err != nil {
+	if err := atomicfile.WriteInGuarded(f.root, p, buf.Bytes(), 0o644, guard); err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
 		return "", fmt.Errorf("bundles folder: %s", stripRoot(err))
 	}
 	return p, nil

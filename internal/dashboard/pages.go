@@ -2,18 +2,22 @@ package dashboard
 
 import (
 	"bytes"
+	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"html/template"
 	"io/fs"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/lasagna-go/lasagna/internal/registry"
 	"github.com/lasagna-go/lasagna/reporters/htmlreport"
+	"github.com/lasagna-go/lasagna/results"
 )
 
 //go:embed templates/*.html
@@ -139,22 +143,62 @@ func (s *Server) errorPageWith(w http.ResponseWriter, r *http.Request, code int,
 	}{code, http.StatusText(code), msg, details, links})
 }
 
-func (s *Server) bundlesPage(w http.ResponseWriter, r *http.Request) {
-	entries := s.folder.scan()
-	var usable []*entry
-	for _, e := range entries {
-		if e.Refused == "" && len(e.Untrusted) == 0 {
-			usable = append(usable, e)
-		}
-	}
-	s.render(w, r, http.StatusOK, "bundles.html", "Bundles", struct {
-		Entries []*entry
-		Usable  []*entry
-	}{entries, usable})
+// listRow is a line of the bundles list: the file and its check (nil
+// while it is pending).
+type listRow struct {
+	*entry
+	Check *check
 }
 
+// GET /: the bundles of the folder, from their headers (readHeader: no
+// row is decoded), with the checks done so far. The list checks the
+// bundles up to inlineCheckBytes before it answers and leaves the larger
+// ones to the background checker; while some are pending it says
+// "checking…" and reloads itself.
+func (s *Server) bundlesPage(w http.ResponseWriter, r *http.Request) {
+	entries := s.folder.scan()
+	var later []*entry
+	for _, e := range entries {
+		if e.Refused != "" || s.folder.checked(e) != nil {
+			continue
+		}
+		if e.Size <= s.folder.inlineCheck && r.Context().Err() == nil {
+			s.folder.check(r.Context(), e) // a failure leaves it pending
+			continue
+		}
+		later = append(later, e)
+	}
+	s.folder.checkLater(later)
+	var rows, usable []listRow
+	pending := false
+	for _, e := range entries {
+		row := listRow{entry: e}
+		if e.Refused == "" {
+			row.Check = s.folder.checked(e)
+			pending = pending || row.Check == nil
+			if row.Check == nil || len(row.Check.Untrusted) == 0 {
+				usable = append(usable, row)
+			}
+		}
+		rows = append(rows, row)
+	}
+	refresh := 0
+	if pending {
+		refresh = listRefresh
+	}
+	s.renderPage(w, r, http.StatusOK, "bundles.html", "Bundles", struct {
+		Entries []listRow
+		Usable  []listRow
+	}{rows, usable}, refresh)
+}
+
+// listRefresh is how often, in seconds, the list reloads itself while
+// checks are pending.
+const listRefresh = 5
+
 // entryOf returns the served bundle named by the path value or query
-// parameter, or answers with an error page and returns nil.
+// parameter, once checked and found trustworthy, or answers with an error
+// page and returns nil.
 func (s *Server) entryOf(w http.ResponseWriter, r *http.Request, p, what string) *entry {
 	if p == "" {
 		s.errorPage(w, r, http.StatusBadRequest, "Give "+what+": the path of a bundle in the folder, as the list links it.")
@@ -169,11 +213,78 @@ func (s *Server) entryOf(w http.ResponseWriter, r *http.Request, p, what string)
 		s.errorPage(w, r, http.StatusNotFound, "Not served: "+e.Path+": "+e.Refused+".")
 		return nil
 	}
-	if len(e.Untrusted) > 0 {
-		s.errorPage(w, r, http.StatusUnprocessableEntity, e.Path+" fails validation, so it is not reported (see lasagna results validate "+e.Path+"):", e.Untrusted...)
+	c, err := s.folder.check(r.Context(), e)
+	if err != nil {
+		s.workError(w, r, err)
+		return nil
+	}
+	if len(c.Untrusted) > 0 {
+		s.errorPage(w, r, http.StatusUnprocessableEntity, e.Path+" fails validation, so it is not reported (see lasagna results validate "+e.Path+"):", c.Untrusted...)
 		return nil
 	}
 	return e
+}
+
+// workError answers a check or a report that could not be done: the
+// request ended while it waited for its turn, or the file changed or
+// cannot be read.
+func (s *Server) workError(w http.ResponseWriter, r *http.Request, err error) {
+	var de drawError
+	switch {
+	case isContextErr(err):
+		s.errorPage(w, r, http.StatusServiceUnavailable, "The request ended before the server could read the bundle (it draws at most a few reports at a time); try again.")
+	case errors.As(err, &de):
+		s.errorPage(w, r, http.StatusInternalServerError, "The report could not be drawn: "+de.err.Error())
+	default:
+		s.errorPage(w, r, http.StatusNotFound, err.Error())
+	}
+}
+
+// drawError is a failure of htmlreport.Write.
+type drawError struct{ err error }
+
+func (e drawError) Error() string { return e.err.Error() }
+
+// page returns the report drawn from the bundles of es: from the cache
+// when those files are unchanged, else read, decoded and drawn through
+// the gate, once however many requests ask for it at the same time.
+func (f *folder) page(ctx context.Context, kind string, es []*entry, draw func([]*results.Bundle) ([]byte, error)) (*cachedPage, error) {
+	key := kind
+	var size int64
+	for _, e := range es {
+		key += "\x01" + e.key()
+		size += e.Size
+	}
+	if p := f.pages.get(key); p != nil {
+		return p, nil
+	}
+	return f.pageFlight.do(ctx, key, func() (*cachedPage, error) {
+		if p := f.pages.get(key); p != nil {
+			return p, nil
+		}
+		release, err := f.gate.acquire(ctx, size)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+		bs := make([]*results.Bundle, len(es))
+		for i, e := range es {
+			raw, err := f.readAll(e)
+			if err != nil {
+				return nil, err
+			}
+			if bs[i], err = results.Unmarshal(raw); err != nil {
+				return nil, fmt.Errorf("%s: %w", e.Path, err)
+			}
+		}
+		html, err := draw(bs)
+		if err != nil {
+			return nil, drawError{err}
+		}
+		p := &cachedPage{key: key, html: html, scripts: scriptHashes(html)}
+		f.pages.put(p)
+		return p, nil
+	})
 }
 
 func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
@@ -181,15 +292,17 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 	if e == nil {
 		return
 	}
-	b, err := s.folder.bundle(e)
+	p, err := s.folder.page(r.Context(), "report", []*entry{e}, func(bs []*results.Bundle) ([]byte, error) {
+		return drawReport([]htmlreport.Input{{Bundle: bs[0]}}, htmlreport.Options{
+			Title: e.Path,
+			Links: []htmlreport.Link{{Text: "← bundles", URL: "/"}, {Text: "bundle JSON", URL: "/raw/" + escapePath(e.Path)}},
+		})
+	})
 	if err != nil {
-		s.errorPage(w, r, http.StatusNotFound, err.Error())
+		s.workError(w, r, err)
 		return
 	}
-	s.report(w, r, []htmlreport.Input{{Bundle: b}}, htmlreport.Options{
-		Title: e.Path,
-		Links: []htmlreport.Link{{Text: "← bundles", URL: "/"}, {Text: "bundle JSON", URL: "/raw/" + escapePath(e.Path)}},
-	})
+	writeReport(w, p)
 }
 
 func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
@@ -202,49 +315,56 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 	if base == nil {
 		return
 	}
-	ba, err := s.folder.bundle(a)
-	if err != nil {
-		s.errorPage(w, r, http.StatusNotFound, err.Error())
-		return
-	}
-	bb, err := s.folder.bundle(base)
-	if err != nil {
-		s.errorPage(w, r, http.StatusNotFound, err.Error())
-		return
-	}
-	s.report(w, r, []htmlreport.Input{{Bundle: ba}}, htmlreport.Options{
-		Title:    a.Path + " against baseline " + base.Path,
-		Baseline: bb,
-		Links: []htmlreport.Link{{Text: "← bundles", URL: "/"}, {Text: a.Path, URL: "/bundles/" + escapePath(a.Path)},
-			{Text: "baseline " + base.Path, URL: "/bundles/" + escapePath(base.Path)}},
+	p, err := s.folder.page(r.Context(), "compare", []*entry{a, base}, func(bs []*results.Bundle) ([]byte, error) {
+		return drawReport([]htmlreport.Input{{Bundle: bs[0]}}, htmlreport.Options{
+			Title:    a.Path + " against baseline " + base.Path,
+			Baseline: bs[1],
+			Links: []htmlreport.Link{{Text: "← bundles", URL: "/"}, {Text: a.Path, URL: "/bundles/" + escapePath(a.Path)},
+				{Text: "baseline " + base.Path, URL: "/bundles/" + escapePath(base.Path)}},
+		})
 	})
+	if err != nil {
+		s.workError(w, r, err)
+		return
+	}
+	writeReport(w, p)
 }
 
-// report answers with an htmlreport page: its Content-Security-Policy
-// allows its inline scripts by hash and nothing from another host.
-func (s *Server) report(w http.ResponseWriter, r *http.Request, ins []htmlreport.Input, o htmlreport.Options) {
+func drawReport(ins []htmlreport.Input, o htmlreport.Options) ([]byte, error) {
 	var buf bytes.Buffer
 	if err := htmlreport.Write(&buf, ins, o); err != nil {
-		s.errorPage(w, r, http.StatusInternalServerError, "The report could not be drawn: "+err.Error())
-		return
+		return nil, err
 	}
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src "+scriptHashes(buf.Bytes())+"; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Write(buf.Bytes())
+	return buf.Bytes(), nil
 }
 
+// writeReport answers with a drawn htmlreport page: its
+// Content-Security-Policy allows its inline scripts by hash and nothing
+// from another host.
+func writeReport(w http.ResponseWriter, p *cachedPage) {
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src "+p.scripts+"; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(len(p.html)))
+	w.Write(p.html)
+}
+
+// rawBundle answers with the file's bytes, streamed from the file (not
+// held in memory), as a download.
 func (s *Server) rawBundle(w http.ResponseWriter, r *http.Request) {
 	e := s.folder.lookup(r.PathValue("file"))
 	if e == nil || e.Refused != "" {
 		s.errorPage(w, r, http.StatusNotFound, "No bundle "+r.PathValue("file")+" in the bundles folder.")
 		return
 	}
-	raw, _, err := s.folder.readFile(e.Path)
+	fh, st, err := s.folder.open(e.Path)
 	if err != nil {
 		s.errorPage(w, r, http.StatusNotFound, stripRoot(err))
 		return
 	}
-	attachment(w, "application/json", pathBase(e.Path), raw)
+	defer fh.Close()
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Disposition", "attachment; filename="+strconv.Quote(pathBase(e.Path)))
+	http.ServeContent(w, r, "", st.ModTime(), fh)
 }
 
 func pathBase(p string) string {

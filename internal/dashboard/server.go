@@ -6,10 +6,11 @@
 // Pages:
 //
 //	GET  /                      the bundles in the folder: file, run id,
-//	                            benchmarks, arms, queries, modified, size,
-//	                            integrity counts; a form comparing two
+//	                            benchmarks, arms, queries (from each file's
+//	                            header), modified, size, integrity counts
+//	                            (its check); a form comparing two
 //	GET  /bundles/{file...}     a bundle's report (htmlreport.Write)
-//	GET  /raw/{file...}         a bundle's JSON, as a download
+//	GET  /raw/{file...}         a bundle's JSON, as a download (streamed)
 //	GET  /compare?bundle=A&baseline=B
 //	                            A's report against baseline B
 //	POST /rescan                forget what was read and rescan the folder
@@ -46,6 +47,11 @@
 //     scripts, by hash), nosniff, no framing and no referrer.
 //   - Serve sets read, write and idle timeouts and shuts down gracefully
 //     when its context ends (lasagna serve: SIGINT, SIGTERM).
+//   - Work is bounded (bounds.go; docs/reports.md, "The dashboard's
+//     bounds"): the list reads headers only; checks (results.Validate)
+//     and report drawings pass a gate of workSlots (a large bundle alone)
+//     whose waiters give up with their request; each file's check and
+//     drawn reports are kept until the file changes.
 //
 // The registry's pages (Options.Registry; docs/registry.md):
 //
@@ -78,9 +84,11 @@
 // and settings apply to this benchmark (its own benchmarks are replaced).
 // The bundle is written into the bundles folder, under evaluations/. The
 // server keeps the evaluations in memory: they survive a browser refresh,
-// not a restart (the bundles stay). Close (lasagna serve: on SIGINT or
-// SIGTERM) cancels the running ones and waits for them; they show as
-// canceled and write nothing.
+// not a restart (the bundles stay). CancelEvaluations (lasagna serve: on
+// SIGINT or SIGTERM, as the shutdown begins) cancels the running ones, and
+// Close cancels them and waits for them; they show as canceled and write
+// nothing: a bundle is renamed into place only while the evaluations are
+// not cancelled, under the lock the cancellation takes.
 package dashboard
 
 import (
@@ -177,6 +185,13 @@ func New(o Options) (*Server, error) {
 	s.handler = s.secureHeaders(s.checkHost(s.authenticate(s.mux)))
 	return s, nil
 }
+
+// CancelEvaluations cancels the evaluations still running and returns
+// how many it cancelled: they end as canceled and write no bundle. A
+// bundle being renamed into place when it is called is in place when it
+// returns; no bundle appears after it. lasagna serve calls it as its
+// shutdown begins (SIGINT, SIGTERM), before the requests in flight finish.
+func (s *Server) CancelEvaluations() int { return s.evals.cancelAll() }
 
 // Close cancels the evaluations still running, waits until they stop,
 // and releases the folders.
