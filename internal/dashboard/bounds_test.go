@@ -34,7 +34,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // takes every slot, and the jobs behind it wait their turn (no
 // starvation); a waiter whose context ends gives up without taking a
 // slot.
-func TestGate(t *testing.T) {
+func TestWorkGate(t *testing.T) {
 	ctx := context.Background()
 	g := newGate(2)
 	r1, err := g.acquire(ctx, 10)
