@@ -172,9 +172,13 @@ type Comparison struct {
 	HolmP       float64
 	Significant bool
 	// Dropped counts the queries of either arm left out of the pairing:
-	// absent from the other arm, failed in either, or without this metric.
-	Dropped int
-	Alpha   float64
+	// absent from the other arm, failed in either, or scored on this metric
+	// in one arm only (a query neither arm scores on it is not dropped:
+	// the metric does not apply to it). DroppedWhy says how many for each
+	// reason.
+	Dropped    int
+	DroppedWhy string
+	Alpha      float64
 }
 
 // Refusal is a pair Compare would not compare, and why.
@@ -368,7 +372,7 @@ func Compare(pairs []Pair, o CompareOptions) Comparisons {
 			continue
 		}
 		for _, m := range ms {
-			a, b, dropped := pairScores(p.Arm.Result, p.Baseline.Result, m)
+			a, b, dropped, why := pairScores(p.Arm.Result, p.Baseline.Result, m)
 			if len(a) == 0 {
 				out.Refusals = append(out.Refusals, Refusal{Benchmark: p.Arm.Config.Benchmark, Arm: p.Arm.Label, Baseline: p.Baseline.Label,
 					Reason: fmt.Sprintf("no query has a %s score in both arms (%d queries dropped)", m, dropped)})
@@ -387,7 +391,7 @@ func Compare(pairs []Pair, o CompareOptions) Comparisons {
 			}
 			out.Comparisons = append(out.Comparisons, Comparison{
 				Benchmark: p.Arm.Config.Benchmark, Arm: p.Arm.Label, Baseline: p.Baseline.Label, Metric: m,
-				Mean: mean(a), BaselineMean: mean(b), Stats: st, Dropped: dropped, Alpha: alpha,
+				Mean: mean(a), BaselineMean: mean(b), Stats: st, Dropped: dropped, DroppedWhy: why, Alpha: alpha,
 			})
 		}
 	}
@@ -450,14 +454,8 @@ func sharedMetrics(a, b Result) []string {
 
 // pairScores returns the scores of metric m of a and b paired by query id,
 // in a's row order, and the number of queries of either side left out.
-func pairScores(a, b Result, m string) (xa, xb []float64, dropped int) {
-	score := func(row Sample) (float64, bool) {
-		if row.Error != "" {
-			return 0, false
-		}
-		v, ok := row.Scores[m]
-		return v, ok
-	}
+func pairScores(a, b Result, m string) (xa, xb []float64, dropped int, why string) {
+	var missing, failed, oneSided int
 	inB := map[string]Sample{}
 	for _, row := range b.PerSampleScores {
 		inB[row.QueryID] = row
@@ -465,22 +463,41 @@ func pairScores(a, b Result, m string) (xa, xb []float64, dropped int) {
 	seen := map[string]bool{}
 	for _, row := range a.PerSampleScores {
 		seen[row.QueryID] = true
-		va, oka := score(row)
 		rb, inb := inB[row.QueryID]
-		vb, okb := score(rb)
-		if oka && inb && okb {
+		va, oka := row.Scores[m]
+		vb, okb := rb.Scores[m]
+		switch {
+		case !inb:
+			missing++
+		case row.Error != "" || rb.Error != "":
+			failed++
+		case oka && okb:
 			xa = append(xa, va)
 			xb = append(xb, vb)
-		} else {
-			dropped++
+		case oka || okb:
+			oneSided++
+		default:
+			// Scored in neither arm (the metric does not apply to the
+			// query, e.g. an answer metric of an unanswerable question
+			// both arms left unscored): nothing was dropped.
 		}
 	}
 	for _, row := range b.PerSampleScores {
 		if !seen[row.QueryID] {
-			dropped++
+			missing++
 		}
 	}
-	return xa, xb, dropped
+	var parts []string
+	if missing > 0 {
+		parts = append(parts, fmt.Sprintf("%d in one arm only", missing))
+	}
+	if failed > 0 {
+		parts = append(parts, fmt.Sprintf("%d failed in an arm", failed))
+	}
+	if oneSided > 0 {
+		parts = append(parts, fmt.Sprintf("%d scored on %s in one arm only", oneSided, m))
+	}
+	return xa, xb, missing + failed + oneSided, strings.Join(parts, ", ")
 }
 
 // Verdict returns the one-line reading of c, e.g.
@@ -510,7 +527,7 @@ func (c Comparison) Verdict() string {
 	}
 	var notes []string
 	if c.Dropped > 0 {
-		notes = append(notes, fmt.Sprintf("%d %s dropped: missing, failed or unscored in one arm", c.Dropped, plural(c.Dropped, "query", "queries")))
+		notes = append(notes, fmt.Sprintf("%d %s dropped: %s", c.Dropped, plural(c.Dropped, "query", "queries"), c.DroppedWhy))
 	}
 	if c.Stats.SmallSample {
 		notes = append(notes, fmt.Sprintf("%s: %d pairs are too few for a reliable interval", lasagna.SmallSample, n))

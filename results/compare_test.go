@@ -213,3 +213,26 @@ func TestCompareConstantShiftHasNoDz(t *testing.T) {
 		t.Errorf("constant shift: %+v\n%s", c.Stats, c.Verdict())
 	}
 }
+
+// TestPairScoresDroppedWhy: a query neither arm scores on a metric (an
+// unanswerable question both leave unscored) is not dropped; the others
+// are counted by reason.
+func TestPairScoresDroppedWhy(t *testing.T) {
+	row := func(id string, v float64, has bool, failed bool) Sample {
+		s := Sample{QueryID: id}
+		if failed {
+			s.Error = "boom"
+			return s
+		}
+		if has {
+			s.Scores = map[string]float64{"token_f1": v}
+		}
+		return s
+	}
+	a := Result{PerSampleScores: []Sample{row("q1", 1, true, false), row("q2", 0, false, false), row("q3", 1, true, false), row("q4", 1, true, true), row("q5", 1, true, false)}}
+	b := Result{PerSampleScores: []Sample{row("q1", 0.5, true, false), row("q2", 0, false, false), row("q3", 0, false, false), row("q4", 1, true, false), row("q6", 1, true, false)}}
+	xa, xb, dropped, why := pairScores(a, b, "token_f1")
+	if len(xa) != 1 || len(xb) != 1 || dropped != 4 || why != "2 in one arm only, 1 failed in an arm, 1 scored on token_f1 in one arm only" {
+		t.Errorf("paired %d/%d, dropped %d (%s); want 1 pair and 4 dropped (q5, q6 in one arm; q4 failed; q3 scored in one arm), q2 not dropped", len(xa), len(xb), dropped, why)
+	}
+}

@@ -73,7 +73,12 @@ type Link struct {
 // report.html beside the bundle.
 type Reporter struct {
 	// Path is the file to write; "" means report.html in the folder of the
-	// bundle (reporters.BundlePath), or an error when that is unknown.
+	// bundle (reporters.BundlePath), or an error when that is unknown. A
+	// bundle that holds part of its sample (a shard, a go test -run
+	// subset: results.Bundle.Subset) gets a report named after its own file
+	// instead (lasagna-pkg-TestRAG-shard-2-of-4.html beside
+	// lasagna-pkg-TestRAG-shard-2-of-4.json), so that shards writing to one
+	// folder do not overwrite each other's report.
 	Path string
 	Options
 }
@@ -87,6 +92,9 @@ func (r Reporter) Report(ctx context.Context, b *results.Bundle) error {
 			return errors.New("htmlreport: no Path, and the bundle's own path is unknown: set Reporter.Path")
 		}
 		path = filepath.Join(filepath.Dir(bp), "report.html")
+		if b.Subset != nil {
+			path = strings.TrimSuffix(bp, filepath.Ext(bp)) + ".html"
+		}
 	}
 	return atomicfile.Write(path, 0o644, func(w io.Writer) error {
 		return Write(w, []Input{{Bundle: b}}, r.Options)

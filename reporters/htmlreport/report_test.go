@@ -3,6 +3,7 @@ package htmlreport
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -162,6 +163,18 @@ func TestReporterBesideBundle(t *testing.T) {
 	}
 	if err := (Reporter{}).Report(context.Background(), b); err == nil || !strings.Contains(err.Error(), "Reporter.Path") {
 		t.Errorf("no path anywhere: error %v, want one naming Reporter.Path", err)
+	}
+	// Shards in one folder each get a report named after their bundle.
+	for i := 1; i <= 2; i++ {
+		shard := *b
+		shard.Subset = &results.Subset{ShardIndex: i, ShardCount: 2}
+		name := fmt.Sprintf("lasagna-x-TestRAG-shard-%d-of-2", i)
+		if err := (Reporter{}).Report(contextWithBundle(filepath.Join(dir, name+".json")), &shard); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, name+".html")); err != nil {
+			t.Errorf("shard %d: %v", i, err)
+		}
 	}
 }
 
