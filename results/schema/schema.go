@@ -172,14 +172,7 @@ func pointerPath(tokens []string) string {
 // (1.0, 1e0) is left to the schema, which reads numbers exactly.
 // TestListsValidAgreesWithSchema holds it to the schema.
 func hitsValid(v []byte) bool {
-	if v == nil || string(v) == "null" {
-		return true
-	}
-	d := jsontext.NewDecoder(bytes.NewReader(v))
-	if tok, err := d.ReadToken(); err != nil || tok.Kind() != '[' {
-		return false
-	}
-	for d.PeekKind() != ']' {
+	return arrayValid(v, func(d *jsontext.Decoder) bool {
 		if tok, err := d.ReadToken(); err != nil || tok.Kind() != '{' {
 			return false
 		}
@@ -192,7 +185,7 @@ func hitsValid(v []byte) bool {
 			switch name := tok.String(); name {
 			case "id", "score", "rank":
 				val, err := d.ReadToken()
-				if err != nil {
+				if err != nil || val.Kind() == '{' || val.Kind() == '[' {
 					return false
 				}
 				switch name {
@@ -203,26 +196,29 @@ func hitsValid(v []byte) bool {
 				case "rank":
 					rank = val.Kind() == '0' && plainPositive(val.String())
 				}
-				if val.Kind() == '{' || val.Kind() == '[' {
-					return false
-				}
 			default:
 				if err := d.SkipValue(); err != nil {
 					return false
 				}
 			}
 		}
-		if _, err := d.ReadToken(); err != nil || !id || !score || !rank {
-			return false
-		}
-	}
-	_, err := d.ReadToken()
-	return err == nil
+		_, err := d.ReadToken()
+		return err == nil && id && score && rank
+	})
 }
 
 // idsValid reports whether v (absent when nil) is a valid _retrieved_ids:
 // null or an array of strings.
 func idsValid(v []byte) bool {
+	return arrayValid(v, func(d *jsontext.Decoder) bool {
+		tok, err := d.ReadToken()
+		return err == nil && tok.Kind() == '"'
+	})
+}
+
+// arrayValid reports whether v is absent (nil), null, or an array each of
+// whose items item reads and accepts.
+func arrayValid(v []byte, item func(d *jsontext.Decoder) bool) bool {
 	if v == nil || string(v) == "null" {
 		return true
 	}
@@ -231,7 +227,7 @@ func idsValid(v []byte) bool {
 		return false
 	}
 	for d.PeekKind() != ']' {
-		if tok, err := d.ReadToken(); err != nil || tok.Kind() != '"' {
+		if !item(d) {
 			return false
 		}
 	}
