@@ -85,16 +85,7 @@ func TestServeSignals(t *testing.T) {
 		name string
 	}{{syscall.SIGINT, "SIGINT"}, {syscall.SIGTERM, "SIGTERM"}} {
 		t.Run(tc.name, func(t *testing.T) {
-			cmd := cliChild(t, []string{"LASAGNA_SERVE_TOKEN=", "LASAGNA_REGISTRY=" + filepath.Join(t.TempDir(), "registry.db")}, "serve", "--addr", "127.0.0.1:0", "--bundles", dir)
-			stdout, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
+			cmd, stdout, stderr := startServe(t, []string{"LASAGNA_SERVE_TOKEN=", "LASAGNA_REGISTRY=" + filepath.Join(t.TempDir(), "registry.db")}, "--addr", "127.0.0.1:0", "--bundles", dir)
 			defer cmd.Process.Kill()
 			lines := make(chan string, 10)
 			var all strings.Builder
@@ -269,17 +260,8 @@ func TestServeSIGTERMCancelsEvaluation(t *testing.T) {
 	defer hang.Close()
 	defer close(stop)
 	dir := t.TempDir()
-	cmd := cliChild(t, []string{"LASAGNA_SERVE_TOKEN=", "LASAGNA_REGISTRY=" + dsn, "OPENAI_BASE_URL=" + hang.URL, "OPENAI_API_KEY=test-key", "LASAGNA_LLM_RETRIES=0"},
-		"serve", "--addr", "127.0.0.1:0", "--bundles", dir)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stdout, stderr := startServe(t, []string{"LASAGNA_SERVE_TOKEN=", "LASAGNA_REGISTRY=" + dsn, "OPENAI_BASE_URL=" + hang.URL, "OPENAI_API_KEY=test-key", "LASAGNA_LLM_RETRIES=0"},
+		"--addr", "127.0.0.1:0", "--bundles", dir)
 	defer cmd.Process.Kill()
 	sc := bufio.NewScanner(stdout)
 	if !sc.Scan() {
@@ -341,4 +323,21 @@ func TestServeSIGTERMCancelsEvaluation(t *testing.T) {
 	if len(files) > 0 {
 		t.Errorf("the canceled evaluation left %v", files)
 	}
+}
+
+// startServe starts `lasagna serve ARGS` as a child with env and returns
+// it, its stdout and the buffer its stderr goes to; stop it by its PID.
+func startServe(t *testing.T, env []string, args ...string) (*exec.Cmd, io.ReadCloser, *bytes.Buffer) {
+	t.Helper()
+	cmd := cliChild(t, env, append([]string{"serve"}, args...)...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &bytes.Buffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, stdout, stderr
 }
