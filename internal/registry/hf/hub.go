@@ -638,7 +638,7 @@ func (h *Hub) fileURL(dataset, sha, p string) string {
 // (the sha256 of an LFS file, the git blob id of another) and renamed.
 // Another process downloading the same blob is waited for (a lock under
 // .locks).
-func (h *Hub) fetchBlob(ctx context.Context, dataset, sha, p, etag string, size int64, blob string) error {
+func (h *Hub) fetchBlob(ctx context.Context, dataset, sha, p, etag string, size int64, blob string) (err error) {
 	if err := os.MkdirAll(filepath.Dir(blob), 0o755); err != nil {
 		return cacheError(err)
 	}
@@ -660,6 +660,11 @@ func (h *Hub) fetchBlob(ctx context.Context, dataset, sha, p, etag string, size 
 		return cacheError(err)
 	}
 	defer f.Close()
+	defer func() { // a refusal leaves no empty partial file
+		if st, serr := os.Stat(inc); err != nil && serr == nil && st.Size() == 0 {
+			os.Remove(inc)
+		}
+	}()
 	st, err := f.Stat()
 	if err != nil {
 		return cacheError(err)
