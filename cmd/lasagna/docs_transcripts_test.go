@@ -21,6 +21,7 @@ import (
 	"github.com/lasagna-go/lasagna/fixtures"
 	"github.com/lasagna-go/lasagna/internal/buildtag"
 	"github.com/lasagna-go/lasagna/internal/doctest"
+	"github.com/lasagna-go/lasagna/internal/registry/hf/hftest"
 	"github.com/lasagna-go/lasagna/results"
 )
 
@@ -152,7 +153,8 @@ func newDocSession(t *testing.T, root string) *docSession {
 	}
 	t.Chdir(dir)
 	for _, k := range []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "MODEL_NAME",
-		"LASAGNA_REGISTRY", "LASAGNA_SERVE_TOKEN", "LASAGNA_SHARD", "LASAGNA_LATENCY", "LASAGNA_LLM_TIMEOUT", "LASAGNA_LLM_RETRIES"} {
+		"LASAGNA_REGISTRY", "LASAGNA_SERVE_TOKEN", "LASAGNA_SHARD", "LASAGNA_LATENCY", "LASAGNA_LLM_TIMEOUT", "LASAGNA_LLM_RETRIES",
+		"HF_ENDPOINT", "HF_TOKEN", "HF_HOME", "HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"} {
 		t.Setenv(k, "")
 		os.Unsetenv(k)
 	}
@@ -476,6 +478,13 @@ var docSetups = map[string]func(s *docSession){
 		}
 		synthSupported.Store(false)
 		useFakeOpenAI(s.t, fixtures.FakeOpenAIOptions{Reply: func(c fixtures.ChatCall) string { return synthReply(c, synthSupported.Load()) }})
+	},
+	"docs/registry.md#Downloading from the Hub": func(s *docSession) {
+		// A fake Hub (internal/registry/hf/hftest) whose GPQA is gated
+		// behind the token the transcript exports; the cache is the
+		// session's ~/.cache/huggingface/hub.
+		hub := hftest.New(s.t, "hf_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", hftest.GPQA(), hftest.MSMARCO())
+		s.t.Setenv("HF_ENDPOINT", hub.URL)
 	},
 	"docs/synthesis.md#Synthetic questions from your documents": func(s *docSession) {
 		if err := os.Symlink(filepath.Join(s.root, "internal/extract/testdata/docs"), filepath.Join(s.dir, "docs")); err != nil {

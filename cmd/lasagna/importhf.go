@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -11,25 +12,38 @@ import (
 	"github.com/lasagna-go/lasagna/internal/registry/hf"
 )
 
-// newImportHFCmd is `lasagna benchmark import-hf`: a Hugging Face dataset
-// downloaded on disk into the registry (package registry/hf).
+// newImportHFCmd is `lasagna benchmark import-hf`: a Hugging Face dataset,
+// downloaded from the Hub or read from disk, into the registry (package
+// registry/hf; docs/registry.md).
 func newImportHFCmd(stdout io.Writer) *cobra.Command {
 	var (
 		o     hf.Options
 		draft bool
 	)
 	cmd := &cobra.Command{
-		Use:   "import-hf DATASET --from DIR [--name N] [--split S] [--limit N] [--config C]",
-		Short: "Register a Hugging Face dataset downloaded on disk (MS MARCO, GPQA)",
-		Long: `import-hf converts a Hugging Face dataset on disk into a benchmark and
-registers it, with the checks and the single transaction of create: a
-failed import leaves the registry unchanged. Nothing is downloaded.
+		Use:   "import-hf DATASET [--from DIR | --revision REV] [--name N] [--split S] [--limit N] [--config C]",
+		Short: "Register a Hugging Face dataset (MS MARCO, GPQA), downloaded from the Hub or on disk",
+		Long: `import-hf converts a Hugging Face dataset into a benchmark and registers
+it, with the checks and the single transaction of create: a failed import
+leaves the registry unchanged.
+
+Without --from, the files the import needs are downloaded from the Hub
+(HF_ENDPOINT, default ` + hf.DefaultEndpoint + `; --revision, default main)
+into the Hugging Face cache (HF_HUB_CACHE, else HF_HOME/hub, default
+~/.cache/huggingface/hub) in the layout huggingface_hub uses, and read from
+there: a second import of the revision downloads nothing. HF_TOKEN is sent
+as the bearer token (gated datasets such as GPQA need one, after accepting
+their conditions on the dataset page); it is never printed or stored.
+HF_HUB_OFFLINE=1 reads the cache only. An interrupted download resumes.
+
+With --from DIR, nothing is downloaded: DIR is a Hugging Face cache folder
+(the hub folder, datasets--OWNER--NAME, or snapshots/<revision>; the
+revision is recorded in the source) or a plain folder holding the
+dataset's files.
 
 DATASET is microsoft/ms_marco (--config v1.1 or v2.1; parquet; --split
 validation by default) or Idavidrein/gpqa (--config gpqa_diamond by
-default; closed-book: no corpus). DIR is a Hugging Face cache folder (the
-hub folder, datasets--OWNER--NAME, or snapshots/<revision>; the revision is
-recorded in the source) or a plain folder holding the dataset's files.
+default; closed-book: no corpus).
 
 MS MARCO: each row is an entry (id = query_id; answers, then well-formed
 answers; "No Answer Present." marks it unanswerable); every passage of the
@@ -40,16 +54,18 @@ answers, domain, subdomain and explanation.
 
 --name defaults to ms_marco-<config>-<split> or the GPQA config; --limit N
 imports the first N rows of the split.` + registryNote + `
-Exit status: 0 done, 1 the data has problems or NAME is archived, 2 usage
-error.`,
+Exit status: 0 done, 1 the data has problems, the download failed or NAME
+is archived, 2 usage error.`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Dataset, o.Draft = args[0], draft
-			if o.Dir == "" {
-				return usageError("import-hf %s: give --from DIR (a Hugging Face cache folder or a folder holding the dataset's files)", o.Dataset)
-			}
-			if _, err := os.Stat(o.Dir); err != nil {
-				return usageError("import-hf %s: --from %s: no such folder", o.Dataset, o.Dir)
+			if o.Dir != "" {
+				if o.Revision != "" {
+					return usageError("import-hf %s: --revision chooses what to download; with --from, give the snapshots/<revision> folder instead", o.Dataset)
+				}
+				if _, err := os.Stat(o.Dir); err != nil {
+					return usageError("import-hf %s: --from %s: no such folder", o.Dataset, o.Dir)
+				}
 			}
 			if o.Limit < 0 {
 				return usageError("import-hf: --limit must be ≥ 0")
@@ -63,6 +79,16 @@ error.`,
 				if err := registry.CheckName(o.Name); err != nil {
 					return usageError("import-hf: --name: %v", err)
 				}
+			}
+			if o.Dir == "" {
+				hub, err := hf.HubFromEnv(os.Getenv)
+				if err != nil {
+					return usageError("import-hf %s: %v", o.Dataset, err)
+				}
+				if stderr := c.ErrOrStderr(); isTerminal(stderr) {
+					hub.Progress = downloadProgress(stderr)
+				}
+				o.Hub = &hub
 			}
 			ctx := c.Context()
 			return withRegistry(ctx, func(r *registry.Registry) error {
@@ -78,11 +104,49 @@ error.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&o.Dir, "from", "", "the dataset's `DIR`: a Hugging Face cache folder or a plain folder")
+	fl.StringVar(&o.Dir, "from", "", "read the dataset from `DIR` (a Hugging Face cache folder or a plain folder) instead of downloading it")
+	fl.StringVar(&o.Revision, "revision", "", "download the branch, tag or commit `REV` (default main)")
 	fl.StringVar(&o.Name, "name", "", "register as `NAME` (default ms_marco-<config>-<split> or gpqa_diamond)")
 	fl.StringVar(&o.Split, "split", "", "`SPLIT` to import (MS MARCO: validation by default; GPQA: train)")
-	fl.StringVar(&o.Config, "config", "", "`CONFIG`: v1.1 or v2.1 for MS MARCO (default: the only one on disk); gpqa_diamond, gpqa_main, gpqa_extended or gpqa_experts for GPQA")
+	fl.StringVar(&o.Config, "config", "", "`CONFIG`: v1.1 or v2.1 for MS MARCO (default: the only one there); gpqa_diamond, gpqa_main, gpqa_extended or gpqa_experts for GPQA")
 	fl.IntVar(&o.Limit, "limit", 0, "import the first `N` rows only (0 = all)")
 	fl.BoolVar(&draft, "draft", false, "leave the benchmark a draft")
 	return cmd
+}
+
+// downloadProgress returns a Hub.Progress that redraws one status line on
+// the terminal w per file, at most every 1% (and ends it with the file).
+func downloadProgress(w io.Writer) func(file string, done, total int64) {
+	var mu sync.Mutex
+	last, lastFile := int64(-1), ""
+	return func(file string, done, total int64) {
+		mu.Lock()
+		defer mu.Unlock()
+		pct := int64(100)
+		if total > 0 {
+			pct = done * 100 / total
+		}
+		if file == lastFile && pct == last && done != total {
+			return
+		}
+		last, lastFile = pct, file
+		fmt.Fprintf(w, "\r\033[Kdownloading %s: %s of %s (%d%%)", file, byteSize(done), byteSize(total), pct)
+		if done == total {
+			fmt.Fprintln(w)
+			lastFile = ""
+		}
+	}
+}
+
+// byteSize words n bytes: 512 B, 3.2 kB, 41.0 MB, 1.2 GB.
+func byteSize(n int64) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%d B", n)
+	case n < 1_000_000:
+		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
+	case n < 1_000_000_000:
+		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	}
+	return fmt.Sprintf("%.1f GB", float64(n)/1e9)
 }

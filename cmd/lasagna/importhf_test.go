@@ -46,7 +46,10 @@ func TestImportHFCLI(t *testing.T) {
 
 	// usage errors exit 2; bad data exits 1 and registers nothing
 	mustCLI(t, 2, "benchmark", "import-hf", "squad", "--from", hfTestdata+"gpqa")
-	mustCLI(t, 2, "benchmark", "import-hf", "Idavidrein/gpqa")
+	useHub(t, "")
+	t.Setenv("HF_HUB_OFFLINE", "1") // without --from: a download, here from an empty cache
+	mustCLI(t, 1, "benchmark", "import-hf", "Idavidrein/gpqa")
+	t.Setenv("HF_HUB_OFFLINE", "")
 	mustCLI(t, 2, "benchmark", "import-hf", "Idavidrein/gpqa", "--from", hfTestdata+"nothing")
 	_, errOut := mustCLI(t, 1, "benchmark", "import-hf", "Idavidrein/gpqa", "--from", hfTestdata+"ms_marco", "--name", "nope")
 	if !strings.Contains(errOut, "gpqa_diamond.csv") {

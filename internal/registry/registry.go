@@ -94,13 +94,16 @@ type Source struct {
 	Format string `json:"format,omitempty"`
 	Split  string `json:"split,omitempty"`
 	Corpus string `json:"corpus,omitempty"`
-	// Dataset, Revision (the snapshot's commit, when the folder is a
-	// Hugging Face cache), Config and Limit describe a "huggingface"
-	// source; Split is the dataset's split.
-	Dataset  string `json:"dataset,omitempty"`
-	Revision string `json:"revision,omitempty"`
-	Config   string `json:"config,omitempty"`
-	Limit    int    `json:"limit,omitempty"`
+	// Dataset (the Hub repository), Revision (the commit: downloaded, or
+	// the snapshot's when the folder is a Hugging Face cache), Config,
+	// Limit and Files (the dataset's files read, slash-separated paths in
+	// the repository or folder) describe a "huggingface" source; Split is
+	// the dataset's split. A download has no Path.
+	Dataset  string   `json:"dataset,omitempty"`
+	Revision string   `json:"revision,omitempty"`
+	Config   string   `json:"config,omitempty"`
+	Limit    int      `json:"limit,omitempty"`
+	Files    []string `json:"files,omitempty"`
 }
 
 // String words the source as `lasagna benchmark list` and the dashboard

@@ -1,10 +1,13 @@
-// Package hf imports Hugging Face datasets downloaded on disk into the
-// benchmark registry: MS MARCO (microsoft/ms_marco, configs v1.1 and v2.1,
-// parquet) and GPQA (Idavidrein/gpqa, gpqa_diamond.csv and its sibling
-// CSVs). Nothing is fetched: the folder is a Hugging Face cache folder
-// (the hub folder, datasets--OWNER--NAME, or one of its
-// snapshots/<revision> folders; the revision is recorded in the source)
-// or a plain folder holding the dataset's files.
+// Package hf imports Hugging Face datasets into the benchmark registry:
+// MS MARCO (microsoft/ms_marco, configs v1.1 and v2.1, parquet) and GPQA
+// (Idavidrein/gpqa, gpqa_diamond.csv and its sibling CSVs). The files
+// come from a folder on disk (Options.Dir: a Hugging Face cache folder —
+// the hub folder, datasets--OWNER--NAME, or one of its
+// snapshots/<revision> folders; the revision is recorded in the source —
+// or a plain folder holding the dataset's files), or, without one, from
+// the Hub: Hub downloads the files the import needs into the Hub's cache
+// layout, as huggingface_hub does, and reads them from there
+// (docs/registry.md, "Downloading from the Hub").
 //
 // Convert streams the dataset into the canonical files the datasets
 // loaders read (a JSONL file, plus a BEIR-layout corpus.jsonl for MS
@@ -75,6 +78,12 @@ type Options struct {
 	Name string
 	// Draft leaves the benchmark a draft (registry.ImportOptions.Draft).
 	Draft bool
+	// Revision is the branch, tag or commit to download when Dir is ""
+	// ("" = main).
+	Revision string
+	// Hub is where to download from when Dir is "" (nil = HubFromEnv of
+	// the process's environment).
+	Hub *Hub
 }
 
 // Converted describes the canonical files Convert wrote.
@@ -121,6 +130,26 @@ func Import(ctx context.Context, r *registry.Registry, opts Options) (registry.I
 			return registry.Info{}, Converted{}, err
 		}
 	}
+	downloaded := opts.Dir == ""
+	if downloaded {
+		o, err := opts.normalize()
+		if err != nil {
+			return registry.Info{}, Converted{}, err
+		}
+		hub := opts.Hub
+		if hub == nil {
+			h, err := HubFromEnv(os.Getenv)
+			if err != nil {
+				return registry.Info{}, Converted{}, err
+			}
+			hub = &h
+		}
+		if opts.Dir, opts.Config, _, err = hub.download(ctx, o); err != nil {
+			return registry.Info{}, Converted{}, err
+		}
+	} else if opts.Revision != "" {
+		return registry.Info{}, Converted{}, errors.New("a revision chooses what to download; with a folder, give its snapshots/<revision> folder instead")
+	}
 	tmp, err := os.MkdirTemp("", "lasagna-hf-")
 	if err != nil {
 		return registry.Info{}, Converted{}, err
@@ -140,6 +169,9 @@ func Import(ctx context.Context, r *registry.Registry, opts Options) (registry.I
 	}
 	files := registry.Files{FS: os.DirFS(tmp), Path: conv.Main, Format: registry.FormatJSONL, Corpus: conv.Corpus}
 	src := conv.Source
+	if downloaded {
+		src.Path = "" // the repository and commit say where it came from
+	}
 	inf, err := r.Import(ctx, name, files, registry.ImportOptions{Draft: opts.Draft, Source: &src})
 	if err != nil {
 		return registry.Info{}, conv, fmt.Errorf("%s converted from %s: %w", conv.Main, opts.Dir, err)
@@ -204,6 +236,7 @@ func Convert(ctx context.Context, opts Options, out string) (Converted, error) {
 	var conv Converted
 	if o.Dataset == GPQA {
 		src.Config, src.Format = o.Config, "csv"
+		src.Files = []string{o.Config + ".csv"}
 		conv, err = convertGPQA(ctx, root, o, out)
 	} else {
 		if o.Config == "" {
@@ -212,6 +245,9 @@ func Convert(ctx context.Context, opts Options, out string) (Converted, error) {
 			}
 		}
 		src.Config, src.Format = o.Config, "parquet"
+		if all, lerr := listFiles(root); lerr == nil {
+			src.Files, _ = matchMSMARCO(all, o.Config, o.Split, root)
+		}
 		conv, err = convertMSMARCO(ctx, root, o, out)
 	}
 	conv.Source = src

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -193,8 +194,8 @@ func TestImportMSMARCO(t *testing.T) {
 		if inf.Name != "ms_marco-v1.1-validation" || inf.Status != registry.StatusActive || inf.Questions != 3 || inf.Documents != 4 {
 			t.Errorf("info = %s %s %d questions %d documents, want ms_marco-v1.1-validation active 3 4", inf.Name, inf.Status, inf.Questions, inf.Documents)
 		}
-		want := registry.Source{Kind: "huggingface", Path: hub, SHA256: inf.Digest, Format: "parquet", Split: "validation", Dataset: hf.MSMARCO, Revision: rev, Config: "v1.1"}
-		if inf.Source == nil || *inf.Source != want {
+		want := registry.Source{Kind: "huggingface", Path: hub, SHA256: inf.Digest, Format: "parquet", Split: "validation", Dataset: hf.MSMARCO, Revision: rev, Config: "v1.1", Files: []string{"v1.1/validation-00000-of-00001.parquet"}}
+		if inf.Source == nil || !reflect.DeepEqual(*inf.Source, want) {
 			t.Errorf("source = %+v, want %+v", inf.Source, want)
 		}
 		if conv.Rows != 3 || conv.Documents != 4 {
@@ -376,8 +377,8 @@ func TestImportGPQA(t *testing.T) {
 		if inf.Name != "gpqa_diamond" || inf.Questions != 3 || inf.Documents != 0 {
 			t.Errorf("info = %s, %d questions, %d documents; want gpqa_diamond, 3, 0", inf.Name, inf.Questions, inf.Documents)
 		}
-		want := registry.Source{Kind: "huggingface", Path: hub, SHA256: inf.Digest, Format: "csv", Split: "train", Dataset: hf.GPQA, Revision: rev, Config: "gpqa_diamond"}
-		if *inf.Source != want {
+		want := registry.Source{Kind: "huggingface", Path: hub, SHA256: inf.Digest, Format: "csv", Split: "train", Dataset: hf.GPQA, Revision: rev, Config: "gpqa_diamond", Files: []string{"gpqa_diamond.csv"}}
+		if !reflect.DeepEqual(*inf.Source, want) {
 			t.Errorf("source = %+v, want %+v", inf.Source, want)
 		}
 		es, _, err := r.Entries(bg(), inf.Name, 0, 0)

@@ -7,11 +7,14 @@ import (
 	"strings"
 )
 
+// msmarcoConfigs are the configs of microsoft/ms_marco.
+var msmarcoConfigs = []string{"v1.1", "v2.1"}
+
 // onlyConfig returns the MS MARCO config folder root holds when it holds
 // one.
 func onlyConfig(root string) (string, error) {
 	var found []string
-	for _, c := range []string{"v1.1", "v2.1"} {
+	for _, c := range msmarcoConfigs {
 		if isDir(filepath.Join(root, c)) {
 			found = append(found, c)
 		}
@@ -25,15 +28,45 @@ func onlyConfig(root string) (string, error) {
 	return "", fmt.Errorf("%s holds the configs v1.1 and v2.1; choose one with --config", root)
 }
 
+// configsIn returns the MS MARCO configs whose folder holds a file of
+// names (slash-separated paths), in order.
+func configsIn(names []string) []string {
+	var found []string
+	for _, c := range msmarcoConfigs {
+		for _, n := range names {
+			if strings.HasPrefix(n, c+"/") {
+				found = append(found, c)
+				break
+			}
+		}
+	}
+	return found
+}
+
 // msmarcoFiles returns the parquet files of config/split under root, in
-// name order: <config>/<split>-*.parquet (the Hub's layout),
-// <config>/<split>/*.parquet or <config>/<split>.parquet, or the same
-// without the config folder (a plain folder of one config's files).
+// name order (see matchMSMARCO).
 func msmarcoFiles(root, config, split string) ([]string, error) {
 	all, err := listFiles(root)
 	if err != nil {
 		return nil, err
 	}
+	rel, err := matchMSMARCO(all, config, split, root)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(rel))
+	for i, p := range rel {
+		out[i] = filepath.Join(root, filepath.FromSlash(p))
+	}
+	return out, nil
+}
+
+// matchMSMARCO returns the parquet files of config/split among all
+// (sorted slash-separated paths): <config>/<split>-*.parquet (the Hub's
+// layout), <config>/<split>/*.parquet or <config>/<split>.parquet, or the
+// same without the config folder (a plain folder of one config's files).
+// where names the folder or repository in errors.
+func matchMSMARCO(all []string, config, split, where string) ([]string, error) {
 	for _, prefix := range []string{config + "/", ""} {
 		var out []string
 		for _, p := range all {
@@ -44,7 +77,7 @@ func msmarcoFiles(root, config, split string) ([]string, error) {
 			if strings.HasPrefix(rest, split+"-") && !strings.Contains(rest, "/") ||
 				rest == split+".parquet" ||
 				path.Dir(rest) == split {
-				out = append(out, filepath.Join(root, filepath.FromSlash(p)))
+				out = append(out, p)
 			}
 		}
 		if len(out) > 0 {
@@ -65,7 +98,7 @@ func msmarcoFiles(root, config, split string) ([]string, error) {
 		}
 	}
 	if len(splits) == 0 {
-		return nil, fmt.Errorf("%s holds no parquet files; give the folder of %s (config %s)", root, MSMARCO, config)
+		return nil, fmt.Errorf("%s holds no parquet files; give the folder of %s (config %s)", where, MSMARCO, config)
 	}
-	return nil, fmt.Errorf("%s has no parquet files for config %s, split %s (%s-*.parquet); it has %s", root, config, split, path.Join(config, split), strings.Join(splits, ", "))
+	return nil, fmt.Errorf("%s has no parquet files for config %s, split %s (%s-*.parquet); it has %s", where, config, split, path.Join(config, split), strings.Join(splits, ", "))
 }
