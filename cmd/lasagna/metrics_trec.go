@@ -356,7 +356,11 @@ query missing from the run is an error, as in trec_eval 10. -c averages over
 every qrels query (missing ones score 0), so a run file without a result
 line scores 0 on every measure (trec_eval itself cannot read an empty file);
 --average run averages over the run's judged queries and skips missing ones
-(BEIR / pytrec_eval).
+(BEIR / pytrec_eval). Run queries without judgements are never evaluated, so a
+document may repeat in them, as trec_eval allows. With -c the num_rel summary
+counts every grade above 0, whatever -l, and Rndcg at -l 0 prints -nan for a
+query with only grade-0 judgements, both as trec_eval does (docs/metrics.md,
+"trec_eval's edge cases").
 
 A lasagna metric name is answered with its trec_eval name: -m ndcg@10 is
 refused with "did you mean trec_eval's ndcg_cut.10?".
@@ -506,7 +510,13 @@ func hitID(h trecparse.Hit) string { return h.ID }
 // runs that cannot be streamed (queries not grouped, or problems to
 // report, which it returns as runErr). err is the evaluation's error.
 func evaluateTrecWhole(runPath string, rdata []byte, qrels lasagna.Qrels, qrelsErr error, opts metrics.TrecOptions, avg metrics.Averaging) (ev *metrics.TrecRun, tag string, runErr, err error) {
-	run, probs := trecparse.ParseRun(runPath, rdata, datasets.MaxProblems)
+	// A document retrieved twice is refused only in a query trec_eval
+	// evaluates, one with judgements (docs/metrics.md, "trec_eval's edge
+	// cases"); without readable qrels, their error is reported instead.
+	run, probs := trecparse.ParseRunJudged(runPath, rdata, datasets.MaxProblems, func(qid string) bool {
+		_, ok := qrels[qid]
+		return ok
+	})
 	switch {
 	case len(probs) == 1 && probs[0].Msg == trecparse.NoResults && avg == metrics.AverageComplete:
 		// A run without results, averaged over every qrels query: each
@@ -558,7 +568,8 @@ type trecEvaluated struct {
 // streamTrec evaluates each query of a run grouped by query as soon as it
 // is parsed (trecparse.StreamRun), so the run is never held whole. Queries
 // parsed before the qrels are ready wait in a copy. ok is false when the
-// run cannot be streamed; the caller then parses it whole. opts must be
+// run cannot be streamed, or retrieves a document twice for a judged query;
+// the caller then parses it whole (and reports the duplicate). opts must be
 // valid.
 func streamTrec(rdata []byte, qrelsDone <-chan struct{}, qrels *lasagna.Qrels, qrelsErr *error, opts metrics.TrecOptions, avg metrics.Averaging) (ev *metrics.TrecRun, tag string, ok bool, err error) {
 	workers := make([]trecStreamWorker, trecparse.StreamWorkers(len(rdata)))
@@ -579,7 +590,7 @@ func streamTrec(rdata []byte, qrelsDone <-chan struct{}, qrels *lasagna.Qrels, q
 		}
 		s.pending, s.held = nil, nil
 	}
-	tag, _, ok = trecparse.StreamRun(rdata, len(workers), func(w int, qid string, ranked []trecparse.Hit) {
+	tag, _, dups, ok := trecparse.StreamRun(rdata, len(workers), func(w int, qid string, ranked []trecparse.Hit) {
 		s := &workers[w]
 		if !s.ready {
 			select {
@@ -609,6 +620,11 @@ func streamTrec(rdata []byte, qrelsDone <-chan struct{}, qrels *lasagna.Qrels, q
 	if *qrelsErr != nil {
 		return nil, "", true, nil
 	}
+	for _, q := range dups {
+		if _, judged := (*qrels)[q]; judged {
+			return nil, "", false, nil
+		}
+	}
 	n := 0
 	for i := range workers {
 		if !workers[i].ready {
@@ -628,7 +644,10 @@ func streamTrec(rdata []byte, qrelsDone <-chan struct{}, qrels *lasagna.Qrels, q
 
 // trecLine formats one line of trec_eval's output, as its printf formats
 // "%-22s\t%s\t%6.4f\n" (or %d, %s) do: strconv rounds a float's exact
-// value to the nearest with ties to even, as C's printf does.
+// value to the nearest with ties to even, as C's printf does. NaN and the
+// infinities are spelt as glibc spells them: trec_eval's only NaN is a 0/0
+// (Rndcg at -l 0, docs/metrics.md), which x86-64 makes a negative NaN,
+// printed "-nan"; infinities are "inf" and "-inf".
 type trecLine struct{ b []byte }
 
 // name starts the line with name, then sep and k when sep is not empty
@@ -656,8 +675,17 @@ func (o *trecLine) pad(qid string) {
 func (o *trecLine) float(w *bufio.Writer, qid string, v float64) {
 	o.pad(qid)
 	at := len(o.b)
-	o.b = strconv.AppendFloat(o.b, v, 'f', 4, 64)
-	if n := len(o.b) - at; n < 6 { // %6.4f: right-aligned in 6 (NaN, +Inf)
+	switch {
+	case math.IsNaN(v):
+		o.b = append(o.b, "-nan"...)
+	case math.IsInf(v, 1):
+		o.b = append(o.b, "inf"...)
+	case math.IsInf(v, -1):
+		o.b = append(o.b, "-inf"...)
+	default:
+		o.b = strconv.AppendFloat(o.b, v, 'f', 4, 64)
+	}
+	if n := len(o.b) - at; n < 6 { // %6.4f: right-aligned in 6 (-nan, inf)
 		o.b = append(o.b, "      "[:6-n]...)
 		copy(o.b[at+6-n:], o.b[at:at+n])
 		copy(o.b[at:], "      "[:6-n])

@@ -58,7 +58,7 @@ func TestMetricsTrecStreamMatchesWhole(t *testing.T) {
 		return p
 	}
 	qp, gp, sp := write("qrels", qrels.String()), write("grouped", grouped), write("shuffled", shuffled)
-	if _, _, ok := trecparse.StreamRun([]byte(shuffled), 2, func(int, string, []trecparse.Hit) {}); ok {
+	if _, _, _, ok := trecparse.StreamRun([]byte(shuffled), 2, func(int, string, []trecparse.Hit) {}); ok {
 		t.Fatal("the shuffled run streams; the test would not compare the two paths")
 	}
 	for _, args := range [][]string{{"-c"}, {"-c", "-q"}, {"-c", "-m", "all_trec", "-q"}, {"--average", "run", "-m", "all_trec"}, {"-c", "-l", "2", "-q", "-m", "all_trec"}, {}} {
@@ -78,7 +78,8 @@ func TestMetricsTrecStreamMatchesWhole(t *testing.T) {
 
 // TestTrecLineMatchesPrintf checks the output line formatter against the
 // printf formats trec_eval uses, on values that round up and down, ties,
-// negatives, large values, NaN and infinities, and names of every length.
+// negatives, large values, NaN and infinities (spelt as glibc's printf
+// spells trec_eval's: "-nan", "inf", "-inf"), and names of every length.
 func TestTrecLineMatchesPrintf(t *testing.T) {
 	vals := []float64{0, 1, -1, 0.5, 0.03125, 0.00005, 0.00015, 0.99995, 0.123449999, 2.5e-5, -0.00004, 1234.56785, -1000, 1e20,
 		math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1)}
@@ -101,7 +102,16 @@ func TestTrecLineMatchesPrintf(t *testing.T) {
 		o.str(w, "7", "'1-0.'")
 		w.Flush()
 		suffix := fmt.Sprintf("_%d", i+1)
-		want := fmt.Sprintf("%-22s\t%s\t%6.4f\n%-22s\t%s\t%d\n%-22s\t%s\t%s\n", name, "q1", v, name+suffix, "all", i-1000, fmt.Sprintf("iprec_at_recall_%3.2f", v), "7", "'1-0.'")
+		value := fmt.Sprintf("%6.4f", v)
+		switch {
+		case math.IsNaN(v):
+			value = "  -nan"
+		case math.IsInf(v, 1):
+			value = "   inf"
+		case math.IsInf(v, -1):
+			value = "  -inf"
+		}
+		want := fmt.Sprintf("%-22s\t%s\t%s\n%-22s\t%s\t%d\n%-22s\t%s\t%s\n", name, "q1", value, name+suffix, "all", i-1000, fmt.Sprintf("iprec_at_recall_%3.2f", v), "7", "'1-0.'")
 		if buf.String() != want {
 			t.Fatalf("value %v, name %q:\n%q\nwant\n%q", v, name, buf.String(), want)
 		}

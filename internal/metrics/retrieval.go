@@ -147,11 +147,15 @@ func (o *TrecOptions) Validate() error {
 // (NumRet, NumRel, NumRelRet, NumNonrelJudgedRet) are sums over the averaged
 // queries and every other field is the arithmetic mean, except GMMAP and
 // GMBpref, the geometric means of MAP and Bpref (each floored at 0.00001)
-// that trec_eval prints as gm_map and gm_bpref. The slices are parallel to
-// the [TrecOptions] lists they were computed with.
+// that trec_eval prints as gm_map and gm_bpref. Under [AverageComplete]
+// the summary's NumRel is what trec_eval -c prints instead: the judgements
+// with a grade above 0 in every qrels query, whatever RelLevel (its
+// m_num_rel.c counts them afresh from the qrels; docs/metrics.md, "trec_eval's
+// edge cases"). The slices are parallel to the [TrecOptions] lists they were
+// computed with.
 type TrecMeasures struct {
 	NumRet             int // documents retrieved
-	NumRel             int // judged documents with grade >= RelLevel (grades < 0 excluded)
+	NumRel             int // judged documents with grade >= RelLevel (grades < 0 excluded); see above for the -c summary
 	NumRelRet          int // relevant documents retrieved
 	NumNonrelJudgedRet int // judged non-relevant documents retrieved
 	MAP                float64
@@ -173,7 +177,7 @@ type TrecMeasures struct {
 	BinG               float64
 	G                  float64
 	NDCGRel            float64
-	RNDCG              float64 // trec_eval's Rndcg
+	RNDCG              float64 // trec_eval's Rndcg; NaN when NumRel > 0 but no grade is above 0 (RelLevel <= 0), as trec_eval's 0/0
 	InfAP              float64
 	RBP                float64 // rank-biased precision, persistence 0.9
 	RBPResid           float64 // rbp_resid: RBP's residual from unjudged documents
@@ -187,6 +191,10 @@ type TrecMeasures struct {
 	Unj                []float64
 	IPrecAtRecall      []float64
 	RPrecMult          []float64
+
+	// numPositive is the number of judgements with a grade above 0 (one
+	// query's, or the sum in a summary): trec_eval -c's num_rel.
+	numPositive int
 }
 
 // Relevance values of retrieved documents that are not a judged grade, as in
@@ -278,6 +286,12 @@ func log2Plus2(i int) float64 {
 // datasets.ReadRun). Gains for ndcg and ndcg_cut are the grades themselves
 // (trec_eval's default), discounted by log2(rank+1), normalised by the ideal
 // ranking of every judged document with a positive grade.
+//
+// A query whose judgements are all negative (or with no relevant document)
+// is evaluated all the same: every measure of relevant documents is 0, and
+// those of the ranking alone (NumRet, Utility, Unj, RBPResid, RelString)
+// have their usual values, as in trec_eval. Only RNDCG may be NaN (see
+// [TrecMeasures]).
 func EvaluateQuery[H any](e *Evaluator, ranked []H, id func(H) string, judged map[string]int, opts *TrecOptions) TrecMeasures {
 	e.rels = e.rels[:0]
 	filter := e.judgedFilter(judged, len(ranked))
@@ -326,6 +340,7 @@ func (e *Evaluator) evaluate(judged map[string]int, opts *TrecOptions) TrecMeasu
 			e.ideal = append(e.ideal, g)
 		}
 	}
+	m.numPositive = len(e.ideal)
 	slices.SortFunc(e.ideal, func(a, b int) int { return cmp.Compare(b, a) })
 
 	// Retrieved side: prefix sums over ranks.
@@ -504,6 +519,11 @@ func (e *Evaluator) gainMeasures(m *TrecMeasures, level int) {
 
 	L := len(e.ideal)
 	if L == 0 {
+		if m.NumRel > 0 {
+			// Relevant documents (RelLevel <= 0) but no positive gain:
+			// m_Rndcg.c averages over no ideal-gain change, 0/0.
+			m.RNDCG = math.NaN()
+		}
 		return
 	}
 	// ndcg_rel: ndcg averaged at each document with a positive gain;

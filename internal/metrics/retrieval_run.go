@@ -22,7 +22,8 @@ const (
 	AverageTrecEval Averaging = iota
 	// AverageComplete is trec_eval -c (and ir_measures): every qrels query;
 	// a query missing from the run scores 0 on every measure (its NumRel
-	// still counts).
+	// still counts). The summary's NumRel is trec_eval -c's: the judgements
+	// with a grade above 0, whatever RelLevel (see [TrecMeasures]).
 	AverageComplete
 	// AverageRun is BEIR / pytrec_eval: the run's queries that have
 	// judgements; qrels queries missing from the run are silently left out
@@ -114,7 +115,7 @@ func EvaluateRun[H any](qrels map[string]map[string]int, run map[string][]H, id 
 		})
 	}
 	wg.Wait()
-	out.Summary = summarize(out.Queries, &opts)
+	out.Summary = summarize(out.Queries, &opts, avg)
 	return out, nil
 }
 
@@ -143,7 +144,7 @@ func SummarizeRun(qrels map[string]map[string]int, evaluated map[string]TrecMeas
 		}
 		out.Queries[i] = TrecQuery{ID: q, Missing: !ok, TrecMeasures: m}
 	}
-	out.Summary = summarize(out.Queries, &opts)
+	out.Summary = summarize(out.Queries, &opts, avg)
 	return out, nil
 }
 
@@ -174,8 +175,9 @@ func averagedIDs(qrels map[string]map[string]int, inRun func(string) bool, avg A
 }
 
 // summarize sums counts and averages values in query order (trec_eval's
-// accumulation order, so rounding matches).
-func summarize(qs []TrecQuery, opts *TrecOptions) TrecMeasures {
+// accumulation order, so rounding matches). Under AverageComplete, NumRel
+// is trec_eval -c's count of positive grades.
+func summarize(qs []TrecQuery, opts *TrecOptions, avg Averaging) TrecMeasures {
 	s := TrecMeasures{
 		P:             make([]float64, len(opts.P)),
 		Recall:        make([]float64, len(opts.Recall)),
@@ -192,6 +194,7 @@ func summarize(qs []TrecQuery, opts *TrecOptions) TrecMeasures {
 		m := &qs[i].TrecMeasures
 		s.NumRet += m.NumRet
 		s.NumRel += m.NumRel
+		s.numPositive += m.numPositive
 		s.NumRelRet += m.NumRelRet
 		s.NumNonrelJudgedRet += m.NumNonrelJudgedRet
 		s.MAP += m.MAP
@@ -226,6 +229,12 @@ func summarize(qs []TrecQuery, opts *TrecOptions) TrecMeasures {
 		addTo(s.Unj, m.Unj)
 		addTo(s.IPrecAtRecall, m.IPrecAtRecall)
 		addTo(s.RPrecMult, m.RPrecMult)
+	}
+	if avg == AverageComplete {
+		// m_num_rel.c: under -c, the summary counts the judgements with a
+		// grade above 0 in every qrels query (the averaged queries), not
+		// the per-query num_rel at -l.
+		s.NumRel = s.numPositive
 	}
 	n := float64(len(qs))
 	if n == 0 {

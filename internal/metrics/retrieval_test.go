@@ -400,3 +400,54 @@ func TestIprecRelevantRanksOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestTrecEvalEdgeRules checks two rules of trec_eval 10 that
+// cmd/lasagna/testdata/trec_eval holds its outputs for: under
+// AverageComplete the summary's NumRel counts the grades above 0 whatever
+// RelLevel, where the queries' NumRel follow RelLevel; at RelLevel 0 a
+// query judged only grade 0 has Rndcg NaN, and so has the summary.
+func TestTrecEvalEdgeRules(t *testing.T) {
+	qrels := map[string]map[string]int{
+		"q1": {"d1": 2, "d2": 1, "d3": 0, "d4": -1},
+		"q2": {"d5": 1, "d6": 3},
+		"q3": {"d7": 1, "d8": 2}, // not in the run
+	}
+	run := map[string][]Scored{"q1": {{"d1", 3}, {"d3", 2}, {"d9", 1}}, "q2": {{"d6", 2}, {"d5", 1}}}
+	for _, c := range []struct {
+		level         int
+		avg           Averaging
+		queries, want int
+	}{{2, AverageComplete, 3, 6}, {0, AverageComplete, 7, 6}, {1, AverageComplete, 6, 6}, {2, AverageRun, 2, 2}} {
+		opts := DefaultTrecOptions()
+		opts.RelLevel = c.level
+		ev, err := EvaluateRun(qrels, run, scoredID, opts, c.avg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := 0
+		for _, q := range ev.Queries {
+			sum += q.NumRel
+		}
+		if sum != c.queries || ev.Summary.NumRel != c.want {
+			t.Errorf("level %d, %s: queries' num_rel add up to %d, summary %d; want %d and %d", c.level, c.avg, sum, ev.Summary.NumRel, c.queries, c.want)
+		}
+	}
+
+	zeros := map[string]map[string]int{"q1": {"d1": 2, "d2": 0}, "q2": {"d3": 0, "d4": 0}}
+	zrun := map[string][]Scored{"q1": {{"d2", 2}, {"d1", 1}}, "q2": {{"d3", 1}}}
+	for _, level := range []int{0, 1} {
+		opts := DefaultTrecOptions()
+		opts.RelLevel = level
+		ev, err := EvaluateRun(zeros, zrun, scoredID, opts, AverageTrecEval)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q1, q2, all := ev.Queries[0].RNDCG, ev.Queries[1].RNDCG, ev.Summary.RNDCG
+		if level == 0 && (math.IsNaN(q1) || !math.IsNaN(q2) || !math.IsNaN(all)) {
+			t.Errorf("level 0: Rndcg q1 %v q2 %v all %v; want a number, NaN, NaN", q1, q2, all)
+		}
+		if level == 1 && (math.IsNaN(q1) || q2 != 0 || math.IsNaN(all)) {
+			t.Errorf("level 1: Rndcg q1 %v q2 %v all %v; want numbers, q2 0", q1, q2, all)
+		}
+	}
+}

@@ -22,14 +22,21 @@ import (
 // in parallel; visit is called from the worker numbered w (0 ≤ w <
 // workers), one query at a time per worker, each query exactly once.
 //
+// A query with a document retrieved twice is not visited: its id is in
+// dups (in no particular order), for the caller to decide, as
+// ParseRunJudged does, whether that is a problem (a judged query: parse the
+// file with ParseRunJudged, which reports it) or not (trec_eval never looks
+// at a query without judgements).
+//
 // ok is false when the file cannot be streamed: a line ParseRun would
-// report (too few fields, a bad score), a document retrieved twice for a
-// query, a query whose lines are not consecutive, or no result line. visit
-// may have been called for some queries by then; the caller discards what
-// it did and parses the file with ParseRun, which gives the same ranking
-// (and the problems, if any). When ok is true, tag and lines are ParseRun's
-// Tag and Lines, and visit has seen exactly ParseRun's Hits.
-func StreamRun(data []byte, workers int, visit func(w int, qid string, ranked []Hit)) (tag string, lines int, ok bool) {
+// report (too few fields, a bad score), a query whose lines are not
+// consecutive, or no result line. visit may have been called for some
+// queries by then; the caller discards what it did and parses the file with
+// ParseRun, which gives the same ranking (and the problems, if any). When
+// ok is true, tag and lines are ParseRun's Tag and Lines, and visit has
+// seen exactly the Hits of ParseRunJudged with judged false for the
+// queries in dups.
+func StreamRun(data []byte, workers int, visit func(w int, qid string, ranked []Hit)) (tag string, lines int, dups []string, ok bool) {
 	if len(data) < ParallelMin {
 		workers = 1
 	}
@@ -45,7 +52,7 @@ func StreamRun(data []byte, workers int, visit func(w int, qid string, ranked []
 	}
 	wg.Wait()
 	if stop.get() {
-		return "", 0, false
+		return "", 0, nil, false
 	}
 	// Each query must have been one stretch of lines: the workers checked
 	// their own pieces; a query may not reappear in another piece either.
@@ -56,22 +63,23 @@ func StreamRun(data []byte, workers int, visit func(w int, qid string, ranked []
 		if chunks[i].tag != "" {
 			tag = chunks[i].tag
 		}
+		dups = append(dups, chunks[i].dupQids...)
 	}
 	if lines == 0 {
-		return "", 0, false
+		return "", 0, nil, false
 	}
 	if len(chunks) > 1 {
 		seen := make(map[string]struct{}, n)
 		for i := range chunks {
 			for _, q := range chunks[i].qids {
 				if _, dup := seen[q]; dup {
-					return "", 0, false
+					return "", 0, nil, false
 				}
 				seen[q] = struct{}{}
 			}
 		}
 	}
-	return tag, lines, true
+	return tag, lines, dups, true
 }
 
 // stopFlag tells the workers that one of them found a reason to give up.
@@ -88,8 +96,10 @@ type streamChunk struct {
 	qids  []string
 	seen  map[string]struct{}
 	dups  idSet
-	tag   string
-	lines int
+	// dupQids are the queries with a document retrieved twice, not visited.
+	dupQids []string
+	tag     string
+	lines   int
 }
 
 // queryBounds splits data into at most n pieces that begin where a line's
@@ -159,10 +169,11 @@ func (c *streamChunk) streamLines(data []byte, start, end int, stop *stopFlag, v
 			c.hits[i].Score /= pow10[f]
 		}
 		if _, dup := c.dups.duplicateSuffixes(c.hits, c.sufs); dup {
-			return false
+			c.dupQids = append(c.dupQids, q)
+		} else {
+			sortRanked(c.hits)
+			visit(q, c.hits)
 		}
-		sortRanked(c.hits)
-		visit(q, c.hits)
 		c.hits, c.fracs, c.sufs = c.hits[:0], c.fracs[:0], c.sufs[:0]
 		return true
 	}

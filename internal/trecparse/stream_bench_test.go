@@ -22,7 +22,7 @@ func BenchmarkStreamRun(b *testing.B) {
 	data = data[:chunkBounds(data[:32<<20], 2)[1]]
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if _, _, ok := StreamRun(data, 1, func(int, string, []Hit) {}); !ok {
+		if _, _, _, ok := StreamRun(data, 1, func(int, string, []Hit) {}); !ok {
 			b.Fatal("not streamed")
 		}
 	}

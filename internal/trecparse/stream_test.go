@@ -52,13 +52,14 @@ func genRun(rng *rand.Rand, lines, perQuery int) []byte {
 	return []byte(b.String())
 }
 
-// streamAll collects what StreamRun hands to visit.
-func streamAll(t *testing.T, data []byte, workers int) (map[string][]Hit, string, int, bool) {
+// streamAll collects what StreamRun hands to visit, and the queries it
+// found a duplicate document in (sorted).
+func streamAll(t *testing.T, data []byte, workers int) (map[string][]Hit, string, int, []string, bool) {
 	t.Helper()
 	var mu sync.Mutex
 	got := map[string][]Hit{}
 	twice := ""
-	tag, lines, ok := StreamRun(data, workers, func(w int, qid string, ranked []Hit) {
+	tag, lines, dups, ok := StreamRun(data, workers, func(w int, qid string, ranked []Hit) {
 		if w < 0 || w >= workers {
 			t.Errorf("worker %d of %d", w, workers)
 		}
@@ -72,7 +73,13 @@ func streamAll(t *testing.T, data []byte, workers int) (map[string][]Hit, string
 	if ok && twice != "" {
 		t.Errorf("query %q visited twice", twice)
 	}
-	return got, tag, lines, ok
+	for _, q := range dups {
+		if _, visited := got[q]; visited {
+			t.Errorf("query %q has a duplicate document and was visited", q)
+		}
+	}
+	slices.Sort(dups)
+	return got, tag, lines, dups, ok
 }
 
 // TestStreamRunMatchesParseRun checks that StreamRun sees exactly what
@@ -87,8 +94,8 @@ func TestStreamRunMatchesParseRun(t *testing.T) {
 			t.Fatalf("%d lines: %v", c.lines, probs)
 		}
 		for _, workers := range []int{1, 2, 3, 8} {
-			got, tag, lines, ok := streamAll(t, data, workers)
-			if !ok {
+			got, tag, lines, dups, ok := streamAll(t, data, workers)
+			if !ok || dups != nil {
 				t.Fatalf("%d lines of %d a query, %d workers: not streamed", c.lines, c.perQuery, workers)
 			}
 			if lines != run.Lines || tag != run.Tag || !reflect.DeepEqual(got, run.Hits) {
@@ -102,8 +109,7 @@ func TestStreamRunMatchesParseRun(t *testing.T) {
 // TestStreamRunRefuses checks that StreamRun gives up (for ParseRun to
 // rank or report) on every file it cannot stream, wherever the trouble
 // is: queries not consecutive (within one worker's piece and across
-// pieces), a short line, a bad score, a duplicate document, a control
-// byte, no result line.
+// pieces), a short line, a bad score, a control byte, no result line.
 func TestStreamRunRefuses(t *testing.T) {
 	big := genRun(rand.New(rand.NewPCG(5, 6)), 60000, 1000) // > ParallelMin: two pieces
 	if len(big) < 2*ParallelMin {
@@ -116,8 +122,6 @@ func TestStreamRunRefuses(t *testing.T) {
 		"query in both pieces":  slices.Concat(big, []byte("q0 Q0 again 1 2 r\n")),
 		"short line":            slices.Concat(big[:mid], []byte("q7 Q0 d 1 2\n"), big[mid:]),
 		"bad score":             slices.Concat(big[:mid], []byte("q7 Q0 d 1 2x r\n"), big[mid:]),
-		"duplicate doc":         []byte("q1 Q0 a 1 2 r\nq1 Q0 a 2 1 r\n"),
-		"duplicate doc late":    slices.Concat(big, []byte("qz Q0 a 1 2 r\nqz Q0 a 2 1 r\n")),
 		"control byte":          []byte("q1 Q0 a\x01b 1 2 r\n"),
 		"no results":            []byte("# only a comment\n\n"),
 		"empty":                 nil,
@@ -127,9 +131,47 @@ func TestStreamRunRefuses(t *testing.T) {
 	}
 	for name, data := range cases {
 		for _, workers := range []int{1, 2} {
-			if _, _, _, ok := streamAll(t, data, workers); ok {
+			if _, _, _, _, ok := streamAll(t, data, workers); ok {
 				t.Errorf("%s, %d workers: streamed; want StreamRun to give up", name, workers)
 			}
+		}
+	}
+}
+
+// TestStreamRunDuplicateQueries checks that a query with a document
+// retrieved twice is streamed past, not visited, and named in dups, early
+// or late in the file, on one worker and on two; what is visited is
+// ParseRunJudged's Hits when the queries in dups are not judged, and
+// ParseRunJudged reports the duplicate of a judged one.
+func TestStreamRunDuplicateQueries(t *testing.T) {
+	big := genRun(rand.New(rand.NewPCG(7, 8)), 60000, 1000) // > ParallelMin: two pieces
+	for name, c := range map[string]struct {
+		data []byte
+		dups []string
+	}{
+		"alone": {[]byte("q1 Q0 a 1 2 r\nq1 Q0 a 2 1 r\n"), []string{"q1"}},
+		"first": {slices.Concat([]byte("qa Q0 a 1 2 r\nqa Q0 b 2 1 r\nqa Q0 a 3 0 r\n"), big), []string{"qa"}},
+		"late":  {slices.Concat(big, []byte("qz Q0 a 1 2 r\nqz Q0 a 2 1 r\n")), []string{"qz"}},
+		"two":   {slices.Concat([]byte("qa Q0 a 1 2 r\nqa Q0 a 2 1 r\n"), big, []byte("qz Q0 a 1 2 r\nqz Q0 a 2 1 r\n")), []string{"qa", "qz"}},
+	} {
+		isDup := func(q string) bool { return slices.Contains(c.dups, q) }
+		run, probs := ParseRunJudged("r", c.data, 10, func(q string) bool { return !isDup(q) })
+		if probs != nil {
+			t.Fatalf("%s: ParseRunJudged with the duplicated queries unjudged: %v", name, probs)
+		}
+		for _, workers := range []int{1, 2} {
+			got, tag, lines, dups, ok := streamAll(t, c.data, workers)
+			if !ok || !slices.Equal(dups, c.dups) {
+				t.Errorf("%s, %d workers: ok %v, dups %q; want %q", name, workers, ok, dups, c.dups)
+				continue
+			}
+			if lines != run.Lines || tag != run.Tag || !reflect.DeepEqual(got, run.Hits) {
+				t.Errorf("%s, %d workers: %d lines, tag %q, %d queries; ParseRunJudged: %d, %q, %d", name, workers, lines, tag, len(got), run.Lines, run.Tag, len(run.Hits))
+			}
+		}
+		_, probs = ParseRunJudged("r", c.data, 10, isDup)
+		if len(probs) != len(c.dups) || !strings.Contains(probs[0].Msg, "retrieved twice for query \""+c.dups[0]+"\"") {
+			t.Errorf("%s: ParseRunJudged with the duplicated queries judged: %v", name, probs)
 		}
 	}
 }
@@ -156,13 +198,13 @@ func TestStreamRunDuplicates(t *testing.T) {
 	}{{"spread", 100, spread}, {"short ids", 100, short}, {"long query", 6000, spread}, {"colliding ids", 500, collide}} {
 		clean := query("q1", c.n, c.id)
 		for _, workers := range []int{1, 2} {
-			if _, _, _, ok := streamAll(t, slices.Concat(query("q0", 10, spread), clean, query("q2", 10, spread)), workers); !ok {
-				t.Errorf("%s, %d workers: distinct ids refused", c.name, workers)
+			if _, _, _, dups, ok := streamAll(t, slices.Concat(query("q0", 10, spread), clean, query("q2", 10, spread)), workers); !ok || dups != nil {
+				t.Errorf("%s, %d workers: distinct ids refused (ok %v, duplicates in %q)", c.name, workers, ok, dups)
 			}
 			for _, at := range []int{1, c.n / 2, c.n - 1} {
 				dup := slices.Concat(clean, []byte(fmt.Sprintf("q1 Q0 %s 1 0.25 r\n", c.id(at))))
-				if _, _, _, ok := streamAll(t, dup, workers); ok {
-					t.Errorf("%s, %d workers: document %d retrieved twice, not found", c.name, workers, at)
+				if _, _, _, dups, ok := streamAll(t, dup, workers); !ok || !slices.Equal(dups, []string{"q1"}) {
+					t.Errorf("%s, %d workers: document %d retrieved twice, not found (ok %v, duplicates in %q)", c.name, workers, at, ok, dups)
 				}
 			}
 		}
@@ -172,7 +214,7 @@ func TestStreamRunDuplicates(t *testing.T) {
 	for q := range 70000 {
 		b = fmt.Appendf(b, "q%d Q0 same 1 1 r\n", q)
 	}
-	if _, _, lines, ok := streamAll(t, b, 1); !ok || lines != 70000 {
+	if _, _, lines, dups, ok := streamAll(t, b, 1); !ok || lines != 70000 || dups != nil {
 		t.Errorf("70000 one-line queries: ok %v, %d lines", ok, lines)
 	}
 }

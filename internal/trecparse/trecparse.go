@@ -125,6 +125,21 @@ const ParallelMin = 1 << 20
 // strings alias data: data must not be modified while any of them is in
 // use.
 func ParseRun(name string, data []byte, maxProblems int) (*Run, []Problem) {
+	return parseRun(name, data, maxProblems, nil)
+}
+
+// ParseRunJudged is ParseRun as trec_eval reads a run: a document retrieved
+// twice is a problem only in a query for which judged returns true. trec_eval
+// checks for duplicates when it ranks a query against its judgements, which
+// it never does for a query without any, so such a query is accepted with
+// its duplicates and left out of Hits (nothing evaluates it).
+func ParseRunJudged(name string, data []byte, maxProblems int, judged func(qid string) bool) (*Run, []Problem) {
+	return parseRun(name, data, maxProblems, judged)
+}
+
+// parseRun is ParseRun; judged, when not nil, says which queries' duplicate
+// documents are problems (ParseRunJudged).
+func parseRun(name string, data []byte, maxProblems int, judged func(qid string) bool) (*Run, []Problem) {
 	nChunks := 1
 	if len(data) >= ParallelMin {
 		nChunks = runtime.GOMAXPROCS(0)
@@ -212,7 +227,7 @@ func ParseRun(name string, data []byte, maxProblems int) (*Run, []Problem) {
 	wg.Wait()
 	c := collector{max: maxProblems}
 	for i, qid := range order {
-		if dupQuery[i] == "" {
+		if dupQuery[i] == "" || judged != nil && !judged(qid) {
 			continue
 		}
 		first, second := FindDuplicateLines(data, qid, dupQuery[i], 2)
@@ -224,7 +239,9 @@ func ParseRun(name string, data []byte, maxProblems int) (*Run, []Problem) {
 		return nil, c.list
 	}
 	for i, qid := range order {
-		run.Hits[qid] = lists[i]
+		if dupQuery[i] == "" {
+			run.Hits[qid] = lists[i]
+		}
 	}
 	return run, nil
 }
