@@ -118,7 +118,7 @@ func TestScorerDefinitionRefused(t *testing.T) {
 		"no metrics":       {[]Scorer{{Name: "s", Scorer: ok.Scorer}}, "Metrics is empty"},
 		"twice":            {[]Scorer{ok, ok}, `two scorers are named "first"`},
 		"nil scorer":       {[]Scorer{{Name: "s", Metrics: []string{"x"}}}, "Scorer is nil"},
-		"malformed metric": {[]Scorer{{Name: "s", Metrics: []string{"has space"}, Scorer: ok.Scorer}}, `metric name "has space" is not`},
+		"malformed metric": {[]Scorer{{Name: "s", Metrics: []string{"has space"}, Scorer: ok.Scorer}}, `metric name "has space" is not a letter`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			a := perfectArm("mine", nil)

@@ -46,7 +46,7 @@ func checkScorers(a *Arm) error {
 		case s.Name == "":
 			errs = append(errs, fmt.Errorf("%s: give it a Name (held fixed in the bundle, with its Version)", where))
 		case !scorerName.MatchString(s.Name):
-			errs = append(errs, fmt.Errorf("%s: the name %q is not a letter followed by letters, digits, _, - or .", where, s.Name))
+			errs = append(errs, fmt.Errorf("%s: the name %q is not a letter followed by letters, digits, dots, dashes or underscores", where, s.Name))
 		case names[s.Name]:
 			errs = append(errs, fmt.Errorf("%s: two scorers are named %q", where, s.Name))
 		}
@@ -63,7 +63,7 @@ func checkScorers(a *Arm) error {
 			case slices.Contains(builtin, m) || slices.Contains(retrievalFamilies, base) || m == MetricLatency:
 				errs = append(errs, fmt.Errorf("%s: metric %q is a built-in metric's name; give it a name of its own", where, m))
 			case !scorerName.MatchString(m):
-				errs = append(errs, fmt.Errorf("%s: metric name %q is not a letter followed by letters, digits, _, - or .", where, m))
+				errs = append(errs, fmt.Errorf("%s: metric name %q is not a letter followed by letters, digits, dots, dashes or underscores", where, m))
 			case owner[m] != "":
 				errs = append(errs, fmt.Errorf("%s: metric %q is also returned by scorer %s", where, m, owner[m]))
 			}
