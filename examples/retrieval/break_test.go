@@ -116,12 +116,26 @@ var fileLine = regexp.MustCompile(`^(\s*)\w+\.go:\d+: `)
 // failures renders the failed tests of a run as the docs show them: each
 // failed test's name ("--- FAIL: NAME"), then the lines it logged, without
 // go test's "=== RUN" and result lines and the file:line prefixes.
+//
+// The query subtests run in parallel, so the order in which they fail
+// varies from run to run; they are rendered in a fixed order instead:
+// subtests before their parents (as go test reports them), then by name.
 func failures(evs []event) string {
-	var sb strings.Builder
+	var failed []string
 	for _, e := range evs {
-		if e.Action != "fail" || e.Test == "" {
-			continue
+		if e.Action == "fail" && e.Test != "" {
+			failed = append(failed, e.Test)
 		}
+	}
+	slices.SortStableFunc(failed, func(a, b string) int {
+		if da, db := strings.Count(a, "/"), strings.Count(b, "/"); da != db {
+			return db - da
+		}
+		return strings.Compare(a, b)
+	})
+	var sb strings.Builder
+	for _, test := range failed {
+		e := event{Test: test}
 		sb.WriteString("--- FAIL: " + e.Test + "\n")
 		for _, l := range strings.SplitAfter(outputOf(evs, e.Test), "\n") {
 			if t := strings.TrimSpace(l); strings.HasPrefix(t, "=== ") || strings.HasPrefix(t, "--- ") {
