@@ -178,13 +178,7 @@ func TestMetricsTrecDuplicateUnjudgedStreams(t *testing.T) {
 	rng.Shuffle(len(withDup), func(i, j int) { withDup[i], withDup[j] = withDup[j], withDup[i] })
 	shuffled := strings.Join(withDup, "")
 	dir := t.TempDir()
-	write := func(name, s string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, s string) string { return writeTestFile(t, dir, name, s) }
 	qp := write("qrels", qrels.String())
 	cp, gp, sp := write("clean", clean), write("grouped", grouped), write("shuffled", shuffled)
 	for _, args := range [][]string{{}, {"-q", "-m", "all_trec"}, {"-c", "-l", "2", "-m", "all_trec"}, {"--average", "run", "-q"}} {

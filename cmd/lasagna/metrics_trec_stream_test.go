@@ -50,13 +50,7 @@ func TestMetricsTrecStreamMatchesWhole(t *testing.T) {
 	rng.Shuffle(len(lines), func(i, j int) { lines[i], lines[j] = lines[j], lines[i] })
 	shuffled := strings.Join(lines, "")
 	dir := t.TempDir()
-	write := func(name, s string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, s string) string { return writeTestFile(t, dir, name, s) }
 	qp, gp, sp := write("qrels", qrels.String()), write("grouped", grouped), write("shuffled", shuffled)
 	if _, _, _, ok := trecparse.StreamRun([]byte(shuffled), 2, func(int, string, []trecparse.Hit) {}); ok {
 		t.Fatal("the shuffled run streams; the test would not compare the two paths")
@@ -116,4 +110,14 @@ func TestTrecLineMatchesPrintf(t *testing.T) {
 			t.Fatalf("value %v, name %q:\n%q\nwant\n%q", v, name, buf.String(), want)
 		}
 	}
+}
+
+// writeTestFile writes s to dir/name and returns its path.
+func writeTestFile(t *testing.T, dir, name, s string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
