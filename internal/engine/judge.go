@@ -28,12 +28,14 @@ func (cr *CellRun) judgeQuery(ctx context.Context, r *QueryResult) {
 	}
 }
 
-// judgeFindings raises JUDGE_ERRORS (queries whose judge call failed) and
-// UNRESOLVED_JUDGE_ALIAS (a judge model requested as an alias and answered
-// by a dated snapshot) for cell c.
+// judgeFindings raises JUDGE_ERRORS (queries whose judge or scorer call
+// failed) and UNRESOLVED_JUDGE_ALIAS (a judge model requested as an alias
+// and answered by a dated snapshot) for cell c. A judge judges answered
+// queries; scorers score every query that did not fail.
 func judgeFindings(c *Cell) []lasagna.Finding {
-	if c.Arm.Judge == nil {
-		return scorerFindings(c)
+	judge := c.Arm.Judge
+	if judge == nil && len(c.Arm.Scorers) == 0 {
+		return nil
 	}
 	var (
 		out      []lasagna.Finding
@@ -59,44 +61,16 @@ func judgeFindings(c *Cell) []lasagna.Finding {
 		}
 	}
 	if len(failed) > 0 {
+		what := "judged queries have no judge score for a failed judge call"
+		if judge == nil {
+			what = "scored queries have no score from a failed scorer"
+		}
 		out = append(out, lasagna.Finding{Code: lasagna.JudgeErrors, Where: c.Where(),
-			Detail: fmt.Sprintf("%d of %d judged queries have no judge score for a failed judge call: %s; first error: %v", len(failed), judged, list(failed), firstErr)})
+			Detail: fmt.Sprintf("%d of %d %s: %s; first error: %v", len(failed), judged, what, list(failed), firstErr)})
 	}
-	requested := c.Arm.Judge.Model()
 	for _, m := range slices.Sorted(maps.Keys(answered)) {
 		out = append(out, lasagna.Finding{Code: lasagna.UnresolvedJudgeAlias, Where: c.Where(),
-			Detail: fmt.Sprintf("judge model %q is an alias; the server answered %d queries as %q; request %q to pin it", requested, answered[m], m, m)})
+			Detail: fmt.Sprintf("judge model %q is an alias; the server answered %d queries as %q; request %q to pin it", judge.Model(), answered[m], m, m)})
 	}
 	return out
-}
-
-// scorerFindings raises JUDGE_ERRORS for the queries of cell c whose
-// scorer failed, on an arm without a judge.
-func scorerFindings(c *Cell) []lasagna.Finding {
-	if len(c.Arm.Scorers) == 0 {
-		return nil
-	}
-	var (
-		failed   []string
-		firstErr error
-		scored   int
-	)
-	for i := range c.Queries {
-		r := &c.Queries[i]
-		if r.Err != nil {
-			continue
-		}
-		scored++
-		if r.JudgeErr != nil {
-			failed = append(failed, r.Query.ID)
-			if firstErr == nil {
-				firstErr = r.JudgeErr
-			}
-		}
-	}
-	if len(failed) == 0 {
-		return nil
-	}
-	return []lasagna.Finding{{Code: lasagna.JudgeErrors, Where: c.Where(),
-		Detail: fmt.Sprintf("%d of %d scored queries have no score from a failed scorer: %s; first error: %v", len(failed), scored, list(failed), firstErr)}}
 }
