@@ -130,9 +130,8 @@ func checkLists(r *Report, b *Bundle, res *Result, where string) {
 	}
 }
 
-// families are the ranked retrieval metrics checkFamilies relates, in the
-// order of the names RetrievalScorer writes at a cutoff.
-var families = []string{"ndcg", "recall", "precision", "map", "hit", "mrr"}
+// families are the ranked retrieval metrics checkFamilies relates.
+var families = metrics.CutoffFamilies()
 
 // checkFamilies checks that a row's retrieval metrics can come from one
 // ranked list of n ids (when hasList) and one set of judgements: at each

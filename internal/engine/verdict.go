@@ -317,7 +317,7 @@ func cutoffsOf(a *Arm, cutoffs []int) []int {
 }
 
 // retrievalFamilies are the metric names that take an @k cutoff.
-var retrievalFamilies = []string{"ndcg", "recall", "precision", "map", "hit", "mrr"}
+var retrievalFamilies = metrics.CutoffFamilies()
 
 // checkMetrics reports, before anything runs, every metric name that arm
 // a cannot score with the given cutoffs (nil means DefaultMetricCutoffs):

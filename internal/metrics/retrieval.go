@@ -877,10 +877,21 @@ func NewRetrievalScorer(cutoffs []int) (*RetrievalScorer, error) {
 	}
 	for j, k := range cuts {
 		s := strconv.Itoa(k)
-		sc.names[j] = [6]string{"ndcg@" + s, "recall@" + s, "precision@" + s, "map@" + s, "hit@" + s, "mrr@" + s}
+		for i, f := range cutoffFamilies {
+			sc.names[j][i] = f + "@" + s
+		}
 	}
 	return sc, nil
 }
+
+// cutoffFamilies are the ranked metrics that take an @k cutoff, in the
+// order a RetrievalScorer names them at each cutoff.
+var cutoffFamilies = [6]string{"ndcg", "recall", "precision", "map", "hit", "mrr"}
+
+// CutoffFamilies returns the ranked retrieval metrics that take an @k
+// cutoff: ndcg, recall, precision, map, hit and mrr. Each call returns a
+// new slice.
+func CutoffFamilies() []string { return slices.Clone(cutoffFamilies[:]) }
 
 // Score returns the metrics of one query, as [Retrieval] does.
 func (sc *RetrievalScorer) Score(ranked []string, judged map[string]int) (map[string]float64, error) {
