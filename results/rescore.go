@@ -52,11 +52,12 @@ func (s Rescored) String() string {
 // What stays unprovable: that the ranked lists and answers came from the
 // system the configs name, and the metrics a judge scored. The error is
 // for data that cannot be used: a benchmark the bundle names with no
-// benchmark of that name and revision among data.
+// benchmark of that name and revision among data. Without data it is
+// ValidateWith(raw, checks...) alone.
 func ValidateAgainst(raw []byte, data []*lasagna.Benchmark, checks ...func(raw []byte) []Problem) (Report, Rescored, error) {
 	r, b := validate(raw, checks)
-	if b == nil {
-		return r, Rescored{}, nil // validate reported why
+	if b == nil || len(data) == 0 {
+		return r, Rescored{}, nil // validate reported why, or nothing to re-score against
 	}
 	byName := map[string]*lasagna.Benchmark{}
 	for _, d := range data {

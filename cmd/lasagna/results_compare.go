@@ -189,10 +189,8 @@ func readTrustedBundle(w io.Writer, p, what string, data []*lasagna.Benchmark) (
 	if err != nil {
 		return nil, problems(fmt.Errorf("results: %w", err))
 	}
-	var r results.Report
-	if len(data) == 0 {
-		r = schema.Validate(raw)
-	} else if r, _, err = results.ValidateAgainst(raw, data, schema.Check); err != nil {
+	r, _, err := results.ValidateAgainst(raw, data, schema.Check)
+	if err != nil {
 		return nil, usageError("results: %s: --data: %v", p, err)
 	}
 	var bad []string

@@ -72,10 +72,8 @@ func resultsMerge(ctx context.Context, w io.Writer, paths []string, out string, 
 		}
 		// The validator of `results validate`, so merge refuses what it
 		// refuses; warnings (e.g. POOLED_GOLD_CORPUS) carry over.
-		var r results.Report
-		if len(data) == 0 {
-			r = schema.Validate(raw)
-		} else if r, _, err = results.ValidateAgainst(raw, data, schema.Check); err != nil {
+		r, _, err := results.ValidateAgainst(raw, data, schema.Check)
+		if err != nil {
 			return usageError("results merge: %s: --data: %v", p, err)
 		}
 		if r.Blocking() > 0 {

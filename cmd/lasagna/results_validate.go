@@ -66,24 +66,18 @@ func resultsValidate(ctx context.Context, w io.Writer, path string, strict bool,
 	if err != nil {
 		return problems(fmt.Errorf("results validate: %w", err))
 	}
-	var (
-		r       results.Report
-		summary string
-	)
-	if len(data) == 0 {
-		// schema.Validate is results.Validate (version, hashes, structure,
-		// listed codes) plus the JSON Schema.
-		r = schema.Validate(raw)
-	} else {
-		benches, err := loadData(ctx, data)
-		if err != nil {
-			return err
-		}
-		var rs results.Rescored
-		r, rs, err = results.ValidateAgainst(raw, benches, schema.Check)
-		if err != nil {
-			return usageError("results validate --data: %v", err)
-		}
+	benches, err := loadData(ctx, data)
+	if err != nil {
+		return err
+	}
+	// The checks of results.Validate (version, hashes, structure, listed
+	// codes) plus the JSON Schema, and with --data the re-scoring.
+	r, rs, err := results.ValidateAgainst(raw, benches, schema.Check)
+	if err != nil {
+		return usageError("results validate --data: %v", err)
+	}
+	summary := ""
+	if len(benches) > 0 {
 		summary = rs.String()
 	}
 	for _, p := range r.Problems {
