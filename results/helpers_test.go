@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	lasagna "github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/findings"
 	"github.com/lasagna-go/lasagna/internal/sampleid"
 )
 
@@ -144,7 +145,7 @@ func ragBundle(t testing.TB) *Bundle {
 	bun.Integrity.Add(lasagna.Finding{Code: lasagna.SingleRun, Where: where, Detail: "1 repeat of a sampled generator"})
 	bun.Integrity.Add(lasagna.Finding{Code: lasagna.PipelineErrors, Where: where + "/3", Detail: "generator: 429 too many requests after 3 retries"})
 	bun.Integrity.Add(lasagna.Finding{Code: lasagna.JudgeErrors, Where: where + "/2", Detail: "judge: unparseable verdict \"maybe\""})
-	if f, ok := SmallSampleFinding(where, 3); ok {
+	if f, ok := findings.SmallSample(where, 3); ok {
 		bun.Integrity.Add(f)
 	}
 	return bun

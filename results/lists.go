@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	lasagna "github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/findings"
 	"github.com/lasagna-go/lasagna/internal/metrics"
 	"github.com/lasagna-go/lasagna/internal/sampleid"
 )
@@ -277,7 +278,7 @@ func checkSmallSample(r *Report, b *Bundle, res *Result, where string) {
 			scored++
 		}
 	}
-	if f, ok := SmallSampleFinding(where, scored); ok && !listed(b.Integrity.Warnings, lasagna.SmallSample, where) {
+	if f, ok := findings.SmallSample(where, scored); ok && !listed(b.Integrity.Warnings, lasagna.SmallSample, where) {
 		r.add(lasagna.InconsistentBundle, where, "%s, but integrity.warnings does not list SMALL_SAMPLE for the arm", f.Detail)
 	}
 }

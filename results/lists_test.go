@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	lasagna "github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/findings"
 	"github.com/lasagna-go/lasagna/internal/metrics"
 )
 
@@ -140,7 +141,7 @@ func TestValidateBundleOnlyGenuine(t *testing.T) {
 		"a small selection that says so": func(b *Bundle) {
 			for i := range b.Results {
 				b.Results[i].PerSampleScores = b.Results[i].PerSampleScores[:5]
-				if f, ok := SmallSampleFinding(b.Configs[i].Benchmark+"/"+b.Configs[i].Name, 5); ok {
+				if f, ok := findings.SmallSample(b.Configs[i].Benchmark+"/"+b.Configs[i].Name, 5); ok {
 					b.Integrity.Add(f)
 				}
 			}

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	lasagna "github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/findings"
 	"github.com/lasagna-go/lasagna/internal/metrics"
 	"github.com/lasagna-go/lasagna/internal/sampleid"
 )
@@ -48,14 +49,16 @@ func NewMetricStat(xs []float64, o StatsOptions) MetricStat {
 	return MetricStat{N: s.N, Mean: s.Mean, CILow: s.Lo, CIHigh: s.Hi, Level: o.Level}
 }
 
-// Aggregate recomputes r.Metrics and r.MetricStats from
-// r.PerSampleScores: each metric's value is the mean over the rows that
+// Aggregate sorts r.PerSampleScores by query id (byte-wise, the order of a
+// bundle's rows) and recomputes r.Metrics and r.MetricStats from them: each
+// metric's value is the mean over the rows that
 // have a score for it and no error, and its stats hold n, that mean and
 // the bootstrap confidence interval over those scores in row order. A
 // metric of r.Metrics that no row scores cannot be recomputed, and
 // Aggregate fails naming it rather than dropping it. The engine computes
 // every bundle's aggregates with it, and Merge recomputes them with it.
 func Aggregate(r *Result, o StatsOptions) error {
+	sortRows(r.PerSampleScores)
 	scores := map[string][]float64{}
 	for _, row := range r.PerSampleScores {
 		if row.Error != "" {
@@ -80,22 +83,11 @@ func Aggregate(r *Result, o StatsOptions) error {
 	return nil
 }
 
-// SortRows sorts per-query rows by query id, byte-wise: the order in which
-// the engine writes a result's rows and Merge joins shards, so that a
-// merged bundle equals the unsharded one.
-func SortRows(rows []Sample) {
+// sortRows sorts per-query rows by query id, byte-wise: the order in which
+// a result's rows are written and Merge joins shards, so that a merged
+// bundle equals the unsharded one.
+func sortRows(rows []Sample) {
 	slices.SortStableFunc(rows, func(a, b Sample) int { return strings.Compare(a.QueryID, b.QueryID) })
-}
-
-// SmallSampleFinding returns the SMALL_SAMPLE finding of the arm at where
-// when it scored n queries, 0 < n < metrics.SmallSampleN; ok is false
-// otherwise. The engine raises it for a run and Merge for merged shards.
-func SmallSampleFinding(where string, n int) (f lasagna.Finding, ok bool) {
-	if n <= 0 || n >= metrics.SmallSampleN {
-		return lasagna.Finding{}, false
-	}
-	return lasagna.Finding{Code: lasagna.SmallSample, Where: where,
-		Detail: fmt.Sprintf("%d scored queries; confidence intervals need at least %d", n, metrics.SmallSampleN)}, true
 }
 
 // MergeError is why Merge refused its shards: every problem found, one per
@@ -126,7 +118,7 @@ func (e *MergeError) Error() string {
 // merged query ids do not hash to held_fixed.sample_id_digest (a gap: a
 // shard is missing).
 //
-// The merged rows are sorted by query id (SortRows) and every aggregate is
+// The merged rows are sorted by query id (as Aggregate sorts them) and every aggregate is
 // recomputed from them with the recorded seed (Aggregate); the shards' own
 // aggregates are never averaged. Integrity warnings are unioned, except
 // those that count queries: SMALL_SAMPLE is recomputed from the merged rows,
@@ -259,7 +251,7 @@ func Merge(shards []*Bundle, names []string) (*Bundle, error) {
 		k := armKey{c.Benchmark, c.Name}
 		where := c.Benchmark + "/" + c.Name
 		rs := rows[k]
-		SortRows(rs)
+		sortRows(rs)
 		ids := make([]string, len(rs))
 		for i, row := range rs {
 			ids[i] = row.QueryID
@@ -348,7 +340,7 @@ func Merge(shards []*Bundle, names []string) (*Bundle, error) {
 				scored++
 			}
 		}
-		if f, ok := SmallSampleFinding(r.BenchmarkName+"/"+r.ConfigName, scored); ok {
+		if f, ok := findings.SmallSample(r.BenchmarkName+"/"+r.ConfigName, scored); ok {
 			out.Integrity.Add(f)
 		}
 	}
@@ -484,45 +476,6 @@ func sortIntegrity(b *Bundle) {
 	slices.SortFunc(b.Integrity.Blocking, less)
 }
 
-// OutsideList is one ranked list that held N ids outside the benchmark's
-// corpus.
-type OutsideList struct {
-	QueryID string
-	N       int
-}
-
-// outsideListed is how many lists an OUTSIDE_CORPUS_IDS line names.
-const outsideListed = 5
-
-// OutsideCorpusFinding returns the OUTSIDE_CORPUS_IDS finding of the arm at
-// where: lists are its ranked lists that held ids outside the corpus of
-// corpus documents, of rankedLists lists in all. The first lists in query
-// id order are named, so that Merge can recombine the shards' lines into
-// the unsharded run's.
-func OutsideCorpusFinding(where string, lists []OutsideList, rankedLists, corpus int) lasagna.Finding {
-	lists = slices.Clone(lists)
-	slices.SortFunc(lists, func(a, b OutsideList) int { return strings.Compare(a.QueryID, b.QueryID) })
-	ids := 0
-	for _, l := range lists {
-		ids += l.N
-	}
-	return outsideFinding(where, len(lists), rankedLists, corpus, ids, lists[:min(len(lists), outsideListed)])
-}
-
-func outsideFinding(where string, n, rankedLists, corpus, ids int, first []OutsideList) lasagna.Finding {
-	items := make([]string, len(first))
-	for i, l := range first {
-		items[i] = fmt.Sprintf("%s (%d)", l.QueryID, l.N)
-	}
-	named := strings.Join(items, ", ")
-	if n > len(first) {
-		named += fmt.Sprintf(" and %d more", n-len(first))
-	}
-	return lasagna.Finding{Code: lasagna.OutsideCorpusIDs, Where: where,
-		Detail: fmt.Sprintf("%d of %d ranked lists hold ids outside the benchmark's corpus of %d documents (%d ids in all), scored as non-relevant: %s",
-			n, rankedLists, corpus, ids, named)}
-}
-
 // The regexps compile on first use, not at package init: every lasagna
 // command links this package, and only results merge needs them.
 var (
@@ -538,7 +491,7 @@ var (
 // split back).
 func recombineOutside(where string, lines []string, ranked int) (line string, ok bool) {
 	var n, corpus, ids int
-	var first []OutsideList
+	var first []findings.Outside
 	for i, l := range lines {
 		f, _ := ParseFinding(l)
 		m := outsideRE().FindStringSubmatch(f.Detail)
@@ -554,7 +507,7 @@ func recombineOutside(where string, lines []string, ranked int) (line string, ok
 		}
 		n, corpus, ids = n+v[0], v[2], ids+v[3]
 		items := strings.Split(m[5], ", ")
-		if len(items) != min(v[0], outsideListed) {
+		if len(items) != min(v[0], findings.Listed) {
 			return "", false
 		}
 		for _, it := range items {
@@ -563,11 +516,11 @@ func recombineOutside(where string, lines []string, ranked int) (line string, ok
 				return "", false
 			}
 			k, _ := strconv.Atoi(im[2])
-			first = append(first, OutsideList{QueryID: im[1], N: k})
+			first = append(first, findings.Outside{QueryID: im[1], N: k})
 		}
 	}
-	slices.SortFunc(first, func(a, b OutsideList) int { return strings.Compare(a.QueryID, b.QueryID) })
-	return outsideFinding(where, n, ranked, corpus, ids, first[:min(len(first), outsideListed)]).String(), true
+	findings.SortOutside(first)
+	return findings.OutsideLine(where, n, ranked, corpus, ids, first[:min(len(first), findings.Listed)]).String(), true
 }
 
 // aliasRE splits an UNRESOLVED_JUDGE_ALIAS line around its query count.

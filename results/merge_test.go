@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	lasagna "github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/findings"
 	"github.com/lasagna-go/lasagna/internal/sampleid"
 )
 
@@ -28,7 +29,7 @@ func wholeRun(t testing.TB) *Bundle {
 		b.Configs[ci].HeldFixed.SampleIDDigest = sampleid.Digest(ids)
 	}
 	for ri := range b.Results {
-		SortRows(b.Results[ri].PerSampleScores)
+		sortRows(b.Results[ri].PerSampleScores)
 		if err := Aggregate(&b.Results[ri], b.StatsOptions()); err != nil {
 			t.Fatal(err)
 		}
@@ -58,7 +59,7 @@ func shard(t testing.TB, b *Bundle, keep func(i int) bool) *Bundle {
 		if err := Aggregate(r, c.StatsOptions()); err != nil {
 			t.Fatal(err)
 		}
-		if f, ok := SmallSampleFinding(r.BenchmarkName+"/"+r.ConfigName, len(rows)); ok {
+		if f, ok := findings.SmallSample(r.BenchmarkName+"/"+r.ConfigName, len(rows)); ok {
 			c.Integrity.Add(f)
 		}
 	}
@@ -131,7 +132,7 @@ func ragForMerge(t testing.TB) *Bundle {
 	if err := Aggregate(&b.Results[0], b.StatsOptions()); err != nil {
 		t.Fatal(err)
 	}
-	if f, ok := SmallSampleFinding(b.Results[0].BenchmarkName+"/full", 3); ok {
+	if f, ok := findings.SmallSample(b.Results[0].BenchmarkName+"/full", 3); ok {
 		b.Integrity.Add(f)
 	}
 	if err := Finalize(b); err != nil {
@@ -270,7 +271,7 @@ func TestMergeRecombinesPerQueryWarnings(t *testing.T) {
 	// Queries 1, 2, 4, 5, 7, 8 and 13 (indexes) held outside ids.
 	outside := map[int]int{1: 2, 2: 1, 4: 3, 5: 1, 7: 1, 8: 2, 13: 4}
 	raise := func(b *Bundle, keep func(i int) bool) {
-		var lists []OutsideList
+		var lists []findings.Outside
 		answered, ranked := 0, 0
 		for i := range 20 {
 			if !keep(i) {
@@ -279,11 +280,11 @@ func TestMergeRecombinesPerQueryWarnings(t *testing.T) {
 			ranked++
 			answered++
 			if n, ok := outside[i]; ok {
-				lists = append(lists, OutsideList{QueryID: b.Results[1].PerSampleScores[0].QueryID[:1] + fmt.Sprintf("%02d", i+1), N: n})
+				lists = append(lists, findings.Outside{QueryID: b.Results[1].PerSampleScores[0].QueryID[:1] + fmt.Sprintf("%02d", i+1), N: n})
 			}
 		}
 		if len(lists) > 0 {
-			b.Integrity.Add(OutsideCorpusFinding(where, lists, ranked, 50))
+			b.Integrity.Add(findings.OutsideCorpus(where, lists, ranked, 50))
 		}
 		b.Integrity.Add(lasagna.Finding{Code: lasagna.UnresolvedJudgeAlias, Where: where,
 			Detail: fmt.Sprintf("judge model %q is an alias; the server answered %d queries as %q; request %q to pin it", "gpt-4o", answered, "gpt-4o-2024-08-06", "gpt-4o-2024-08-06")})

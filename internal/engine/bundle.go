@@ -253,9 +253,9 @@ func cellResult(c *Cell, seed uint64, latency bool) (results.Result, error) {
 		}
 		res.PerSampleScores = append(res.PerSampleScores, row)
 	}
-	// Rows in query id order, and the intervals bootstrapped over them in
-	// that order, so that the merge of any sharding gives these bytes.
-	results.SortRows(res.PerSampleScores)
+	// Aggregate sorts the rows in query id order and bootstraps the
+	// intervals over them in that order, so that the merge of any sharding
+	// gives these bytes.
 	if err := results.Aggregate(&res, results.StatsOptions{Seed: seed}); err != nil {
 		return res, err
 	}

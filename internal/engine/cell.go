@@ -209,6 +209,6 @@ func (cr *CellRun) Close() error {
 // integrity findings they show.
 func NewReport(cells []*Cell, shard Shard) *Report {
 	rep := &Report{Cells: cells, Shard: shard}
-	rep.Findings = findings(rep)
+	rep.Findings = raiseFindings(rep)
 	return rep
 }

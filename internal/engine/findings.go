@@ -6,18 +6,18 @@ import (
 	"strings"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/findings"
 	"github.com/lasagna-go/lasagna/internal/metrics"
-	"github.com/lasagna-go/lasagna/results"
 )
 
 // maxListed is how many ids a finding names before "and N more".
 const maxListed = 5
 
-// findings raises the integrity codes a run shows: POOLED_GOLD_CORPUS,
+// raiseFindings raises the integrity codes a run shows: POOLED_GOLD_CORPUS,
 // SYNTHETIC_BENCHMARK, MISSING_RESULTS, PIPELINE_ERRORS, UNKNOWN_DOC_ID,
 // OUTSIDE_CORPUS_IDS, DUPLICATE_RETRIEVED_ID, SCORES_OUT_OF_ORDER, JUDGE_ERRORS,
 // UNRESOLVED_JUDGE_ALIAS, SINGLE_RUN and SMALL_SAMPLE, in plan order.
-func findings(rep *Report) []lasagna.Finding {
+func raiseFindings(rep *Report) []lasagna.Finding {
 	var out []lasagna.Finding
 	seenBench := map[*lasagna.Benchmark]bool{}
 	for _, c := range rep.Cells {
@@ -55,7 +55,7 @@ func findings(rep *Report) []lasagna.Finding {
 			out = append(out, lasagna.Finding{Code: lasagna.PartialCorpus, Where: c.Where(), Detail: detail})
 		}
 		var failed, dup, unknown, rising []string
-		var outside []results.OutsideList
+		var outside []findings.Outside
 		var firstErr error
 		lists := 0
 		for i := range c.Queries {
@@ -74,7 +74,7 @@ func findings(rep *Report) []lasagna.Finding {
 				unknown = append(unknown, fmt.Sprintf("%s (%q)", r.Query.ID, r.Unknown))
 			}
 			if r.Outside > 0 {
-				outside = append(outside, results.OutsideList{QueryID: r.Query.ID, N: r.Outside})
+				outside = append(outside, findings.Outside{QueryID: r.Query.ID, N: r.Outside})
 			}
 			if k := metrics.FirstRise(len(r.Output.Hits), func(i int) float64 { return r.Output.Hits[i].Score }); k > 0 {
 				rising = append(rising, fmt.Sprintf("%s (rank %d)", r.Query.ID, k))
@@ -94,7 +94,7 @@ func findings(rep *Report) []lasagna.Finding {
 				Detail: fmt.Sprintf("%d ranked lists hold ids missing from the corpus of %d documents: %s", len(unknown), len(b.Corpus), list(unknown))})
 		}
 		if len(outside) > 0 {
-			out = append(out, results.OutsideCorpusFinding(c.Where(), outside, lists, len(b.Corpus)))
+			out = append(out, findings.OutsideCorpus(c.Where(), outside, lists, len(b.Corpus)))
 		}
 		if len(rising) > 0 {
 			out = append(out, lasagna.Finding{Code: lasagna.ScoresOutOfOrder, Where: c.Where(),
@@ -105,7 +105,7 @@ func findings(rep *Report) []lasagna.Finding {
 			out = append(out, lasagna.Finding{Code: lasagna.SingleRun, Where: c.Where(),
 				Detail: "an LLM sampled and each query ran once"})
 		}
-		if f, ok := results.SmallSampleFinding(c.Where(), scoredQueries(c)); ok {
+		if f, ok := findings.SmallSample(c.Where(), scoredQueries(c)); ok {
 			out = append(out, f)
 		}
 	}
