@@ -24,8 +24,7 @@ type Partition struct {
 
 // partChunk is one worker's share of the file in PartitionRun.
 type partChunk struct {
-	index  map[string]int32 // query id → position in qids
-	qids   []string
+	index  *qidTable // query id → position in counts
 	counts []int32
 	// cursor is, per query of the chunk, where its next line offset goes
 	// in Partition.offs.
@@ -64,7 +63,8 @@ func PartitionRun(data []byte, workers int) (p *Partition, ok bool) {
 		if c.last >= 0 {
 			p.last = c.last
 		}
-		for li, q := range c.qids {
+		for li, qb := range c.index.ids {
+			q := AliasString(qb)
 			g, seen := global[q]
 			if !seen {
 				g = len(p.qids)
@@ -86,9 +86,9 @@ func PartitionRun(data []byte, workers int) (p *Partition, ok bool) {
 	copy(next, p.start)
 	for ci := range chunks {
 		c := &chunks[ci]
-		c.cursor = make([]int, len(c.qids))
-		for li, q := range c.qids {
-			g := global[q]
+		c.cursor = make([]int, len(c.counts))
+		for li, q := range c.index.ids {
+			g := global[AliasString(q)]
 			c.cursor[li] = next[g]
 			next[g] += int(c.counts[li])
 		}
@@ -127,19 +127,15 @@ func eachQid(data []byte, start, end int, f func(qid []byte, at int)) {
 
 // count is PartitionRun's first pass over one chunk: each query's lines.
 func (c *partChunk) count(data []byte, start, end int) {
-	c.index = map[string]int32{}
+	c.index = newQidTable()
 	c.last = -1
 	var prev []byte
 	cur := int32(-1)
 	eachQid(data, start, end, func(qid []byte, at int) {
 		c.last = at
 		if cur < 0 || !bytes.Equal(qid, prev) {
-			q := AliasString(qid)
-			li, ok := c.index[q]
-			if !ok {
-				li = int32(len(c.qids))
-				c.index[q] = li
-				c.qids = append(c.qids, q)
+			li := c.index.index(qid, true)
+			if int(li) == len(c.counts) {
 				c.counts = append(c.counts, 0)
 			}
 			prev, cur = qid, li
@@ -155,7 +151,7 @@ func (c *partChunk) place(data []byte, start, end int, offs []uint32) {
 	cur := int32(-1)
 	eachQid(data, start, end, func(qid []byte, at int) {
 		if cur < 0 || !bytes.Equal(qid, prev) {
-			prev, cur = qid, c.index[AliasString(qid)]
+			prev, cur = qid, c.index.index(qid, false)
 		}
 		offs[c.cursor[cur]] = uint32(at)
 		c.cursor[cur]++
@@ -220,6 +216,7 @@ func (p *Partition) Rank(workers int, visit func(w int, qid string, ranked []Hit
 			var (
 				hits  []Hit
 				seen  idSet
+				rk    ranker
 				f     [6][]byte
 				touch byte
 			)
@@ -255,7 +252,7 @@ func (p *Partition) Rank(workers int, visit func(w int, qid string, ranked []Hit
 					dupsOf[w] = append(dupsOf[w], p.qids[g])
 					continue
 				}
-				sortRanked(hits)
+				rk.sort(hits)
 				visit(w, p.qids[g], hits)
 			}
 		})

@@ -96,6 +96,7 @@ type streamChunk struct {
 	qids  []string
 	seen  map[string]struct{}
 	dups  idSet
+	rank  ranker
 	// dupQids are the queries with a document retrieved twice, not visited.
 	dupQids []string
 	tag     string
@@ -171,7 +172,7 @@ func (c *streamChunk) streamLines(data []byte, start, end int, stop *stopFlag, v
 		if _, dup := c.dups.duplicateSuffixes(c.hits, c.sufs); dup {
 			c.dupQids = append(c.dupQids, q)
 		} else {
-			sortRanked(c.hits)
+			c.rank.sort(c.hits)
 			visit(q, c.hits)
 		}
 		c.hits, c.fracs, c.sufs = c.hits[:0], c.fracs[:0], c.sufs[:0]
