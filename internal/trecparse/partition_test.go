@@ -1,6 +1,7 @@
 package trecparse
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -127,5 +128,29 @@ func TestRankerMatchesCompareTREC(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestQidTable: ids short and long, ids of seven and eight bytes whose
+// words match ("1234567" and "1234567\x07"), empty-looking and growing
+// tables all number each id once, in order.
+func TestQidTable(t *testing.T) {
+	ids := []string{"1234567", "1234567\x07", "a", "a\x00", "\x00", "topic-0000001-long-id", "topic-0000002-long-id"}
+	for i := range 5000 {
+		ids = append(ids, fmt.Sprintf("q%d", i), fmt.Sprintf("a-much-longer-query-id-%d", i))
+	}
+	tab := newQidTable()
+	for i, q := range ids {
+		if got := tab.index([]byte(q), true); got != int32(i) {
+			t.Fatalf("index(%q) = %d on insert, want %d", q, got, i)
+		}
+	}
+	for i, q := range ids {
+		if got := tab.index([]byte(q), false); got != int32(i) {
+			t.Fatalf("index(%q) = %d, want %d", q, got, i)
+		}
+	}
+	if got := tab.index([]byte("absent"), false); got != -1 {
+		t.Errorf("index of an absent id = %d, want -1", got)
 	}
 }
