@@ -55,7 +55,7 @@ lint:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./...
 	cd bench && $(GO) test -run '^$$' -bench . -benchmem -count 1 ./...
-	@if [ -x scripts/bench-trec.sh ]; then scripts/bench-trec.sh; fi
+	@if [ -x scripts/bench-trec.sh ]; then scripts/bench-trec.sh; TREC_BENCH_SHAPE=shuffled scripts/bench-trec.sh; TREC_BENCH_SHAPE=cacm TREC_BENCH_RUNS=10 scripts/bench-trec.sh; fi
 
 # fuzz runs each fuzz target of the module for FUZZTIME.
 fuzz:

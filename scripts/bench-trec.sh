@@ -17,21 +17,51 @@
 #
 # TREC_BENCH_RUNS sets the number of rounds (default 3); extra arguments
 # are passed to both programs (for example -m all_trec).
+#
+# TREC_BENCH_SHAPE picks the input: grouped (default: the 5M-line run,
+# each query's lines together, as retrieval systems write them), shuffled
+# (the same lines in a fixed random order, as shards concatenated or
+# merged runs are: run-shuffled.txt) or cacm (a CACM-sized run: 52 queries
+# x 942 documents, 49k lines, cacm-run.txt and cacm-qrels.txt, where start-up
+# counts).
 set -eu
 cd "$(dirname "$0")/.."
 dir=${TREC_BENCH_DIR:-${TMPDIR:-/tmp}/lasagna-trec-bench}
 runs=${TREC_BENCH_RUNS:-3}
 te=${TREC_EVAL:-}
+shape=${TREC_BENCH_SHAPE:-grouped}
 mkdir -p "$dir"
 if [ ! -s "$dir/run.txt" ] || [ ! -s "$dir/qrels.txt" ]; then
 	echo "generating $dir/run.txt and $dir/qrels.txt"
 	go run ./scripts/gentrec -queries 5000 -depth 1000 -run "$dir/run.txt" -qrels "$dir/qrels.txt"
 fi
-go build -o "$dir/lasagna" ./cmd/lasagna
-cat "$dir/run.txt" "$dir/qrels.txt" >/dev/null # warm the page cache
 q=$dir/qrels.txt
 r=$dir/run.txt
-echo "run file: $(wc -l <"$r") lines, $(wc -c <"$r") bytes; GOMAXPROCS=${GOMAXPROCS:-$(nproc)}; args: $*"
+case $shape in
+grouped) ;;
+shuffled)
+	r=$dir/run-shuffled.txt
+	if [ ! -s "$r" ]; then
+		echo "generating $r"
+		go run ./scripts/gentrec -queries 5000 -depth 1000 -shuffle -run "$r" -qrels "$dir/qrels-shuffled.txt"
+		cmp -s "$q" "$dir/qrels-shuffled.txt" # the same qrels
+	fi
+	;;
+cacm)
+	q=$dir/cacm-qrels.txt
+	r=$dir/cacm-run.txt
+	if [ ! -s "$r" ] || [ ! -s "$q" ]; then
+		go run ./scripts/gentrec -queries 52 -depth 942 -run "$r" -qrels "$q"
+	fi
+	;;
+*)
+	echo "TREC_BENCH_SHAPE=$shape: want grouped, shuffled or cacm" >&2
+	exit 2
+	;;
+esac
+go build -o "$dir/lasagna" ./cmd/lasagna
+cat "$r" "$q" >/dev/null # warm the page cache
+echo "shape $shape, run file: $(wc -l <"$r") lines, $(wc -c <"$r") bytes; GOMAXPROCS=${GOMAXPROCS:-$(nproc)}; args: $*"
 
 if [ -n "$te" ]; then
 	for m in "" "-q" "-m all_trec" "-q -m all_trec"; do

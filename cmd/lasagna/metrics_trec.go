@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -590,7 +591,7 @@ func streamTrec(rdata []byte, qrelsDone <-chan struct{}, qrels *lasagna.Qrels, q
 		}
 		s.pending, s.held = nil, nil
 	}
-	tag, _, dups, ok := trecparse.StreamRun(rdata, len(workers), func(w int, qid string, ranked []trecparse.Hit) {
+	visit := func(w int, qid string, ranked []trecparse.Hit) {
 		s := &workers[w]
 		if !s.ready {
 			select {
@@ -612,9 +613,32 @@ func streamTrec(rdata []byte, qrelsDone <-chan struct{}, qrels *lasagna.Qrels, q
 			}
 		}
 		eval(s, qid, ranked)
-	})
+	}
+	tag, _, dups, ok := trecparse.StreamRun(rdata, len(workers), visit)
 	if !ok {
-		return nil, "", false, nil
+		// Not grouped by query (or a line to report): partition the lines
+		// by query and evaluate query by query all the same, once the
+		// qrels are read. What the stream did is dropped.
+		held := false
+		for i := range workers {
+			held = held || workers[i].held != nil
+		}
+		clear(workers)
+		if held {
+			runtime.GC() // the dropped hits would stay: the collector is paused
+		}
+		part, pok := trecparse.PartitionRun(rdata, len(workers))
+		if !pok {
+			return nil, "", false, nil
+		}
+		<-qrelsDone
+		if *qrelsErr != nil {
+			return nil, "", true, nil
+		}
+		if dups, ok = part.Rank(len(workers), visit); !ok {
+			return nil, "", false, nil
+		}
+		tag = part.Tag()
 	}
 	<-qrelsDone
 	if *qrelsErr != nil {

@@ -201,3 +201,81 @@ func TestMetricsTrecDuplicateUnjudgedStreams(t *testing.T) {
 		}
 	}
 }
+
+// shuffleRunLines returns the lines of a run file in a random order, the
+// last result line kept last (it names the run: runid).
+func shuffleRunLines(rng *rand.Rand, data string) string {
+	lines := strings.SplitAfter(strings.TrimSuffix(data, "\n")+"\n", "\n")
+	lines = lines[:len(lines)-1] // the empty string after the last newline
+	last := len(lines) - 1
+	for last > 0 && (strings.TrimSpace(lines[last]) == "" || strings.HasPrefix(strings.TrimSpace(lines[last]), "#")) {
+		last--
+	}
+	body := slices.Concat(lines[:last], lines[last+1:])
+	rng.Shuffle(len(body), func(i, j int) { body[i], body[j] = body[j], body[i] })
+	return strings.Join(body, "") + lines[last]
+}
+
+// TestMetricsTrecShuffledMatchesTrecEval: trec_eval ranks by score, so the
+// order of a run's lines changes nothing it prints. Each run of the edge
+// cases (testdata/trec_eval) and of trec_eval's own tests (shared/refdata)
+// is shuffled, which takes `metrics trec` off its grouped-by-query path
+// onto the partitioned one, and must print trec_eval's bytes: the edge
+// cases' recorded outputs, and for trec_eval's test files every measure
+// (-m all_trec) with -q, with and without -c (always with it for results.trunc, which misses
+// queries), byte for byte as the
+// grouped file prints (which TestMetricsTrecConformance compares with
+// trec_eval's expected files).
+func TestMetricsTrecShuffledMatchesTrecEval(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	tmp := t.TempDir()
+	shuffled := func(path string) string {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := shuffleRunLines(rng, string(raw))
+		if s == string(raw) {
+			t.Fatalf("%s: shuffling left the lines in place", path)
+		}
+		return writeTestFile(t, tmp, "shuffled-"+filepath.Base(path), s)
+	}
+	dir := filepath.Join("testdata", "trec_eval")
+	for _, c := range readTrecEdgeCases(t, dir) {
+		if c.exit != 0 || c.out == "negfirst-q-all_trec.out" {
+			continue
+		}
+		args := slices.Clone(c.args)
+		for i, a := range args {
+			switch {
+			case strings.HasSuffix(a, ".qrels"):
+				args[i] = filepath.Join(dir, a)
+			case strings.HasSuffix(a, ".run"):
+				args[i] = shuffled(filepath.Join(dir, a))
+			}
+		}
+		want, err := os.ReadFile(filepath.Join(dir, c.out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := runTrec(t, args...)
+		if err != nil || got != string(want) {
+			t.Errorf("shuffled run, %s: %v\n%s", strings.Join(c.args, " "), err, lineDiff(got, string(want)))
+		}
+	}
+	ref := trecRefdata(t)
+	for _, c := range []struct{ qrels, run string }{{"qrels.test", "results.test"}, {"qrels.test", "results.trunc"}, {"qrels.rel_level", "results.test"}, {"qrels.comment.test", "results.comment.test"}} {
+		qp, rp := filepath.Join(ref, c.qrels), filepath.Join(ref, c.run)
+		sp := shuffled(rp)
+		for _, flags := range [][]string{{}, {"-q", "-m", "all_trec"}, {"-q", "-c", "-m", "all_trec"}, {"-q", "-l", "2", "-m", "all_trec"}} {
+			if c.run == "results.trunc" { // misses qrels queries
+				flags = append(flags, "-c")
+			}
+			want, _, werr := runTrec(t, slices.Concat(flags, []string{qp, rp})...)
+			got, _, gerr := runTrec(t, slices.Concat(flags, []string{qp, sp})...)
+			if werr != nil || gerr != nil || got != want || !strings.Contains(got, "\tall\t") {
+				t.Errorf("%s shuffled, %v: %v / %v\n%s", c.run, flags, werr, gerr, lineDiff(got, want))
+			}
+		}
+	}
+}

@@ -18,8 +18,9 @@ import (
 // TestMetricsTrecStreamMatchesWhole checks that a run grouped by query,
 // which `metrics trec` evaluates query by query as it parses it (on
 // several workers, above trecparse.ParallelMin), prints exactly what the
-// same lines shuffled print, which it must parse whole first (trec_eval
-// ranks by score, so line order does not matter): for the default
+// same lines shuffled print, which it partitions by query first
+// (trecparse.PartitionRun; trec_eval ranks by score, so line order does
+// not matter): for the default
 // measures, -m all_trec, -q, -c, --average run and -l 2, with qrels
 // queries missing from the run and run queries missing from the qrels.
 func TestMetricsTrecStreamMatchesWhole(t *testing.T) {

@@ -44,9 +44,14 @@ func StreamRun(data []byte, workers int, visit func(w int, qid string, ranked []
 	chunks := make([]streamChunk, len(bounds)-1)
 	var stop stopFlag
 	var wg sync.WaitGroup
+	var shared *sharedQids
+	if len(chunks) > 1 {
+		shared = &sharedQids{seen: map[string]struct{}{}}
+	}
 	for i := range chunks {
 		wg.Go(func() {
 			c := &chunks[i]
+			c.shared = shared
 			c.streamLines(data, bounds[i], bounds[i+1], &stop, func(qid string, ranked []Hit) { visit(i, qid, ranked) })
 		})
 	}
@@ -54,11 +59,9 @@ func StreamRun(data []byte, workers int, visit func(w int, qid string, ranked []
 	if stop.get() {
 		return "", 0, nil, false
 	}
-	// Each query must have been one stretch of lines: the workers checked
-	// their own pieces; a query may not reappear in another piece either.
-	n := 0
+	// Each query was one stretch of lines: the workers checked their own
+	// pieces, and shared the others'.
 	for i := range chunks {
-		n += len(chunks[i].qids)
 		lines += chunks[i].lines
 		if chunks[i].tag != "" {
 			tag = chunks[i].tag
@@ -68,18 +71,27 @@ func StreamRun(data []byte, workers int, visit func(w int, qid string, ranked []
 	if lines == 0 {
 		return "", 0, nil, false
 	}
-	if len(chunks) > 1 {
-		seen := make(map[string]struct{}, n)
-		for i := range chunks {
-			for _, q := range chunks[i].qids {
-				if _, dup := seen[q]; dup {
-					return "", 0, nil, false
-				}
-				seen[q] = struct{}{}
-			}
-		}
-	}
 	return tag, lines, dups, true
+}
+
+// sharedQids are the queries every worker has finished: a query whose
+// lines are also in another worker's piece stops the stream as soon as
+// the second worker finishes it (a run of concatenated shards is given up
+// on at once, not after both pieces are parsed).
+type sharedQids struct {
+	mu   sync.Mutex
+	seen map[string]struct{}
+}
+
+// add reports whether q was not there yet.
+func (s *sharedQids) add(q string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, dup := s.seen[q]; dup {
+		return false
+	}
+	s.seen[q] = struct{}{}
+	return true
 }
 
 // stopFlag tells the workers that one of them found a reason to give up.
@@ -93,9 +105,11 @@ type streamChunk struct {
 	hits  []Hit
 	fracs []uint8  // per hit: Score holds the mantissa, to divide by 10^frac
 	sufs  []uint64 // per hit: idhash.Suffix of its id, taken while its bytes are in cache
-	qids  []string
 	seen  map[string]struct{}
 	dups  idSet
+	rank  ranker
+	// shared, with more than one worker, holds every worker's queries.
+	shared *sharedQids
 	// dupQids are the queries with a document retrieved twice, not visited.
 	dupQids []string
 	tag     string
@@ -164,14 +178,16 @@ func (c *streamChunk) streamLines(data []byte, start, end int, stop *stopFlag, v
 			return false
 		}
 		c.seen[q] = struct{}{}
-		c.qids = append(c.qids, q)
+		if c.shared != nil && !c.shared.add(q) {
+			return false
+		}
 		for i, f := range c.fracs {
 			c.hits[i].Score /= pow10[f]
 		}
 		if _, dup := c.dups.duplicateSuffixes(c.hits, c.sufs); dup {
 			c.dupQids = append(c.dupQids, q)
 		} else {
-			sortRanked(c.hits)
+			c.rank.sort(c.hits)
 			visit(q, c.hits)
 		}
 		c.hits, c.fracs, c.sufs = c.hits[:0], c.fracs[:0], c.sufs[:0]

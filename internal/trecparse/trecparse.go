@@ -211,13 +211,14 @@ func parseRun(name string, data []byte, maxProblems int, judged func(qid string)
 	for range workers {
 		wg.Go(func() {
 			var seen idSet
+			var rk ranker
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(order) {
 					return
 				}
 				l := lists[i]
-				sortRanked(l)
+				rk.sort(l)
 				if d, ok := seen.duplicate(l); ok {
 					dupQuery[i] = d
 				}
@@ -259,29 +260,11 @@ func compareTREC(a, b Hit) int {
 	return strings.Compare(b.ID, a.ID)
 }
 
-// sortRanked sorts l into trec_eval's order. Runs are usually written
-// nearly in that order (only equal scores out of docno order), so it starts
-// with an insertion sort and switches to pdqsort when that does too much.
+// sortRanked sorts l into trec_eval's order (ranker.sort with fresh
+// scratch buffers).
 func sortRanked(l []Hit) {
-	moves := 0
-	for i := 1; i < len(l); i++ {
-		// compareTREC(l[i-1], l[i]) <= 0, without a call.
-		if a, b := &l[i-1], &l[i]; a.Score > b.Score || a.Score == b.Score && b.ID <= a.ID {
-			continue
-		}
-		x := l[i]
-		j := i
-		for j > 0 && compareTREC(l[j-1], x) > 0 {
-			l[j] = l[j-1]
-			j--
-			moves++
-		}
-		l[j] = x
-		if moves > 2*len(l) {
-			slices.SortFunc(l, compareTREC)
-			return
-		}
-	}
+	var r ranker
+	r.sort(l)
 }
 
 // idSet finds duplicate ids in a list: an open-addressing hash table of

@@ -6,7 +6,8 @@
 // Each query retrieves depth distinct documents from a 10M-document id
 // space, written best first with scores rounded to 4 decimals (so some
 // scores tie); each query has 60 distinct judgements with grades 0-3, half
-// of them on retrieved documents. The same flags always write the same bytes.
+// of them on retrieved documents. The same flags always write the same bytes;
+// -shuffle writes the same run lines in a random order.
 package main
 
 import (
@@ -25,14 +26,15 @@ func main() {
 	runPath := flag.String("run", "run.txt", "run file to write")
 	qrelsPath := flag.String("qrels", "qrels.txt", "qrels file to write")
 	seed := flag.Uint64("seed", 1, "random seed")
+	shuffle := flag.Bool("shuffle", false, "write the run's lines in a random order (fixed by the seed) instead of grouped by query")
 	flag.Parse()
-	if err := write(*queries, *depth, *judged, *seed, *runPath, *qrelsPath); err != nil {
+	if err := write(*queries, *depth, *judged, *seed, *shuffle, *runPath, *qrelsPath); err != nil {
 		fmt.Fprintln(os.Stderr, "gentrec:", err)
 		os.Exit(1)
 	}
 }
 
-func write(queries, depth, judged int, seed uint64, runPath, qrelsPath string) error {
+func write(queries, depth, judged int, seed uint64, shuffle bool, runPath, qrelsPath string) error {
 	rf, err := os.Create(runPath)
 	if err != nil {
 		return err
@@ -47,6 +49,7 @@ func write(queries, depth, judged int, seed uint64, runPath, qrelsPath string) e
 	qw := bufio.NewWriterSize(qf, 1<<20)
 	rng := rand.New(rand.NewPCG(seed, 2))
 	var line []byte
+	var held [][]byte // with shuffle: every line, written at the end
 	for q := range queries {
 		qid := strconv.Itoa(100000 + q)
 		seen := make(map[int]bool, depth)
@@ -69,7 +72,9 @@ func write(queries, depth, judged int, seed uint64, runPath, qrelsPath string) e
 			line = append(line, ' ')
 			line = strconv.AppendFloat(line, score, 'f', 4, 64)
 			line = append(line, " bench-run\n"...)
-			if _, err := rw.Write(line); err != nil {
+			if shuffle {
+				held = append(held, append([]byte(nil), line...))
+			} else if _, err := rw.Write(line); err != nil {
 				return err
 			}
 			// Decrease by 0 to 0.003: about one step in ten rounds to a tie.
@@ -91,6 +96,14 @@ func write(queries, depth, judged int, seed uint64, runPath, qrelsPath string) e
 			picked[d] = true
 			fmt.Fprintf(qw, "%s 0 doc-%d %d\n", qid, d, rng.IntN(4))
 			n++
+		}
+	}
+	// The same lines and qrels as without shuffle, in another order.
+	order := rand.New(rand.NewPCG(seed, 3))
+	order.Shuffle(len(held), func(i, j int) { held[i], held[j] = held[j], held[i] })
+	for _, l := range held {
+		if _, err := rw.Write(l); err != nil {
+			return err
 		}
 	}
 	if err := rw.Flush(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -15,7 +16,7 @@ func TestNoDuplicateJudgements(t *testing.T) {
 	dir := t.TempDir()
 	run, qrels := filepath.Join(dir, "run.txt"), filepath.Join(dir, "qrels.txt")
 	const queries, judged = 20_000, 60
-	if err := write(queries, 40, judged, 1, run, qrels); err != nil {
+	if err := write(queries, 40, judged, 1, false, run, qrels); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(qrels)
@@ -48,5 +49,30 @@ func TestNoDuplicateJudgements(t *testing.T) {
 		if n != judged {
 			t.Fatalf("query %s has %d judgements, want %d", q, n, judged)
 		}
+	}
+}
+
+// TestShuffleSameLines: -shuffle writes the lines of the grouped run in
+// another order, and the same qrels.
+func TestShuffleSameLines(t *testing.T) {
+	dir := t.TempDir()
+	p := func(n string) string { return filepath.Join(dir, n) }
+	if err := write(30, 20, 10, 1, false, p("run"), p("qrels")); err != nil {
+		t.Fatal(err)
+	}
+	if err := write(30, 20, 10, 1, true, p("srun"), p("sqrels")); err != nil {
+		t.Fatal(err)
+	}
+	read := func(n string) string {
+		b, err := os.ReadFile(p(n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	run, srun := read("run"), read("srun")
+	sorted := func(s string) []string { l := strings.Split(s, "\n"); slices.Sort(l); return l }
+	if run == srun || !slices.Equal(sorted(run), sorted(srun)) || read("qrels") != read("sqrels") {
+		t.Error("the shuffled run is not the grouped one's lines in another order with the same qrels")
 	}
 }

@@ -1,0 +1,156 @@
+package trecparse
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// partitionAll collects what PartitionRun and Rank hand to visit.
+func partitionAll(t *testing.T, data []byte, workers int) (map[string][]Hit, string, int, []string, bool) {
+	t.Helper()
+	p, ok := PartitionRun(data, workers)
+	if !ok {
+		return nil, "", 0, nil, false
+	}
+	var mu sync.Mutex
+	got := map[string][]Hit{}
+	dups, ok := p.Rank(workers, func(w int, qid string, ranked []Hit) {
+		mu.Lock()
+		defer mu.Unlock()
+		if _, twice := got[qid]; twice {
+			t.Errorf("query %q visited twice", qid)
+		}
+		got[qid] = slices.Clone(ranked)
+	})
+	slices.Sort(dups)
+	return got, p.Tag(), p.Lines(), dups, ok
+}
+
+// TestPartitionRunMatchesParseRun checks that a run partitioned by query
+// is ranked exactly as ParseRun ranks it, whatever the order of its lines
+// (grouped, shuffled, two shards of the same queries), on one worker and
+// on several, below and above ParallelMin.
+func TestPartitionRunMatchesParseRun(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, c := range []struct{ lines, perQuery int }{{1, 1}, {7, 3}, {300, 50}, {40000, 1000}, {40000, 1}, {40000, 40000}} {
+		grouped := genRun(rng, c.lines, c.perQuery)
+		lines := strings.SplitAfter(string(grouped), "\n")
+		if !strings.HasSuffix(lines[len(lines)-1], "\n") {
+			lines[len(lines)-1] += "\n"
+		}
+		shuffled := slices.Clone(lines)
+		rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		half := len(lines) / 2
+		shards := slices.Concat(lines[half:], lines[:half])
+		for name, data := range map[string][]byte{"grouped": grouped, "shuffled": []byte(strings.Join(shuffled, "")), "shards": []byte(strings.Join(shards, ""))} {
+			run, probs := ParseRun("r", data, 10)
+			if probs != nil {
+				t.Fatalf("%d lines: %v", c.lines, probs)
+			}
+			for _, workers := range []int{1, 2, 3, 8} {
+				got, tag, n, dups, ok := partitionAll(t, data, workers)
+				if !ok || dups != nil {
+					t.Fatalf("%s, %d lines, %d workers: not partitioned (ok %v, dups %q)", name, c.lines, workers, ok, dups)
+				}
+				if n != run.Lines || tag != run.Tag || !reflect.DeepEqual(got, run.Hits) {
+					t.Errorf("%s, %d lines of %d a query, %d workers: %d lines, tag %q, %d queries; ParseRun: %d, %q, %d",
+						name, c.lines, c.perQuery, workers, n, tag, len(got), run.Lines, run.Tag, len(run.Hits))
+				}
+			}
+		}
+	}
+}
+
+// TestPartitionRunRefuses: a line ParseRun reports, or no result line,
+// makes PartitionRun or Rank give up (the caller then parses the file
+// whole for the problems); a document retrieved twice names its query.
+func TestPartitionRunRefuses(t *testing.T) {
+	big := genRun(rand.New(rand.NewPCG(23, 24)), 60000, 1000)
+	for name, data := range map[string][]byte{
+		"short line": slices.Concat(big, []byte("\nq7 Q0 d 1 2\n")),
+		"bad score":  slices.Concat([]byte("q7 Q0 d 1 2x r\n"), big),
+		"NaN":        []byte("q2 Q0 b 1 2 r\nq1 Q0 a 1 NaN r\nq2 Q0 c 1 2 r\n"),
+		"no results": []byte("# only a comment\n\n"),
+		"empty":      nil,
+	} {
+		for _, workers := range []int{1, 2} {
+			if _, _, _, _, ok := partitionAll(t, data, workers); ok {
+				t.Errorf("%s, %d workers: partitioned; want it to give up", name, workers)
+			}
+		}
+	}
+	dup := []byte("q1 Q0 a 1 2 r\nq2 Q0 a 1 2 r\nq1 Q0 a 2 1 r\nq2 Q0 b 1 2 r\n")
+	got, _, _, dups, ok := partitionAll(t, dup, 1)
+	if !ok || !slices.Equal(dups, []string{"q1"}) || len(got) != 1 || len(got["q2"]) != 2 {
+		t.Errorf("duplicate in q1: ok %v, dups %q, visited %v", ok, dups, got)
+	}
+}
+
+// TestRankerMatchesCompareTREC checks the radix sort (and the insertion
+// sort in front of it) against a plain sort with compareTREC: shuffled
+// lists with many ties, negative scores, -0 beside 0, infinities, large
+// and tiny magnitudes.
+func TestRankerMatchesCompareTREC(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	var r ranker
+	specials := []float64{0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), 1e300, -1e300, 5e-324, -5e-324, 1, -1}
+	for _, n := range []int{2, 3, 17, 100, 1000, 5000} {
+		for round := range 20 {
+			l := make([]Hit, n)
+			for i := range l {
+				var s float64
+				switch rng.IntN(4) {
+				case 0:
+					s = specials[rng.IntN(len(specials))]
+				case 1:
+					s = float64(rng.IntN(5)) // ties
+				default:
+					s = rng.NormFloat64() * math.Pow(10, float64(rng.IntN(20)-10))
+				}
+				l[i] = Hit{ID: string(rune('a'+rng.IntN(26))) + string(rune('a'+rng.IntN(26))) + strings.Repeat("x", rng.IntN(3)), Score: s}
+			}
+			if round%5 == 0 {
+				slices.SortFunc(l, compareTREC) // nearly ranked: the insertion sort
+				l[0], l[n-1] = l[n-1], l[0]
+			}
+			want := slices.Clone(l)
+			slices.SortStableFunc(want, compareTREC)
+			r.sort(l)
+			for i := range l {
+				if compareTREC(l[i], want[i]) != 0 {
+					t.Fatalf("%d hits, round %d: rank %d is %+v, want %+v", n, round, i, l[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+// TestQidTable: ids short and long, ids of seven and eight bytes whose
+// words match ("1234567" and "1234567\x07"), empty-looking and growing
+// tables all number each id once, in order.
+func TestQidTable(t *testing.T) {
+	ids := []string{"1234567", "1234567\x07", "a", "a\x00", "\x00", "topic-0000001-long-id", "topic-0000002-long-id"}
+	for i := range 5000 {
+		ids = append(ids, fmt.Sprintf("q%d", i), fmt.Sprintf("a-much-longer-query-id-%d", i))
+	}
+	tab := newQidTable()
+	for i, q := range ids {
+		if got := tab.index([]byte(q), true); got != int32(i) {
+			t.Fatalf("index(%q) = %d on insert, want %d", q, got, i)
+		}
+	}
+	for i, q := range ids {
+		if got := tab.index([]byte(q), false); got != int32(i) {
+			t.Fatalf("index(%q) = %d, want %d", q, got, i)
+		}
+	}
+	if got := tab.index([]byte("absent"), false); got != -1 {
+		t.Errorf("index of an absent id = %d, want -1", got)
+	}
+}
