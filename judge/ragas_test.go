@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/http"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/fixtures"
+	"github.com/lasagna-go/lasagna/internal/doctest"
 	"github.com/lasagna-go/lasagna/llm"
 )
 
@@ -427,5 +429,38 @@ func TestRubricConfigErrors(t *testing.T) {
 	noEmb, _ := llm.New(llm.Config{BaseURL: f.URL, APIKey: "k", Model: "judge"})
 	if _, err := New(noEmb, Config{Metrics: []string{"answer_relevancy"}}); err == nil || !strings.Contains(err.Error(), "no embedding model") {
 		t.Errorf("answer_relevancy without an embedding model: %v", err)
+	}
+}
+
+// TestRagasDocsWorkedExample scores the worked example of docs/metrics.md
+// ("LLM judge metrics") on the scripted judge of
+// TestRagasMetricsMatchRagasFormulas, with a rubric graded 4 of 5, and
+// compares the printed scores with the block marked with its name.
+func TestRagasDocsWorkedExample(t *testing.T) {
+	s := newRagasScript()
+	s.rubric = `{"score": 4, "reason": "courteous"}`
+	f := fixtures.NewFakeOpenAI(fixtures.FakeOpenAIOptions{Reply: s.reply})
+	defer f.Close()
+	j, err := New(ragasClient(t, f, ""), Config{
+		Metrics: []string{"faithfulness", "answer_relevancy", "context_precision", "context_recall", "polite"},
+		Rubrics: []Rubric{{Name: "polite", Criterion: "The answer is courteous.", Scale: 5}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := j.Score(context.Background(), ragasQuery, lasagna.Output{Answered: true, Answer: ragasAnswer, Passages: ragasPassages})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, m := range j.Metrics() {
+		fmt.Fprintf(&b, "%-17s %.12f\n", m, res.Scores[m])
+	}
+	fmt.Fprintf(&b, "judge calls       %d\n", res.Calls)
+	blocks, err := doctest.MarkedOutput("..", "TestRagasDocsWorkedExample")
+	if err != nil || len(blocks) != 1 {
+		t.Fatalf("%d blocks marked TestRagasDocsWorkedExample, %v", len(blocks), err)
+	}
+	if err := doctest.Match(blocks[0].Lines, b.String()); err != nil {
+		t.Errorf("%s: %v\nproduced:\n%s", blocks[0].Where(), err, b.String())
 	}
 }

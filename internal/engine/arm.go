@@ -89,7 +89,8 @@ type Arm struct {
 	// the whole answer and SINGLE_RUN applies).
 	Samples bool
 	// Judge, when set, scores the arm's answers with an LLM judge
-	// (judge_correctness, groundedness); nil judges nothing. A judged arm
+	// (judge_correctness, groundedness, the RAG judge metrics, rubrics);
+	// nil judges nothing. A judged arm
 	// calls an LLM, so it counts as sampling (nothing_samples false,
 	// SINGLE_RUN) whatever Samples says.
 	Judge Judge
