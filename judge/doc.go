@@ -5,6 +5,7 @@
 //     answer (docs/data.md: "the first is the reference the judge sees") and the
 //     answer, and replies {"verdict": "correct"|"incorrect", "reason": "…"};
 //     correct scores 1, incorrect 0.
+//
 //   - groundedness: the judge sees the passages the generator saw
 //     (lasagna.Output.Passages), the question and the answer, and replies
 //     {"verdict": "supported"|"unsupported", "reason": "…"}; supported
@@ -17,6 +18,7 @@
 //     of their embeddings (Config.EmbeddingModel, Config.Strictness); a
 //     usefulness verdict per passage, averaged as average precision; the
 //     reference's statements attributed to the passages.
+//
 //   - rubrics (Config.Rubrics): the judge grades the answer against a
 //     criterion of the user's from 1 to Scale, scored (s-1)/(Scale-1).
 //

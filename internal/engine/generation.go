@@ -154,7 +154,7 @@ func checkJudgeSpec(j *JudgeSpec, a ArmSpec, at string) []error {
 	if a.Generator != nil && a.Generator.Kind == GeneratorClosedBook {
 		for _, m := range j.Metrics {
 			if slices.Contains(passageMetrics(), m) {
-				errs = append(errs, fmt.Errorf("%s: %s judges the passages the generator saw, and a closed_book generator sees none; drop it from metrics:", where, m))
+				errs = append(errs, fmt.Errorf("%s: %s judges the passages the generator saw, and a closed_book generator sees none; drop it from the metrics", where, m))
 			}
 		}
 	}
