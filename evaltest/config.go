@@ -147,7 +147,8 @@ type Arm struct {
 	// Thresholds apply to this arm only.
 	Thresholds []Threshold
 	// Judge, when set, scores the arm's answers with an LLM judge
-	// (judge_correctness, groundedness; see evalllm.Judge, or
+	// (judge_correctness, groundedness, the RAG judge metrics, rubrics;
+	// see evalllm.Judge, or
 	// a Judge of your own). A failed
 	// judge call is a JUDGE_ERRORS finding, never a score; judge_model and
 	// the judge's prompts enter held_fixed; a judged arm samples, so
@@ -291,7 +292,7 @@ type Verdict = engine.Verdict
 // them from an LLM client.
 type Deps = engine.Deps
 
-// Judge scores an arm's answers (judge_correctness, groundedness):
+// Judge scores an arm's answers (judge_correctness, groundedness, …):
 // evalllm.Judge builds one on an LLM client, or implement it yourself.
 // A failed call is an error, never a score.
 type Judge = engine.Judge

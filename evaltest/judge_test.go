@@ -126,3 +126,75 @@ func TestLibraryGeneratorSamples(t *testing.T) {
 		}
 	}
 }
+
+// TestRubricJudgeArmThresholds judges an arm with a rubric from Go
+// (judge.Config.Rubrics): the rubric's metric reaches the attrs and the
+// bundle, normalised to 0–1, a threshold on it is decided, and a misspelt
+// threshold or a rubric named like a scorer's metric fails before the first
+// call.
+func TestRubricJudgeArmThresholds(t *testing.T) {
+	t.Setenv(evaltest.EnvOut, t.TempDir())
+	srv := fixtures.NewFakeOpenAI(fixtures.FakeOpenAIOptions{Reply: func(c fixtures.ChatCall) string {
+		if strings.Contains(c.LastUser, "Criterion: The answer is polite.") {
+			return `{"score": 4, "reason": "polite enough"}`
+		}
+		return "unexpected prompt"
+	}})
+	defer srv.Close()
+	client, err := llm.New(llm.Config{BaseURL: srv.URL, APIKey: "k", Model: "judge-model", MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := judge.New(client, judge.Config{Metrics: []string{"polite"}, Rubrics: []judge.Rubric{{Name: "polite", Criterion: "The answer is polite."}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := lasagna.GeneratorFunc(func(ctx context.Context, q lasagna.Query, ps []lasagna.Document) (lasagna.Answer, error) {
+		return lasagna.Answer{Text: "Thank you for asking: soda."}, nil
+	})
+	arm := func(metric string) evaltest.Config {
+		return evaltest.Config{FS: fixtures.Data, Benchmarks: []string{fixtures.TinyJSONL}, Repeats: 2,
+			Arms: []evaltest.Arm{{Name: "gen", Generator: gen, Judge: llmarms.Judge(j),
+				Thresholds: []evaltest.Threshold{evaltest.AtLeast(metric, 0.7)}}}}
+	}
+	ev, err := evaltest.Evaluate(t.Context(), "TestRAG", arm("polite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := ev.Bundle.Results[0].MetricStats["polite"]; st.N == 0 || st.Mean != 0.75 {
+		t.Errorf("polite = %+v, want (4-1)/(5-1) = 0.75 on every query", st)
+	}
+	if q, _ := ev.Test("TestRAG/tiny/gen/q01"); q == nil {
+		t.Fatal("no q01 test")
+	} else if v, _ := q.Attr("lasagna.polite"); v != "0.75" {
+		t.Errorf("lasagna.polite = %q", v)
+	}
+	if ev.Failed() && strings.Contains(ev.Tests[0].Failure(), "polite") {
+		t.Errorf("polite >= 0.7 failed: %s", ev.Tests[0].Failure())
+	}
+	if d := ev.Bundle.Configs[0].HeldFixed.FixedStages["judge"]; !strings.Contains(d, "polite=judge-rubric-v1@") || !strings.Contains(d, "criterion_sha256=") {
+		t.Errorf("fixed_stages.judge = %q", d)
+	}
+	// Repeats: each repeat is a call of its own (cached apart).
+	calls := srv.Count("chat")
+	if calls != 2*len(ev.Bundle.Results[0].PerSampleScores) {
+		t.Errorf("%d judge calls for %d queries × 2 repeats", calls, len(ev.Bundle.Results[0].PerSampleScores))
+	}
+
+	ev, err = evaltest.Evaluate(t.Context(), "TestRAG", arm("polit"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ev.Failed() || !strings.Contains(ev.Tests[0].Failure(), `threshold on unknown metric "polit" (did you mean "polite"?)`) || srv.Count("chat") != calls {
+		t.Errorf("misspelt threshold: %q, %d new calls", ev.Tests[0].Failure(), srv.Count("chat")-calls)
+	}
+	cfg := arm("polite")
+	cfg.Arms[0].Scorers = []evaltest.Scorer{{Name: "mine", Metrics: []string{"polite"}, Scorer: lasagna.ScorerFunc(func(context.Context, lasagna.Query, lasagna.Output) (map[string]float64, error) { return nil, nil })}}
+	ev, err = evaltest.Evaluate(t.Context(), "TestRAG", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ev.Failed() || !strings.Contains(ev.Tests[0].Failure(), `metric "polite" is also scored by the arm's judge`) || srv.Count("chat") != calls {
+		t.Errorf("scorer metric named like the rubric: %q", ev.Tests[0].Failure())
+	}
+}

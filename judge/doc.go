@@ -5,10 +5,22 @@
 //     answer (docs/data.md: "the first is the reference the judge sees") and the
 //     answer, and replies {"verdict": "correct"|"incorrect", "reason": "…"};
 //     correct scores 1, incorrect 0.
+//
 //   - groundedness: the judge sees the passages the generator saw
 //     (lasagna.Output.Passages), the question and the answer, and replies
 //     {"verdict": "supported"|"unsupported", "reason": "…"}; supported
 //     scores 1, unsupported 0.
+//
+//   - faithfulness, answer_relevancy, context_precision, context_recall:
+//     Ragas v0.4.0's RAG metrics (docs/metrics.md, "LLM judge metrics"):
+//     statements of the answer verified against the passages; questions
+//     generated from the answer compared with the question by the cosine
+//     of their embeddings (Config.EmbeddingModel, Config.Strictness); a
+//     usefulness verdict per passage, averaged as average precision; the
+//     reference's statements attributed to the passages.
+//
+//   - rubrics (Config.Rubrics): the judge grades the answer against a
+//     criterion of the user's from 1 to Scale, scored (s-1)/(Scale-1).
 //
 // Some cases are decided without a call, by fixed rules that agree with
 // SQuAD v2.0 scoring of exact match: on an unanswerable question an

@@ -21,8 +21,12 @@ const (
 	Groundedness = "groundedness"
 )
 
-// allMetrics lists the judge metrics in a fixed order.
-func allMetrics() []string { return []string{Correctness, Groundedness} }
+// allMetrics lists the built-in judge metrics in a fixed order.
+func allMetrics() []string { return append([]string{Correctness, Groundedness}, ragasMetrics()...) }
+
+// defaultMetrics are the metrics judged when Config.Metrics is nil (with
+// every rubric).
+func defaultMetrics() []string { return []string{Correctness, Groundedness} }
 
 // correctnessPrompt returns the prompt of judge_correctness.
 func correctnessPrompt() llm.Prompt {
@@ -51,15 +55,27 @@ func groundednessPrompt() llm.Prompt {
 // defaultMaxTokens caps a judge reply when Config.MaxTokens is 0.
 const defaultMaxTokens = 256
 
-// Config configures a Judge. The zero value judges both metrics with the
-// client's default model.
+// Config configures a Judge. The zero value judges judge_correctness and
+// groundedness with the client's default model.
 type Config struct {
 	// Model is the judge model; "" means the client's default.
 	Model string
-	// Metrics are the metrics to score, judge_correctness and groundedness; nil means both.
+	// Metrics are the metrics to score: judge_correctness, groundedness,
+	// faithfulness, answer_relevancy, context_precision, context_recall
+	// and the names of Rubrics; nil means judge_correctness, groundedness
+	// and every rubric. A rubric a non-nil Metrics leaves out is an error.
 	Metrics []string
-	// MaxTokens caps a reply; 0 means 256.
+	// MaxTokens caps a reply; 0 means 256, and 1024 for the replies that
+	// list statements (faithfulness, context_recall).
 	MaxTokens int
+	// EmbeddingModel is the embedding model of answer_relevancy; "" means
+	// the client's (llm.Config.EmbeddingModel).
+	EmbeddingModel string
+	// Strictness is how many questions answer_relevancy generates from an
+	// answer; 0 means 3.
+	Strictness int
+	// Rubrics are judge metrics of the user's (see Rubric).
+	Rubrics []Rubric
 	// Repeat returns the repeat index of a call from its context (pass
 	// engine.Repeat); nil means 0.
 	Repeat func(context.Context) int
@@ -70,6 +86,8 @@ type Config struct {
 type Judge struct {
 	client *llm.Client
 	cfg    Config
+	// listMax caps the replies that list statements.
+	listMax int
 }
 
 // New returns a judge on client. An unknown metric or a missing model is
@@ -84,22 +102,58 @@ func New(client *llm.Client, cfg Config) (*Judge, error) {
 	if cfg.Model == "" {
 		return nil, fmt.Errorf("judge: no model: set the judge's model or %s", llm.EnvModel)
 	}
-	if cfg.Metrics == nil {
-		cfg.Metrics = allMetrics()
+	rubrics, err := checkRubrics(cfg.Rubrics)
+	if err != nil {
+		return nil, err
 	}
-	for _, m := range cfg.Metrics {
-		if !slices.Contains(allMetrics(), m) {
-			return nil, fmt.Errorf("judge: unknown metric %q; judge metrics: %s", m, strings.Join(allMetrics(), ", "))
+	cfg.Rubrics = rubrics
+	var rubricNames []string
+	for _, r := range rubrics {
+		rubricNames = append(rubricNames, r.Name)
+	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = append(defaultMetrics(), rubricNames...)
+	}
+	known := append(allMetrics(), rubricNames...)
+	for i, m := range cfg.Metrics {
+		switch {
+		case !slices.Contains(known, m):
+			return nil, fmt.Errorf("judge: unknown metric %q; judge metrics: %s", m, strings.Join(known, ", "))
+		case slices.Contains(cfg.Metrics[:i], m):
+			return nil, fmt.Errorf("judge: metric %q is listed twice", m)
+		}
+	}
+	for _, r := range rubricNames {
+		if !slices.Contains(cfg.Metrics, r) {
+			return nil, fmt.Errorf("judge: rubric %s is not among the metrics to score (%s); add it or drop the rubric", r, strings.Join(cfg.Metrics, ", "))
+		}
+	}
+	if cfg.Strictness < 0 {
+		return nil, fmt.Errorf("judge: strictness is %d; want 1 or more (or 0 for %d)", cfg.Strictness, defaultStrictness)
+	}
+	if cfg.Strictness == 0 {
+		cfg.Strictness = defaultStrictness
+	}
+	if slices.Contains(cfg.Metrics, answerRelevancy) {
+		if cfg.EmbeddingModel == "" {
+			cfg.EmbeddingModel = client.EmbeddingModel()
+		}
+		if cfg.EmbeddingModel == "" {
+			return nil, errors.New("judge: answer_relevancy compares embeddings and no embedding model is set: set Config.EmbeddingModel of the judge or of the llm client")
 		}
 	}
 	if cfg.MaxTokens < 0 {
 		return nil, fmt.Errorf("judge: max tokens is %d; want 0 (the default, %d) or more", cfg.MaxTokens, defaultMaxTokens)
 	}
+	listMax := cfg.MaxTokens
+	if listMax == 0 {
+		listMax = listMaxTokens
+	}
 	if cfg.MaxTokens == 0 {
 		cfg.MaxTokens = defaultMaxTokens
 	}
 	cfg.Metrics = slices.Clone(cfg.Metrics)
-	return &Judge{client: client, cfg: cfg}, nil
+	return &Judge{client: client, cfg: cfg, listMax: listMax}, nil
 }
 
 // Model returns the judge model as requested.
@@ -115,6 +169,10 @@ func (j *Judge) Describe() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "llm-judge model=%s max_tokens=%d temperature=0", j.cfg.Model, j.cfg.MaxTokens)
 	for _, m := range j.cfg.Metrics {
+		if m != Correctness && m != Groundedness {
+			b.WriteString(" " + j.describeMetric(m))
+			continue
+		}
 		p := promptOf(m)
 		fmt.Fprintf(&b, " %s=%s@%s", m, p.ID, p.SHA256())
 	}
@@ -153,6 +211,16 @@ func (j *Judge) Score(ctx context.Context, q lasagna.Query, out lasagna.Output) 
 	abstained := out.Abstained || metrics.NormalizeAnswer(out.Answer) == ""
 	var errs []error
 	for _, m := range j.cfg.Metrics {
+		if m != Correctness && m != Groundedness {
+			v, ok, err := j.scoreMore(ctx, m, q, out, abstained, &res)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", m, err))
+			}
+			if ok {
+				res.Scores[m] = v
+			}
+			continue
+		}
 		var (
 			call bool
 			val  float64

@@ -196,7 +196,7 @@ func TestScoreErrors(t *testing.T) {
 		t.Errorf("500s: %v, %v", res.Scores, err)
 	}
 
-	if _, err := New(client(t, f, "j"), Config{Metrics: []string{"faithfulness"}}); err == nil || !strings.Contains(err.Error(), `unknown metric "faithfulness"`) {
+	if _, err := New(client(t, f, "j"), Config{Metrics: []string{"faithfullness"}}); err == nil || !strings.Contains(err.Error(), `unknown metric "faithfullness"`) {
 		t.Errorf("unknown metric: %v", err)
 	}
 	if _, err := New(client(t, f, ""), Config{}); err == nil || !strings.Contains(err.Error(), "MODEL_NAME") {

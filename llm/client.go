@@ -323,11 +323,21 @@ type embedEntry struct {
 // number of vectors, missing indices or an empty vector is an
 // ErrMalformed error.
 func (c *Client) Embed(ctx context.Context, texts []string, model string) ([][]float32, Usage, error) {
+	return c.EmbedFor(ctx, StageEmbedder, texts, model)
+}
+
+// EmbedFor is Embed with the usage charged to stage ("" means
+// StageEmbedder): the judge's answer_relevancy embeds its questions as
+// part of judging, so its embeddings are the judge's cost.
+func (c *Client) EmbedFor(ctx context.Context, stage Stage, texts []string, model string) ([][]float32, Usage, error) {
+	if stage == "" {
+		stage = StageEmbedder
+	}
 	if model == "" {
 		model = c.cfg.EmbeddingModel
 	}
 	fail := func(e *Error, requests int) ([][]float32, Usage, error) {
-		c.cfg.Tracker.record(StageEmbedder, model, model, Usage{}, false, requests, true, c.cfg.Prices)
+		c.cfg.Tracker.record(stage, model, model, Usage{}, false, requests, true, c.cfg.Prices)
 		return nil, Usage{}, e
 	}
 	if model == "" {
@@ -348,7 +358,7 @@ func (c *Client) Embed(ctx context.Context, texts []string, model string) ([][]f
 		}
 		var hit embedEntry
 		if ok, _ := c.cache.Get(key, &hit); ok && len(hit.Vectors) == len(texts) {
-			c.cfg.Tracker.record(StageEmbedder, hit.Model, model, hit.Usage, true, 0, false, c.cfg.Prices)
+			c.cfg.Tracker.record(stage, hit.Model, model, hit.Usage, true, 0, false, c.cfg.Prices)
 			return hit.Vectors, hit.Usage, nil
 		}
 	}
@@ -392,7 +402,7 @@ func (c *Client) Embed(ctx context.Context, texts []string, model string) ([][]f
 	if c.cache != nil {
 		_ = c.cache.Put(key, entry)
 	}
-	c.cfg.Tracker.record(StageEmbedder, entry.Model, model, entry.Usage, false, attempts, false, c.cfg.Prices)
+	c.cfg.Tracker.record(stage, entry.Model, model, entry.Usage, false, attempts, false, c.cfg.Prices)
 	return entry.Vectors, entry.Usage, nil
 }
 

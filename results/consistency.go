@@ -18,16 +18,23 @@ const consistencyTol = 1e-12
 // MetricRange returns the range of values metric name takes: [0, 1] for
 // the ranked retrieval metrics (ndcg, recall, precision, map, hit, mrr,
 // with or without @k, and r_precision), the answer metrics (exact_match,
-// token_f1), the judge metrics (judge_correctness, groundedness) and the
-// Vecta set metrics (chunk_, page_ and document_ precision, recall and f1);
-// [0, +Inf) for latency_ms. ok is false for a name lasagna does not
+// token_f1), the judge metrics (judge_correctness, groundedness,
+// faithfulness, context_precision, context_recall) and the Vecta set
+// metrics (chunk_, page_ and document_ precision, recall and f1); [-1, 1]
+// for answer_relevancy (a mean cosine similarity); [0, +Inf) for
+// latency_ms. ok is false for a name lasagna does not
 // define, whose values are only required to be finite.
 func MetricRange(name string) (lo, hi float64, ok bool) {
 	base, _, _ := strings.Cut(name, "@")
 	switch base {
 	case "ndcg", "recall", "precision", "map", "hit", "mrr", "r_precision",
-		"exact_match", "token_f1", "judge_correctness", "groundedness":
+		"exact_match", "token_f1", "judge_correctness", "groundedness",
+		"faithfulness", "context_precision", "context_recall":
 		return 0, 1, true
+	case "answer_relevancy":
+		// A mean of cosine similarities: negative when the embeddings
+		// point apart (Ragas does not clip it).
+		return -1, 1, true
 	case "latency_ms":
 		return 0, math.Inf(1), true
 	}

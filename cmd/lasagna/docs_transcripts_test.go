@@ -440,22 +440,17 @@ var docSetups = map[string]func(s *docSession){
 		s.mustRun(0, "benchmark", "run", "examples/data/faq.jsonl", "--shard", "2/3", "--top-k", "50", "-o", "edited.json")
 	},
 	"docs/llm.md#Profiles": func(s *docSession) {
-		// Four rows of examples/data/faq.jsonl: three answerable, one not.
-		var rows [][]byte
-		for _, l := range bytes.Split(s.readFile("examples/data/faq.jsonl"), []byte("\n")) {
-			for _, id := range []string{`"glass-01"`, `"glass-02"`, `"glass-03"`, `"glass-23"`} {
-				if bytes.HasPrefix(l, []byte(`{"id": `+id)) {
-					rows = append(rows, l)
-				}
-			}
-		}
-		s.write("faq4.jsonl", append(bytes.Join(rows, []byte("\n")), '\n'))
+		writeFAQ4(s)
 		// A server that answers every question from its passages but
 		// glass-03 ("the wrong answer"), and names gpt-4o-mini's snapshot.
 		useFakeOpenAI(s.t, fixtures.FakeOpenAIOptions{
 			ModelNames: map[string]string{"gpt-4o-mini": "gpt-4o-mini-2024-07-18"},
 			Reply:      faq4Reply,
 		})
+	},
+	"docs/llm.md#RAG judge metrics and rubric judges": func(s *docSession) {
+		writeFAQ4(s)
+		useFakeOpenAI(s.t, fixtures.FakeOpenAIOptions{Reply: ragasDocReply})
 	},
 	"docs/registry.md#Managed benchmarks: the registry": func(s *docSession) {
 		// The Hugging Face cache of the import-hf example, from the
@@ -520,6 +515,9 @@ var commandHooks = map[string]func(s *docSession){
 		s.edit("gate.yaml", "{metric: recal@20,", "{metric: recall@20,")
 		s.edit("gate.yaml", "cutoffs: [1, 5, 10, 20]", "cutoffs: [1, 5, 10]")
 	},
+	"docs/llm.md: lasagna benchmark run ragas.yaml --model gpt-4o-mini    # with concsie in thresholds:": func(s *docSession) {
+		s.edit("ragas.yaml", "{metric: concise,", "{metric: concsie,")
+	},
 	"docs/registry.md: lasagna benchmark synthesize docs --n 6 --seed 42 --model gpt-4o-mini --into docs-synth": func(s *docSession) {
 		// "run the command again to fill it": this time the server
 		// supports the answers.
@@ -556,6 +554,72 @@ func (s *docSession) readGolden(name string) []byte {
 }
 
 func (s *docSession) copyGolden(name, as string) { s.write(as, s.readGolden(name)) }
+
+// writeFAQ4 writes faq4.jsonl: four rows of examples/data/faq.jsonl,
+// three answerable and one not.
+func writeFAQ4(s *docSession) {
+	var rows [][]byte
+	for _, l := range bytes.Split(s.readFile("examples/data/faq.jsonl"), []byte("\n")) {
+		for _, id := range []string{`"glass-01"`, `"glass-02"`, `"glass-03"`, `"glass-23"`} {
+			if bytes.HasPrefix(l, []byte(`{"id": `+id)) {
+				rows = append(rows, l)
+			}
+		}
+	}
+	s.write("faq4.jsonl", append(bytes.Join(rows, []byte("\n")), '\n'))
+}
+
+// ragasDocReply answers the generator as faq4Reply does and scripts the
+// RAG judge metrics and the rubric: an answer's statements are its words,
+// each supported when the context holds it; a passage is useful when it
+// holds the reference; the reference's statements are its words; the
+// question generated from an answer is "What is <answer>?"; every answer
+// is concise (5) but "the wrong answer" (2).
+func ragasDocReply(c fixtures.ChatCall) string {
+	sys, u := c.Messages[0].Content, c.LastUser
+	js := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	line := func(name string) string {
+		_, v, _ := strings.Cut(u, name+": ")
+		v, _, _ = strings.Cut(v, "\n")
+		return v
+	}
+	in := func(w, text string) int {
+		if strings.Contains(strings.ToLower(text), w) {
+			return 1
+		}
+		return 0
+	}
+	switch {
+	case strings.HasPrefix(sys, "You break an answer"):
+		return js(map[string]any{"statements": fixtures.Words(line("Answer"))})
+	case strings.HasPrefix(sys, "You judge the faithfulness"):
+		ctx, sts, _ := strings.Cut(strings.TrimPrefix(u, "Context:\n"), "\n\nStatements:\n")
+		var out []map[string]any
+		for _, l := range strings.Split(sts, "\n") {
+			_, st, _ := strings.Cut(l, ". ")
+			out = append(out, map[string]any{"statement": st, "reason": "r", "verdict": in(st, ctx)})
+		}
+		return js(map[string]any{"statements": out})
+	case strings.HasPrefix(sys, "You write the question"):
+		return js(map[string]any{"question": "What is " + line("Answer") + "?", "noncommittal": 0})
+	case strings.HasPrefix(sys, "You check whether a context"):
+		return js(map[string]any{"reason": "r", "verdict": in(strings.ToLower(line("Answer")), line("Context"))})
+	case strings.HasPrefix(sys, "You check which statements"):
+		_, rest, _ := strings.Cut(u, "Context:\n")
+		ctx, ref, _ := strings.Cut(rest, "\n\nAnswer: ")
+		var out []map[string]any
+		for _, w := range fixtures.Words(ref) {
+			out = append(out, map[string]any{"statement": w, "reason": "r", "attributed": in(w, ctx)})
+		}
+		return js(map[string]any{"classifications": out})
+	case strings.HasPrefix(sys, "You grade an answer"):
+		if line("Answer") == "the wrong answer" {
+			return `{"score": 2, "reason": "vague"}`
+		}
+		return `{"score": 5, "reason": "short"}`
+	}
+	return faq4Reply(c)
+}
 
 // faq4Reply answers the generator with each question's reference answer
 // from the faq4.jsonl rows (glass-03 wrongly), judges those answers

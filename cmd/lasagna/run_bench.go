@@ -78,7 +78,9 @@ call a chat model: the generator and the judge use --model (or MODEL_NAME)
 unless the sweep names their models; --judge-model picks another judge.
 They answer with temperature 0, and each query's answer is scored by exact
 match and token F1 and by the LLM judge (judge_correctness, and
-groundedness when the generator saw passages). Claude models
+groundedness when the generator saw passages; a sweep's judge: block may
+name faithfulness, answer_relevancy, context_precision, context_recall and
+rubrics). Claude models
 (--model claude-...) are called at Anthropic with ANTHROPIC_API_KEY.
 LASAGNA_LLM_TIMEOUT (per attempt, e.g. 30s) and LASAGNA_LLM_RETRIES (0
 disables) bound each LLM call.

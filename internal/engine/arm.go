@@ -89,7 +89,8 @@ type Arm struct {
 	// the whole answer and SINGLE_RUN applies).
 	Samples bool
 	// Judge, when set, scores the arm's answers with an LLM judge
-	// (judge_correctness, groundedness); nil judges nothing. A judged arm
+	// (judge_correctness, groundedness, the RAG judge metrics, rubrics);
+	// nil judges nothing. A judged arm
 	// calls an LLM, so it counts as sampling (nothing_samples false,
 	// SINGLE_RUN) whatever Samples says.
 	Judge Judge
@@ -248,6 +249,9 @@ func (a *Arm) Check() error {
 	}
 	if a.Judge != nil && !a.Answers() {
 		return fmt.Errorf("arm %s: a Judge scores answers, and this arm returns none; give it a Generator (or a Pipeline in generation or rag mode)", a.Name)
+	}
+	if err := checkJudgeMetrics(a); err != nil {
+		return err
 	}
 	return checkScorers(a)
 }
@@ -470,9 +474,12 @@ func (d Deps) ArmContext(ctx context.Context, spec ArmSpec, topK int) (Arm, erro
 		}
 		ms := spec.Judge.Metrics
 		if len(ms) == 0 {
-			ms = JudgeMetrics()
+			ms = []string{MetricJudgeCorrectness, MetricGroundedness}
 			if arm.Mode == lasagna.ModeClosedBook {
 				ms = []string{MetricJudgeCorrectness}
+			}
+			for _, r := range spec.Judge.Rubrics {
+				ms = append(ms, r.Name)
 			}
 		}
 		j, err := d.Judge(*spec.Judge, ms)

@@ -464,8 +464,8 @@ func TestDepsAssembleGenerationArms(t *testing.T) {
 		stage    string
 		metrics  []string
 	}{
-		{lasagna.ModeRAG, 2, "fake grounded model=g passages=2", JudgeMetrics()},
-		{lasagna.ModeGeneration, 0, "fake grounded model=g passages=gold_contexts", JudgeMetrics()},
+		{lasagna.ModeRAG, 2, "fake grounded model=g passages=2", []string{MetricJudgeCorrectness, MetricGroundedness}},
+		{lasagna.ModeGeneration, 0, "fake grounded model=g passages=gold_contexts", []string{MetricJudgeCorrectness, MetricGroundedness}},
 		{lasagna.ModeClosedBook, 0, "fake closed_book model=g", []string{MetricJudgeCorrectness}},
 	} {
 		a := arms[i]

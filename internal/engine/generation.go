@@ -33,9 +33,28 @@ type JudgeSpec struct {
 	// Model is the judge model; "" means the run's (--judge-model,
 	// --model, MODEL_NAME).
 	Model string `yaml:"model"`
-	// Metrics are the judge metrics (judge_correctness, groundedness);
-	// empty means both, or judge_correctness alone for a closed_book arm.
+	// Metrics are the judge metrics (JudgeMetrics) and rubric names to
+	// score; empty means judge_correctness and groundedness (or
+	// judge_correctness alone for a closed_book arm) and every rubric.
 	Metrics []string `yaml:"metrics"`
+	// EmbeddingModel is answer_relevancy's embedding model; "" means
+	// DefaultEmbeddingModel.
+	EmbeddingModel string `yaml:"embedding_model"`
+	// Strictness is how many questions answer_relevancy generates from
+	// an answer; 0 means 3.
+	Strictness int `yaml:"strictness"`
+	// Rubrics are judge metrics of the user's, each a criterion the judge
+	// grades answers against (see RubricSpec).
+	Rubrics []RubricSpec `yaml:"rubrics"`
+}
+
+// RubricSpec is a rubric judge: the metric Name scores each answer by
+// the judge's grade s on Criterion, from 1 to Scale, as (s-1)/(Scale-1).
+type RubricSpec struct {
+	Name      string `yaml:"name"`
+	Criterion string `yaml:"criterion"`
+	// Scale is the top grade, 2 to 10; 0 means 5.
+	Scale int `yaml:"scale"`
 }
 
 // Generator kinds of built-in arms.
@@ -53,7 +72,8 @@ var generatorKinds = []string{GeneratorGrounded, GeneratorClosedBook}
 // Known keys of the generator and judge blocks of a sweep file.
 var (
 	generatorKeys = []string{"kind", "model", "passages", "max_tokens"}
-	judgeKeys     = []string{"model", "metrics"}
+	judgeKeys     = []string{"model", "metrics", "embedding_model", "strictness", "rubrics"}
+	rubricKeys    = []string{"name", "criterion", "scale"}
 )
 
 // checkGeneration returns the problems of a's generator and judge blocks.
@@ -78,14 +98,82 @@ func checkGeneration(a ArmSpec, at string) []error {
 		if a.Generator == nil {
 			errs = append(errs, fmt.Errorf("%sarm %q: judge: needs answers to judge; add generator: {kind: grounded} (or closed_book)", at, a.Name))
 		}
+		errs = append(errs, checkJudgeSpec(j, a, at)...)
+	}
+	return errs
+}
+
+// checkJudgeSpec returns the problems of arm a's judge block j: an unknown
+// metric, a rubric whose name is malformed, repeated or a built-in
+// metric's, an empty criterion or a scale out of range, a negative
+// strictness, and metrics that need passages on a closed_book arm.
+func checkJudgeSpec(j *JudgeSpec, a ArmSpec, at string) []error {
+	var errs []error
+	where := fmt.Sprintf("%sarm %q: judge", at, a.Name)
+	known := JudgeMetrics()
+	for i, r := range j.Rubrics {
+		rw := fmt.Sprintf("%s: rubric %d", where, i+1)
+		if r.Name != "" {
+			rw = fmt.Sprintf("%s: rubric %s", where, r.Name)
+		}
+		base, _, _ := strings.Cut(r.Name, "@")
+		switch {
+		case r.Name == "":
+			errs = append(errs, fmt.Errorf("%s: give it a name: (the metric's name)", rw))
+		case !scorerName.MatchString(r.Name):
+			errs = append(errs, fmt.Errorf("%s: the name %q is not a letter followed by letters, digits, dots, dashes or underscores", rw, r.Name))
+		case slices.Contains(allMetricNames(), r.Name) || slices.Contains(retrievalFamilies, base):
+			errs = append(errs, fmt.Errorf("%s: %q is a built-in metric's name; give the rubric a name of its own", rw, r.Name))
+		case slices.Contains(known, r.Name):
+			errs = append(errs, fmt.Errorf("%s: two rubrics are named %q", rw, r.Name))
+		}
+		if strings.TrimSpace(r.Criterion) == "" {
+			errs = append(errs, fmt.Errorf("%s: criterion: is empty; say what a good answer does", rw))
+		}
+		if r.Scale != 0 && (r.Scale < 2 || r.Scale > 10) {
+			errs = append(errs, fmt.Errorf("%s: scale is %d; want 2 to 10 (or absent for 5)", rw, r.Scale))
+		}
+		known = append(known, r.Name)
+	}
+	for _, m := range j.Metrics {
+		if !slices.Contains(known, m) {
+			errs = append(errs, fmt.Errorf("%s: unknown judge metric %q%s; judge metrics: %s", where, m,
+				suggest.Hint(m, known), strings.Join(known, ", ")))
+		}
+	}
+	if len(j.Metrics) > 0 {
+		for _, r := range j.Rubrics {
+			if !slices.Contains(j.Metrics, r.Name) {
+				errs = append(errs, fmt.Errorf("%s: rubric %s is not in metrics: [%s]; add it or drop the rubric", where, r.Name, strings.Join(j.Metrics, ", ")))
+			}
+		}
+	}
+	if j.Strictness < 0 {
+		errs = append(errs, fmt.Errorf("%s: strictness is %d; want 1 or more (or absent for 3)", where, j.Strictness))
+	}
+	if a.Generator != nil && a.Generator.Kind == GeneratorClosedBook {
 		for _, m := range j.Metrics {
-			if !slices.Contains(JudgeMetrics(), m) {
-				errs = append(errs, fmt.Errorf("%sarm %q: unknown judge metric %q%s; judge metrics: %s", at, a.Name, m,
-					suggest.Hint(m, JudgeMetrics()), strings.Join(JudgeMetrics(), ", ")))
+			if slices.Contains(passageMetrics(), m) {
+				errs = append(errs, fmt.Errorf("%s: %s judges the passages the generator saw, and a closed_book generator sees none; drop it from the metrics", where, m))
 			}
 		}
 	}
 	return errs
+}
+
+// passageMetrics are the judge metrics that judge the passages a
+// generator saw.
+func passageMetrics() []string {
+	return []string{MetricGroundedness, MetricFaithfulness, MetricContextPrecision, MetricContextRecall}
+}
+
+// judgeMetricsOf returns the metrics judge j scores: its Metrics() when it
+// has that method, else every built-in judge metric.
+func judgeMetricsOf(j Judge) []string {
+	if m, ok := j.(interface{ Metrics() []string }); ok {
+		return m.Metrics()
+	}
+	return JudgeMetrics()
 }
 
 // Judge scores an arm's answers (package engine/llmarms adapts the LLM
@@ -114,14 +202,21 @@ type Judgement struct {
 	UnresolvedAlias bool
 }
 
-// The judge metrics (docs/metrics.md).
+// The judge metrics (docs/metrics.md); faithfulness, answer_relevancy,
+// context_precision and context_recall are Ragas's.
 const (
 	MetricJudgeCorrectness = "judge_correctness"
 	MetricGroundedness     = "groundedness"
+	MetricFaithfulness     = "faithfulness"
+	MetricAnswerRelevancy  = "answer_relevancy"
+	MetricContextPrecision = "context_precision"
+	MetricContextRecall    = "context_recall"
 )
 
-// JudgeMetrics returns the judge metrics, in a fixed order.
-func JudgeMetrics() []string { return []string{MetricJudgeCorrectness, MetricGroundedness} }
+// JudgeMetrics returns the built-in judge metrics, in a fixed order.
+func JudgeMetrics() []string {
+	return []string{MetricJudgeCorrectness, MetricGroundedness, MetricFaithfulness, MetricAnswerRelevancy, MetricContextPrecision, MetricContextRecall}
+}
 
 // StageJudge is the fixed_stages entry that describes an arm's judge
 // (model, metrics, prompt versions). The judge scores and is not a

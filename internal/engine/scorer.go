@@ -36,6 +36,11 @@ func checkScorers(a *Arm) error {
 	var errs []error
 	names := map[string]bool{}
 	owner := map[string]string{}
+	if a.Judge != nil {
+		for _, m := range judgeMetricsOf(a.Judge) {
+			owner[m] = "the judge"
+		}
+	}
 	builtin := allMetricNames()
 	for i, s := range a.Scorers {
 		where := fmt.Sprintf("arm %s: scorer %d", a.Name, i+1)
@@ -64,10 +69,35 @@ func checkScorers(a *Arm) error {
 				errs = append(errs, fmt.Errorf("%s: metric %q is a built-in metric's name; give it a name of its own", where, m))
 			case !scorerName.MatchString(m):
 				errs = append(errs, fmt.Errorf("%s: metric name %q is not a letter followed by letters, digits, dots, dashes or underscores", where, m))
+			case owner[m] == "the judge":
+				errs = append(errs, fmt.Errorf("%s: metric %q is also scored by the arm's judge (a rubric); give one of them another name", where, m))
 			case owner[m] != "":
 				errs = append(errs, fmt.Errorf("%s: metric %q is also returned by scorer %s", where, m, owner[m]))
 			}
 			owner[m] = s.Name
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkJudgeMetrics reports a judge metric of arm a's judge that is not a
+// built-in judge metric (a rubric) and is malformed or a built-in metric's
+// name.
+func checkJudgeMetrics(a *Arm) error {
+	if a.Judge == nil {
+		return nil
+	}
+	var errs []error
+	for _, m := range judgeMetricsOf(a.Judge) {
+		if slices.Contains(JudgeMetrics(), m) {
+			continue
+		}
+		base, _, _ := strings.Cut(m, "@")
+		switch {
+		case !scorerName.MatchString(m):
+			errs = append(errs, fmt.Errorf("arm %s: judge metric %q is not a letter followed by letters, digits, dots, dashes or underscores", a.Name, m))
+		case slices.Contains(allMetricNames(), m) || slices.Contains(retrievalFamilies, base):
+			errs = append(errs, fmt.Errorf("arm %s: judge metric %q is a built-in metric's name; give the rubric a name of its own", a.Name, m))
 		}
 	}
 	return errors.Join(errs...)

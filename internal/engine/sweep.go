@@ -230,7 +230,13 @@ func ParseSweep(data []byte, file string) (*Sweep, error) {
 		}
 	}
 	check(root, sweepKeys, "the sweep")
-	check(mapValue(root, "judge"), judgeKeys, "judge")
+	checkJudge := func(n *yaml.Node) {
+		check(n, judgeKeys, "judge")
+		for _, r := range seqOf(mapValue(n, "rubrics")) {
+			check(r, rubricKeys, "a rubric")
+		}
+	}
+	checkJudge(mapValue(root, "judge"))
 	check(mapValue(root, "gate"), gateKeys, "gate")
 	errs = append(errs, checkVectorBackendNode(mapValue(root, "vector_backend"), file, "vector_backend")...)
 	if len(errs) > 0 {
@@ -247,7 +253,7 @@ func ParseSweep(data []byte, file string) (*Sweep, error) {
 			check(mapValue(a, "bm25"), bm25Keys, "bm25")
 			check(mapValue(a, "embedder"), embedderKeys, "embedder")
 			check(mapValue(a, "generator"), generatorKeys, "generator")
-			check(mapValue(a, "judge"), judgeKeys, "judge")
+			checkJudge(mapValue(a, "judge"))
 			errs = append(errs, checkVectorBackendNode(mapValue(a, "vector_backend"), file, "vector_backend")...)
 			for _, th := range seqOf(mapValue(a, "thresholds")) {
 				check(th, thresholdKeys, "a threshold")

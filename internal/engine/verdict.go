@@ -301,7 +301,7 @@ func KnownMetrics(a *Arm, cutoffs []int) []string {
 		ms = append(ms, "exact_match", "token_f1")
 	}
 	if a.Judge != nil {
-		ms = append(ms, JudgeMetrics()...)
+		ms = append(ms, judgeMetricsOf(a.Judge)...)
 	}
 	for _, s := range a.Scorers {
 		ms = append(ms, s.Metrics...)

@@ -41,7 +41,15 @@ func Deps(client *llm.Client) engine.Deps {
 			return generate.NewGrounded(client, cfg)
 		},
 		Judge: func(spec engine.JudgeSpec, metrics []string) (engine.Judge, error) {
-			j, err := judge.New(client, judge.Config{Model: spec.Model, Metrics: slices.Clone(metrics), Repeat: engine.Repeat})
+			cfg := judge.Config{Model: spec.Model, Metrics: slices.Clone(metrics), Repeat: engine.Repeat,
+				EmbeddingModel: spec.EmbeddingModel, Strictness: spec.Strictness}
+			if cfg.EmbeddingModel == "" && client.EmbeddingModel() == "" {
+				cfg.EmbeddingModel = engine.DefaultEmbeddingModel
+			}
+			for _, r := range spec.Rubrics {
+				cfg.Rubrics = append(cfg.Rubrics, judge.Rubric{Name: r.Name, Criterion: r.Criterion, Scale: r.Scale})
+			}
+			j, err := judge.New(client, cfg)
 			if err != nil {
 				return nil, err
 			}
@@ -67,5 +75,6 @@ func (a judgeAdapter) Score(ctx context.Context, q lasagna.Query, out lasagna.Ou
 	}, err
 }
 
-func (a judgeAdapter) Model() string    { return a.j.Model() }
-func (a judgeAdapter) Describe() string { return a.j.Describe() }
+func (a judgeAdapter) Model() string     { return a.j.Model() }
+func (a judgeAdapter) Metrics() []string { return a.j.Metrics() }
+func (a judgeAdapter) Describe() string  { return a.j.Describe() }
