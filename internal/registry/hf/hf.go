@@ -53,7 +53,6 @@ import (
 	"github.com/lasagna-go/lasagna/internal/registry"
 )
 
-
 // Options say what to import.
 type Options struct {
 	// Dataset is MSMARCO or GPQA.
