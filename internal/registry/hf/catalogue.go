@@ -49,7 +49,7 @@ func Catalogue() []Spec {
 			Format: "csv", Files: "<config>.csv",
 			Maps: "closed-book; id = Record ID; answer = Correct Answer; metadata choices (sorted), incorrect_answers, domain, subdomain, explanation"},
 		{Repo: BEIROwner + "/NAME", Split: "test",
-			Format: "jsonl.gz + tsv", Files: "corpus.jsonl.gz, queries.jsonl.gz; BeIR/NAME-qrels: <split>.tsv",
+			Format: "jsonl.gz + tsv", Files: "corpus.jsonl.gz, queries.jsonl.gz; BeIR/NAME-qrels (at main): <split>.tsv",
 			Maps: "a BEIR folder (corpus.jsonl, queries.jsonl, qrels/<split>.tsv), ids as they are: the identity and numbers of the same folder on disk"},
 		{Repo: SQuAD, Configs: []string{"plain_text"}, Config: "plain_text", Split: "validation", Splits: []string{"train", "validation"},
 			Format: "parquet", Files: "plain_text/<split>-*.parquet", Parquet: true,

@@ -165,11 +165,16 @@ func BEIRFolder() string {
 }
 
 // BEIR is BeIR/NAME and BeIR/NAME-qrels as on the Hub, made of
-// BEIRFolder: corpus.jsonl.gz and queries.jsonl.gz (gzipped, LFS) with
-// NAME.py and a README, and <split>.tsv for each split with a README.
-func BEIR(name string) (corpus, qrels Repo) {
+// BEIRFolder (see BEIRFrom).
+func BEIR(name string) (corpus, qrels Repo) { return BEIRFrom(name, BEIRFolder()) }
+
+// BEIRFrom is BeIR/NAME and BeIR/NAME-qrels as on the Hub, made of the
+// BEIR folder dir: corpus.jsonl.gz and queries.jsonl.gz (gzipped, LFS)
+// with NAME.py and a README, and <split>.tsv for each qrels/<split>.tsv
+// with a README.
+func BEIRFrom(name, dir string) (corpus, qrels Repo) {
 	read := func(p string) []byte {
-		data, err := os.ReadFile(filepath.Join(BEIRFolder(), filepath.FromSlash(p)))
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
 		if err != nil {
 			panic("hftest: " + err.Error())
 		}
@@ -191,9 +196,14 @@ func BEIR(name string) (corpus, qrels Repo) {
 	}}
 	qrels = Repo{ID: "BeIR/" + name + "-qrels", Files: map[string][]byte{
 		"README.md": []byte("# BEIR " + name + " qrels (fixture)\n"),
-		"test.tsv":  read("qrels/test.tsv"),
-		"dev.tsv":   read("qrels/dev.tsv"),
 	}}
+	splits, err := filepath.Glob(filepath.Join(dir, "qrels", "*.tsv"))
+	if err != nil || len(splits) == 0 {
+		panic("hftest: no qrels/*.tsv in " + dir)
+	}
+	for _, p := range splits {
+		qrels.Files[filepath.Base(p)] = read("qrels/" + filepath.Base(p))
+	}
 	return corpus, qrels
 }
 
