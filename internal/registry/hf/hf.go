@@ -1,6 +1,9 @@
-// Package hf imports Hugging Face datasets into the benchmark registry:
-// MS MARCO (microsoft/ms_marco, configs v1.1 and v2.1, parquet) and GPQA
-// (Idavidrein/gpqa, gpqa_diamond.csv and its sibling CSVs). The files
+// Package hf imports Hugging Face datasets into the benchmark registry
+// (Catalogue lists them): MS MARCO (microsoft/ms_marco, configs v1.1 and
+// v2.1, parquet), GPQA (Idavidrein/gpqa, gpqa_diamond.csv and its sibling
+// CSVs), any BEIR dataset (BeIR/NAME with BeIR/NAME-qrels), SQuAD v1.1 and
+// 2.0 (rajpurkar/squad, rajpurkar/squad_v2, parquet) and NQ-open
+// (google-research-datasets/nq_open, parquet). The files
 // come from a folder on disk (Options.Dir: a Hugging Face cache folder —
 // the hub folder, datasets--OWNER--NAME, or one of its
 // snapshots/<revision> folders; the revision is recorded in the source —
@@ -30,6 +33,16 @@
 // first url seen); the selected passages (is_selected = 1) are the entry's
 // expected_docs. metadata holds query_id and query_type.
 //
+// BEIR: the gzipped corpus and queries and the split's qrels file are
+// written, unzipped and byte for byte, as a BEIR folder and registered as
+// one (registry.FormatBEIR), so the benchmark has that folder's identity.
+//
+// SQuAD: id = id, question, answers = the distinct answers.text, contexts
+// = [context], metadata title; a SQuAD 2.0 row without answers is
+// unanswerable. NQ-open: closed-book, id = "nq-" + 12 hex of
+// sha256(question) ("-2", "-3"… for a repeated question), answers =
+// answer.
+//
 // GPQA: each row is a closed-book entry (no contexts, no corpus) with id =
 // Record ID, question = Question, answer = Correct Answer, and metadata
 // choices (the correct and the three incorrect answers, sorted, so the
@@ -55,7 +68,7 @@ import (
 
 // Options say what to import.
 type Options struct {
-	// Dataset is MSMARCO or GPQA.
+	// Dataset is a repository of Catalogue (BeIR/NAME for BEIR).
 	Dataset string
 	// Dir is the folder: a Hugging Face cache folder or a plain folder
 	// with the dataset's files.
