@@ -7,9 +7,11 @@ import (
 	"testing"
 )
 
-// TestValidateDataCorpusFlag: validate-data takes --corpus as create does,
-// and reports the name create registers (the same digest).
-func TestValidateDataCorpusFlag(t *testing.T) {
+// TestValidateDataCorpusFlag: validate-data and benchmark run take
+// --corpus as create does: validate-data reports the name create
+// registers (the same digest), and run searches the corpus (2 documents)
+// and gives registry:rows's table.
+func TestCorpusFlagValidateAndRun(t *testing.T) {
 	useRegistry(t)
 	dir := t.TempDir()
 	rows, corpus := filepath.Join(dir, "rows.jsonl"), filepath.Join(dir, "corpus.jsonl")
@@ -29,6 +31,14 @@ func TestValidateDataCorpusFlag(t *testing.T) {
 	if hash == "" || !strings.HasPrefix(created, "created rows@"+hash+":") {
 		t.Errorf("validate-data says @%s, create: %s", hash, created)
 	}
+	ran, _ := mustCLI(t, 0, "benchmark", "run", rows, "--corpus", corpus, "--name", "rows", "-o", filepath.Join(dir, "a.json"))
+	reg, _ := mustCLI(t, 0, "benchmark", "run", "registry:rows", "-o", filepath.Join(dir, "b.json"))
+	ran, _, _ = strings.Cut(ran, "bundle:")
+	reg, _, _ = strings.Cut(reg, "bundle:")
+	if !strings.Contains(ran, "rows@"+hash) || !strings.Contains(ran, "2 documents") || ran != reg {
+		t.Errorf("run --corpus:\n%s\nregistry:rows:\n%s", ran, reg)
+	}
+	mustCLI(t, 2, "benchmark", "run", "registry:rows", "--corpus", corpus)
 	_, errOut := mustCLI(t, 2, "benchmark", "validate-data", rows, "--corpus", filepath.Join(dir, "none.jsonl"))
 	if !strings.Contains(errOut, "--corpus") {
 		t.Errorf("missing corpus: %s", errOut)
