@@ -481,6 +481,13 @@ var docSetups = map[string]func(s *docSession){
 		hub := hftest.New(s.t, "hf_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", hftest.GPQA(), hftest.MSMARCO())
 		s.t.Setenv("HF_ENDPOINT", hub.URL)
 	},
+	"docs/registry.md#Standard datasets": func(s *docSession) {
+		// A fake Hub (internal/registry/hf/hftest) whose BeIR/scifact is
+		// the BEIR fixture of internal/datasets, gzipped.
+		corpus, qrels := hftest.BEIR("scifact")
+		hub := hftest.New(s.t, "", corpus, qrels)
+		s.t.Setenv("HF_ENDPOINT", hub.URL)
+	},
 	"docs/synthesis.md#Synthetic questions from your documents": func(s *docSession) {
 		if err := os.Symlink(filepath.Join(s.root, "internal/extract/testdata/docs"), filepath.Join(s.dir, "docs")); err != nil {
 			s.t.Fatal(err)

@@ -4,12 +4,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/spf13/cobra"
 
+	"github.com/lasagna-go/lasagna/internal/buildtag"
 	"github.com/lasagna-go/lasagna/internal/registry"
 	"github.com/lasagna-go/lasagna/internal/registry/hf"
+	"github.com/lasagna-go/lasagna/internal/suggest"
 )
 
 // newImportHFCmd is `lasagna benchmark import-hf`: a Hugging Face dataset,
@@ -19,13 +23,15 @@ func newImportHFCmd(stdout io.Writer) *cobra.Command {
 	var (
 		o     hf.Options
 		draft bool
+		list  bool
 	)
 	cmd := &cobra.Command{
-		Use:   "import-hf DATASET [--from DIR | --revision REV] [--name N] [--split S] [--limit N] [--config C]",
-		Short: "Register a Hugging Face dataset (MS MARCO, GPQA), downloaded from the Hub or on disk",
+		Use:   "import-hf DATASET [--from DIR | --revision REV] [--name N] [--split S] [--limit N] [--config C] | import-hf --list",
+		Short: "Register a Hugging Face dataset (MS MARCO, GPQA, BEIR, SQuAD, NQ-open), downloaded from the Hub or on disk",
 		Long: `import-hf converts a Hugging Face dataset into a benchmark and registers
 it, with the checks and the single transaction of create: a failed import
-leaves the registry unchanged.
+leaves the registry unchanged. --list names the datasets it knows, with
+what each becomes (docs/registry.md, "Standard datasets").
 
 Without --from, the files the import needs are downloaded from the Hub
 (HF_ENDPOINT, default ` + hf.DefaultEndpoint + `; --revision, default main)
@@ -41,23 +47,36 @@ With --from DIR, nothing is downloaded: DIR is a Hugging Face cache folder
 revision is recorded in the source) or a plain folder holding the
 dataset's files.
 
-DATASET is microsoft/ms_marco (--config v1.1 or v2.1; parquet; --split
-validation by default) or Idavidrein/gpqa (--config gpqa_diamond by
-default; closed-book: no corpus).
+DATASET is microsoft/ms_marco (--config v1.1 or v2.1), Idavidrein/gpqa
+(--config gpqa_diamond by default; closed-book), BeIR/NAME (any BEIR
+dataset: its corpus and queries, with the judgements of --split, default
+test, from BeIR/NAME-qrels at main), rajpurkar/squad (SQuAD v1.1),
+rajpurkar/squad_v2 (SQuAD v2.0) or google-research-datasets/nq_open
+(closed-book). Parquet datasets (MS MARCO, SQuAD, NQ-open) need a lasagna
+built with -tags parquet: ` + buildtag.Install + `.
 
-MS MARCO: each row is an entry (id = query_id; answers, then well-formed
-answers; "No Answer Present." marks it unanswerable); every passage of the
-imported rows is a corpus document once (id p + 16 hex of its sha256),
-and the selected passages are the entry's expected_docs. GPQA: answer =
-Correct Answer; metadata holds the four choices (sorted), the incorrect
-answers, domain, subdomain and explanation.
+A BEIR dataset becomes the BEIR folder its files unzip to, with that
+folder's identity: the same digest and numbers as create --from the folder.
 
---name defaults to ms_marco-<config>-<split> or the GPQA config; --limit N
-imports the first N rows of the split.` + registryNote + `
+--name defaults to ms_marco-<config>-<split>, the GPQA config, NAME-<split>
+for BeIR/NAME, squad-<split>, squad_v2-<split> or nq_open-<split>; --limit N
+imports the first N rows of the split (not for BEIR).` + registryNote + `
 Exit status: 0 done, 1 the data has problems, the download failed or NAME
 is archived, 2 usage error.`,
-		Args: exactArgs(1),
+		Args: func(c *cobra.Command, args []string) error {
+			if list {
+				if len(args) > 0 {
+					return usageError("import-hf --list takes no dataset (got %q)", args[0])
+				}
+				return nil
+			}
+			return exactArgs(1)(c, args)
+		},
 		RunE: func(c *cobra.Command, args []string) error {
+			if list {
+				printCatalogue(stdout)
+				return nil
+			}
 			o.Dataset, o.Draft = args[0], draft
 			if o.Dir != "" {
 				if o.Revision != "" {
@@ -70,10 +89,21 @@ is archived, 2 usage error.`,
 			if o.Limit < 0 {
 				return usageError("import-hf: --limit must be ≥ 0")
 			}
-			switch o.Dataset {
-			case hf.MSMARCO, hf.GPQA:
-			default:
-				return usageError("import-hf: unknown dataset %q; want %s (--config v1.1 or v2.1) or %s", o.Dataset, hf.MSMARCO, hf.GPQA)
+			if !hf.Known(o.Dataset) {
+				var names []string
+				for _, sp := range hf.Catalogue() {
+					names = append(names, sp.Repo)
+				}
+				hint := ""
+				for _, n := range names { // squad → rajpurkar/squad
+					if _, base, _ := strings.Cut(n, "/"); strings.EqualFold(base, o.Dataset) {
+						hint = fmt.Sprintf("did you mean %q? ", n)
+					}
+				}
+				if s, ok := suggest.Nearest(o.Dataset, names); ok && hint == "" {
+					hint = fmt.Sprintf("did you mean %q? ", s)
+				}
+				return usageError("import-hf: unknown dataset %q; %swant one of %s (see `lasagna benchmark import-hf --list`)", o.Dataset, hint, strings.Join(names, ", "))
 			}
 			if o.Name != "" {
 				if err := registry.CheckName(o.Name); err != nil {
@@ -106,12 +136,45 @@ is archived, 2 usage error.`,
 	fl := cmd.Flags()
 	fl.StringVar(&o.Dir, "from", "", "read the dataset from `DIR` (a Hugging Face cache folder or a plain folder) instead of downloading it")
 	fl.StringVar(&o.Revision, "revision", "", "download the branch, tag or commit `REV` (default main)")
-	fl.StringVar(&o.Name, "name", "", "register as `NAME` (default ms_marco-<config>-<split> or gpqa_diamond)")
-	fl.StringVar(&o.Split, "split", "", "`SPLIT` to import (MS MARCO: validation by default; GPQA: train)")
+	fl.StringVar(&o.Name, "name", "", "register as `NAME` (default ms_marco-<config>-<split>, gpqa_diamond, NAME-<split> for BeIR/NAME, squad-<split>, …)")
+	fl.StringVar(&o.Split, "split", "", "`SPLIT` to import (validation by default; GPQA: train; BEIR: test, the qrels file <split>.tsv)")
 	fl.StringVar(&o.Config, "config", "", "`CONFIG`: v1.1 or v2.1 for MS MARCO (default: the only one there); gpqa_diamond, gpqa_main, gpqa_extended or gpqa_experts for GPQA")
+	fl.BoolVar(&list, "list", false, "list the datasets import-hf knows, with their configs, splits, files and what each becomes")
 	fl.IntVar(&o.Limit, "limit", 0, "import the first `N` rows only (0 = all)")
 	fl.BoolVar(&draft, "draft", false, "leave the benchmark a draft")
 	return cmd
+}
+
+// printCatalogue writes the datasets import-hf knows (hf.Catalogue).
+func printCatalogue(w io.Writer) {
+	for i, sp := range hf.Catalogue() {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%s (%s", sp.Repo, sp.Format)
+		if sp.Parquet {
+			fmt.Fprint(w, "; needs a lasagna built with -tags parquet")
+		}
+		fmt.Fprintln(w, ")")
+		var opts []string
+		switch {
+		case len(sp.Configs) > 1 && sp.Config == "":
+			opts = append(opts, "--config "+strings.Join(sp.Configs, "|")+" (default: the only one there)")
+		case len(sp.Configs) > 1:
+			opts = append(opts, "--config "+strings.Join(sp.Configs, "|")+" (default "+sp.Config+")")
+		}
+		split := "--split " + sp.Split
+		switch {
+		case len(sp.Splits) == 1:
+			split += " (the only split)"
+		case len(sp.Splits) > 1:
+			split += " (or " + strings.Join(slices.DeleteFunc(slices.Clone(sp.Splits), func(s string) bool { return s == sp.Split }), ", ") + ")"
+		default:
+			split += " (any qrels file)"
+		}
+		opts = append(opts, split)
+		fmt.Fprintf(w, "  options: %s\n  reads:   %s\n  maps:    %s\n", strings.Join(opts, ", "), sp.Files, sp.Maps)
+	}
 }
 
 // downloadProgress returns a Hub.Progress that redraws one status line on

@@ -387,6 +387,9 @@ flag).`,
 				}
 				avg = metrics.AverageComplete
 			}
+			if level < 0 {
+				return usageError("metrics trec: -l (--level) %d is negative; give a relevance level of 0 or more (a judged grade >= it is relevant; default 1)", level)
+			}
 			sel, err := parseTrecMeasures(measures)
 			if err != nil {
 				return usageError("metrics trec: %v", err)

@@ -34,6 +34,7 @@ type runFlags struct {
 	runOut      string
 	concurrency int
 	split       string
+	corpus      string
 	name        string
 	shard       string
 	topK        int
@@ -126,6 +127,7 @@ stopped by SIGINT or SIGTERM.`,
 	fl.StringVar(&f.runOut, "run-out", "", "also write each arm's ranked lists as a TREC run file (one file per arm when several)")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "queries in flight per arm (default the number of CPUs)")
 	fl.StringVar(&f.split, "split", "", "BEIR qrels split (default test)")
+	fl.StringVar(&f.corpus, "corpus", "", "a corpus `FILE` (BEIR corpus.jsonl layout) beside a JSONL or CSV file, as create takes it")
 	fl.StringVar(&f.name, "name", "", "register the dataset as <name>@<hash> instead of local/<stem>@<hash>")
 	fl.StringVar(&f.shard, "shard", "", "run only shard i of n of every benchmark's queries, as i/n")
 	fl.IntVar(&f.topK, "top-k", 0, "depth of ranked lists (default 100, or the sweep's)")
@@ -163,8 +165,8 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 		err   error
 	)
 	if isSweepFile(p) {
-		if f.profile != "" || f.split != "" || f.name != "" {
-			return usageError("benchmark run %s: --profile, --split and --name apply to a dataset path; a sweep file sets them per entry", target)
+		if f.profile != "" || f.split != "" || f.name != "" || f.corpus != "" {
+			return usageError("benchmark run %s: --profile, --split, --name and --corpus apply to a dataset path; a sweep file sets them per entry", target)
 		}
 		// A sweep file is the command's configuration: its problems are
 		// usage errors, like a misspelt flag.
@@ -173,8 +175,15 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 			return &exitError{code: exitUsage, err: err}
 		}
 	} else {
-		if engine.IsRegistryPath(p) && (f.name != "" || f.split != "") {
-			return usageError("benchmark run %s: --name and --split apply to files; a registered benchmark has its own", target)
+		if engine.IsRegistryPath(p) && (f.name != "" || f.split != "" || f.corpus != "") {
+			return usageError("benchmark run %s: --name, --split and --corpus apply to files; a registered benchmark has its own", target)
+		}
+		var corpus string
+		if f.corpus != "" {
+			if _, err := os.Stat(f.corpus); err != nil {
+				return usageError("benchmark run %s: --corpus %s: no such file", target, f.corpus)
+			}
+			_, corpus = cliPath(f.corpus)
 		}
 		name := f.profile
 		if name == "" {
@@ -185,7 +194,7 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 			return usageError("%v", err)
 		}
 		sweep = &engine.Sweep{
-			Benchmarks: []engine.BenchmarkEntry{{Path: p, Name: f.name, Split: f.split}},
+			Benchmarks: []engine.BenchmarkEntry{{Path: p, Name: f.name, Split: f.split, Corpus: corpus}},
 			Arms:       prof.Arms(f.embeddingModel),
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/lasagna-go/lasagna"
@@ -18,7 +19,7 @@ import (
 // with file:line. Exit 0 valid, 1 problems, 2 usage.
 func newValidateDataCmd(stdout io.Writer) *cobra.Command {
 	var opts datasets.Options
-	var format string
+	var format, corpus string
 	cmd := &cobra.Command{
 		Use:   "validate-data PATH",
 		Short: "Check a JSONL/CSV file or BEIR folder and show what it supports",
@@ -30,11 +31,19 @@ why not the others), or every problem found with file:line.
 Exit status: 0 valid, 1 the data has problems, 2 usage error.`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return validateData(stdout, args[0], opts, format)
+			o := opts
+			if corpus != "" {
+				if _, err := os.Stat(corpus); err != nil {
+					return usageError("validate-data: --corpus %s: no such file", corpus)
+				}
+				_, o.Corpus = cliPath(corpus)
+			}
+			return validateData(stdout, args[0], o, format)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Name, "name", "", "register under `NAME`@<hash> instead of local/<stem>@<hash>")
 	cmd.Flags().StringVar(&opts.Split, "split", "", "BEIR qrels split to read (qrels/`SPLIT`.tsv; default test)")
+	cmd.Flags().StringVar(&corpus, "corpus", "", "a corpus `FILE` (BEIR corpus.jsonl layout) beside a JSONL or CSV file, as create takes it")
 	cmd.Flags().StringVar(&format, "format", "auto", "`FORMAT`: auto (by extension; a folder is BEIR; a .csv whose header has chunk_ids, page_nums or source_paths is a Vecta CSV) or vecta (a Vecta benchmark CSV)")
 	return cmd
 }

@@ -1,6 +1,9 @@
-// Package hf imports Hugging Face datasets into the benchmark registry:
-// MS MARCO (microsoft/ms_marco, configs v1.1 and v2.1, parquet) and GPQA
-// (Idavidrein/gpqa, gpqa_diamond.csv and its sibling CSVs). The files
+// Package hf imports Hugging Face datasets into the benchmark registry
+// (Catalogue lists them): MS MARCO (microsoft/ms_marco, configs v1.1 and
+// v2.1, parquet), GPQA (Idavidrein/gpqa, gpqa_diamond.csv and its sibling
+// CSVs), any BEIR dataset (BeIR/NAME with BeIR/NAME-qrels), SQuAD v1.1 and
+// 2.0 (rajpurkar/squad, rajpurkar/squad_v2, parquet) and NQ-open
+// (google-research-datasets/nq_open, parquet). The files
 // come from a folder on disk (Options.Dir: a Hugging Face cache folder —
 // the hub folder, datasets--OWNER--NAME, or one of its
 // snapshots/<revision> folders; the revision is recorded in the source —
@@ -30,6 +33,16 @@
 // first url seen); the selected passages (is_selected = 1) are the entry's
 // expected_docs. metadata holds query_id and query_type.
 //
+// BEIR: the gzipped corpus and queries and the split's qrels file are
+// written, unzipped and byte for byte, as a BEIR folder and registered as
+// one (registry.FormatBEIR), so the benchmark has that folder's identity.
+//
+// SQuAD: id = id, question, answers = the distinct answers.text, contexts
+// = [context], metadata title; a SQuAD 2.0 row without answers is
+// unanswerable. NQ-open: closed-book, id = "nq-" + 12 hex of
+// sha256(question) ("-2", "-3"… for a repeated question), answers =
+// answer.
+//
 // GPQA: each row is a closed-book entry (no contexts, no corpus) with id =
 // Record ID, question = Question, answer = Correct Answer, and metadata
 // choices (the correct and the three incorrect answers, sorted, so the
@@ -45,6 +58,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -52,15 +66,9 @@ import (
 	"github.com/lasagna-go/lasagna/internal/registry"
 )
 
-// Datasets this package imports.
-const (
-	MSMARCO = "microsoft/ms_marco"
-	GPQA    = "Idavidrein/gpqa"
-)
-
 // Options say what to import.
 type Options struct {
-	// Dataset is MSMARCO or GPQA.
+	// Dataset is a repository of Catalogue (BeIR/NAME for BEIR).
 	Dataset string
 	// Dir is the folder: a Hugging Face cache folder or a plain folder
 	// with the dataset's files.
@@ -84,13 +92,21 @@ type Options struct {
 	// Hub is where to download from when Dir is "" (nil = HubFromEnv of
 	// the process's environment).
 	Hub *Hub
+
+	// qrels is the folder of a BEIR dataset's judgements and qrelsRev
+	// its commit, when they were downloaded (else they are found beside
+	// Dir).
+	qrels, qrelsRev string
 }
 
 // Converted describes the canonical files Convert wrote.
 type Converted struct {
-	// Main is the JSONL file's name in the output folder; Corpus the
-	// corpus file's ("" for a closed-book dataset).
+	// Main is the JSONL file's name in the output folder (the BEIR
+	// folder's, when BEIR is set); Corpus the corpus file's ("" for a
+	// closed-book dataset or a BEIR folder).
 	Main, Corpus string
+	// BEIR reports that Main is a folder in the BEIR layout.
+	BEIR bool
 	// Rows is the number of entries, Documents of corpus documents.
 	Rows, Documents int
 	// Source is the source to record (Kind huggingface).
@@ -98,16 +114,24 @@ type Converted struct {
 }
 
 // DefaultName is the registry name an import gets without Options.Name:
-// ms_marco-<config>-<split> or the GPQA config (gpqa_diamond); "" when
-// the options do not name a dataset (or, without a config, the folder
+// ms_marco-<config>-<split>, the GPQA config (gpqa_diamond), NAME-<split>
+// for BeIR/NAME, squad-<split>, squad_v2-<split> or nq_open-<split>; ""
+// when the options do not name a dataset (or, without a config, the folder
 // holds no single MS MARCO config).
 func DefaultName(o Options) string {
 	o, err := o.normalize()
 	if err != nil {
 		return ""
 	}
-	if o.Dataset == GPQA {
+	if name, ok := beirName(o.Dataset); ok {
+		return name + "-" + o.Split
+	}
+	switch o.Dataset {
+	case GPQA:
 		return o.Config
+	case SQuAD, SQuADv2, NQOpen:
+		_, repo, _ := strings.Cut(o.Dataset, "/")
+		return repo + "-" + o.Split
 	}
 	if o.Config == "" { // the only config on disk
 		root, _, err := locate(o.Dir, o.Dataset)
@@ -144,9 +168,11 @@ func Import(ctx context.Context, r *registry.Registry, opts Options) (registry.I
 			}
 			hub = &h
 		}
-		if opts.Dir, opts.Config, _, err = hub.download(ctx, o); err != nil {
+		got, err := hub.download(ctx, o)
+		if err != nil {
 			return registry.Info{}, Converted{}, err
 		}
+		opts.Dir, opts.Config, opts.qrels, opts.qrelsRev = got.Dir, got.Config, got.qrels, got.qrelsRev
 	} else if opts.Revision != "" {
 		return registry.Info{}, Converted{}, errors.New("a revision chooses what to download; with a folder, give its snapshots/<revision> folder instead")
 	}
@@ -168,6 +194,9 @@ func Import(ctx context.Context, r *registry.Registry, opts Options) (registry.I
 		name = DefaultName(o)
 	}
 	files := registry.Files{FS: os.DirFS(tmp), Path: conv.Main, Format: registry.FormatJSONL, Corpus: conv.Corpus}
+	if conv.BEIR {
+		files = registry.Files{FS: os.DirFS(tmp), Path: conv.Main, Format: registry.FormatBEIR, Split: conv.Source.Split}
+	}
 	src := conv.Source
 	if downloaded {
 		src.Path = "" // the repository and commit say where it came from
@@ -183,41 +212,66 @@ func Import(ctx context.Context, r *registry.Registry, opts Options) (registry.I
 // hold (docs/data.md, "Text").
 const nulMsg = "holds a NUL (U+0000); text may not contain NUL, which a PostgreSQL registry cannot store: remove it from the source file"
 
-// normalize checks the dataset and fills the default config and split.
+// normalize checks the dataset and fills the default config and split
+// (see Catalogue).
 func (o Options) normalize() (Options, error) {
-	switch {
-	case strings.EqualFold(o.Dataset, MSMARCO):
-		o.Dataset = MSMARCO
-		switch o.Config {
-		case "", "v1.1", "v2.1":
-		default:
-			return o, fmt.Errorf("%s: unknown config %q; want v1.1 or v2.1", MSMARCO, o.Config)
-		}
-		if o.Split == "" {
-			o.Split = "validation"
-		}
-	case strings.EqualFold(o.Dataset, GPQA):
-		o.Dataset = GPQA
-		switch o.Config {
-		case "":
-			o.Config = "gpqa_diamond"
-		case "gpqa_diamond", "gpqa_main", "gpqa_extended", "gpqa_experts":
-		default:
-			return o, fmt.Errorf("%s: unknown config %q; want gpqa_diamond, gpqa_main, gpqa_extended or gpqa_experts", GPQA, o.Config)
-		}
-		if o.Split == "" {
-			o.Split = "train"
-		}
-		if o.Split != "train" {
-			return o, fmt.Errorf("%s has only the split train, not %q", GPQA, o.Split)
-		}
-	default:
-		return o, fmt.Errorf("unknown dataset %q; want %s (--config v1.1 or v2.1) or %s", o.Dataset, MSMARCO, GPQA)
-	}
 	if o.Limit < 0 {
 		return o, fmt.Errorf("limit %d: want 0 (all rows) or more", o.Limit)
 	}
+	if name, ok := beirName(o.Dataset); ok {
+		if name == "" || strings.HasSuffix(name, "-qrels") {
+			return o, fmt.Errorf("%s: give the corpus repository %s/NAME (BeIR/scifact, say); its judgements are read from %s/NAME-qrels with it", o.Dataset, BEIROwner, BEIROwner)
+		}
+		o.Dataset = BEIROwner + "/" + name
+		if o.Config != "" {
+			return o, fmt.Errorf("%s has no configs (--config %q); choose the qrels file with --split", o.Dataset, o.Config)
+		}
+		if o.Limit > 0 {
+			return o, fmt.Errorf("%s: --limit is not for a BEIR dataset: its benchmark is the whole corpus and the split's judged queries, so that it has the identity of the same BEIR folder on disk", o.Dataset)
+		}
+		if o.Split == "" {
+			o.Split = "test"
+		}
+		if strings.ContainsAny(o.Split, "/\\") || o.Split == "." || o.Split == ".." {
+			return o, fmt.Errorf("%s: bad split %q; a split names the qrels file <split>.tsv", o.Dataset, o.Split)
+		}
+		return o, nil
+	}
+	var sp *Spec
+	for _, c := range Catalogue() {
+		if strings.EqualFold(o.Dataset, c.Repo) {
+			sp = &c
+			break
+		}
+	}
+	if sp == nil {
+		return o, fmt.Errorf("unknown dataset %q; want one of %s (lasagna benchmark import-hf --list)", o.Dataset, strings.Join(repos(), ", "))
+	}
+	o.Dataset = sp.Repo
+	switch {
+	case o.Config == "":
+		o.Config = sp.Config
+	case o.Config != "" && !slices.Contains(sp.Configs, o.Config):
+		return o, fmt.Errorf("%s: unknown config %q; want %s", sp.Repo, o.Config, orList(sp.Configs))
+	}
+	if o.Split == "" {
+		o.Split = sp.Split
+	}
+	if len(sp.Splits) > 0 && !slices.Contains(sp.Splits, o.Split) {
+		if len(sp.Splits) == 1 {
+			return o, fmt.Errorf("%s has only the split %s, not %q", sp.Repo, sp.Splits[0], o.Split)
+		}
+		return o, fmt.Errorf("%s has the splits %s, not %q", sp.Repo, orList(sp.Splits), o.Split)
+	}
 	return o, nil
+}
+
+// orList words names as "a", "a or b", "a, b or c".
+func orList(names []string) string {
+	if len(names) <= 1 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // Convert writes the dataset opts names into the folder out as canonical
@@ -234,11 +288,12 @@ func Convert(ctx context.Context, opts Options, out string) (Converted, error) {
 	}
 	src := registry.Source{Kind: "huggingface", Path: o.Dir, Dataset: o.Dataset, Revision: rev, Split: o.Split, Limit: o.Limit}
 	var conv Converted
-	if o.Dataset == GPQA {
+	switch o.Dataset {
+	case GPQA:
 		src.Config, src.Format = o.Config, "csv"
 		src.Files = []string{o.Config + ".csv"}
 		conv, err = convertGPQA(ctx, root, o, out)
-	} else {
+	case MSMARCO:
 		if o.Config == "" {
 			if o.Config, err = onlyConfig(root); err != nil {
 				return Converted{}, err
@@ -246,9 +301,18 @@ func Convert(ctx context.Context, opts Options, out string) (Converted, error) {
 		}
 		src.Config, src.Format = o.Config, "parquet"
 		if all, lerr := listFiles(root); lerr == nil {
-			src.Files, _ = matchMSMARCO(all, o.Config, o.Split, root)
+			src.Files, _ = matchParquet(all, o.Dataset, o.Config, o.Split, root)
 		}
 		conv, err = convertMSMARCO(ctx, root, o, out)
+	case SQuAD, SQuADv2, NQOpen:
+		src.Config, src.Format = o.Config, "parquet"
+		if all, lerr := listFiles(root); lerr == nil {
+			src.Files, _ = matchParquet(all, o.Dataset, o.Config, o.Split, root)
+		}
+		conv, err = convertQA(ctx, root, o, out)
+	default: // BeIR/NAME
+		src.Format = "beir"
+		conv, src.Files, err = convertBEIR(ctx, root, o, out)
 	}
 	conv.Source = src
 	return conv, err

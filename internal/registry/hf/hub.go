@@ -188,25 +188,60 @@ type revisionInfo struct {
 }
 
 // download makes the files the import o needs present in the cache's
-// snapshot of o.Revision and returns that snapshot folder, the config
-// (resolved when o.Config is "") and the files' paths. Offline, it reads
-// the cache only.
-func (h *Hub) download(ctx context.Context, o Options) (snap, config string, files []string, err error) {
+// snapshot of o.Revision and returns o with Dir that snapshot folder, the
+// config resolved (when o.Config is "") and, for a BEIR dataset, the
+// snapshot and commit of BeIR/NAME-qrels (at main). Offline, it reads the
+// cache only.
+func (h *Hub) download(ctx context.Context, o Options) (Options, error) {
 	rev := o.Revision
 	if rev == "" {
 		rev = "main"
 	}
 	if err := checkRevision(rev); err != nil {
-		return "", "", nil, err
+		return o, err
 	}
 	if h.Cache == "" {
-		return "", "", nil, errors.New("no folder for the Hugging Face cache; set HF_HOME or HF_HUB_CACHE")
+		return o, errors.New("no folder for the Hugging Face cache; set HF_HOME or HF_HUB_CACHE")
 	}
-	storage := filepath.Join(h.Cache, repoFolder(o.Dataset))
+	if _, ok := beirName(o.Dataset); ok {
+		snap, _, _, err := h.downloadRepo(ctx, o.Dataset, rev, beirCorpusFiles)
+		if err != nil {
+			return o, err
+		}
+		qsnap, qsha, _, err := h.downloadRepo(ctx, o.Dataset+"-qrels", "main", func(names []string, where string) ([]string, error) {
+			return beirQrelsFiles(names, o.Split, where)
+		})
+		if err != nil {
+			return o, err
+		}
+		o.Dir, o.qrels, o.qrelsRev = snap, qsnap, qsha
+		return o, nil
+	}
+	config := o.Config
+	snap, _, _, err := h.downloadRepo(ctx, o.Dataset, rev, func(names []string, where string) ([]string, error) {
+		c, files, err := needed(o, names, where)
+		config = c
+		return files, err
+	})
+	if err != nil {
+		return o, err
+	}
+	o.Dir, o.Config = snap, config
+	return o, nil
+}
+
+// picker chooses the files an import reads among the names of a revision
+// (sorted slash-separated paths); where names the revision in errors.
+type picker func(names []string, where string) ([]string, error)
+
+// downloadRepo makes the files pick chooses of dataset at rev present in
+// the cache and returns the snapshot folder, its commit and the files.
+func (h *Hub) downloadRepo(ctx context.Context, dataset, rev string, pick picker) (snap, sha string, files []string, err error) {
+	storage := filepath.Join(h.Cache, repoFolder(dataset))
 	if h.Offline {
-		return h.fromCache(storage, rev, o)
+		return h.fromCache(storage, dataset, rev, pick)
 	}
-	info, err := h.revision(ctx, o.Dataset, rev)
+	info, err := h.revision(ctx, dataset, rev)
 	if err != nil {
 		return "", "", nil, err
 	}
@@ -219,9 +254,8 @@ func (h *Hub) download(ctx context.Context, o Options) (snap, config string, fil
 		}
 	}
 	slices.Sort(names)
-	where := fmt.Sprintf("%s at revision %s (%s)", o.Dataset, rev, info.SHA[:12])
-	config, files, err = needed(o, names, where)
-	if err != nil {
+	where := fmt.Sprintf("%s at revision %s (%s)", dataset, rev, info.SHA[:12])
+	if files, err = pick(names, where); err != nil {
 		return "", "", nil, err
 	}
 	snap = filepath.Join(storage, "snapshots", info.SHA)
@@ -241,7 +275,7 @@ func (h *Hub) download(ctx context.Context, o Options) (snap, config string, fil
 		}
 		blob := filepath.Join(storage, "blobs", etag)
 		if _, err := os.Stat(blob); err != nil {
-			if err := h.fetchBlob(ctx, o.Dataset, info.SHA, p, etag, *s.Size, blob); err != nil {
+			if err := h.fetchBlob(ctx, dataset, info.SHA, p, etag, *s.Size, blob); err != nil {
 				return "", "", nil, err
 			}
 		}
@@ -249,17 +283,18 @@ func (h *Hub) download(ctx context.Context, o Options) (snap, config string, fil
 			return "", "", nil, err
 		}
 	}
-	return snap, config, files, nil
+	return snap, info.SHA, files, nil
 }
 
-// fromCache resolves rev in the cache folder storage (HF_HUB_OFFLINE).
-func (h *Hub) fromCache(storage, rev string, o Options) (snap, config string, files []string, err error) {
+// fromCache resolves rev of dataset in the cache folder storage
+// (HF_HUB_OFFLINE).
+func (h *Hub) fromCache(storage, dataset, rev string, pick picker) (snap, sha string, files []string, err error) {
 	const fix = "unset HF_HUB_OFFLINE to download it, or give --from DIR"
-	sha := rev
+	sha = rev
 	if !commitRE.MatchString(rev) {
 		data, err := os.ReadFile(filepath.Join(storage, "refs", filepath.FromSlash(rev)))
 		if err != nil {
-			return "", "", nil, fmt.Errorf("HF_HUB_OFFLINE is set and %s (revision %s) is not in the cache %s (no %s); %s", o.Dataset, rev, h.Cache, filepath.Join(storage, "refs", filepath.FromSlash(rev)), fix)
+			return "", "", nil, fmt.Errorf("HF_HUB_OFFLINE is set and %s (revision %s) is not in the cache %s (no %s); %s", dataset, rev, h.Cache, filepath.Join(storage, "refs", filepath.FromSlash(rev)), fix)
 		}
 		sha = strings.TrimSpace(string(data))
 		if !commitRE.MatchString(sha) {
@@ -268,7 +303,7 @@ func (h *Hub) fromCache(storage, rev string, o Options) (snap, config string, fi
 	}
 	snap = filepath.Join(storage, "snapshots", sha)
 	if !isDir(snap) {
-		return "", "", nil, fmt.Errorf("HF_HUB_OFFLINE is set and %s (revision %s) is not in the cache %s (no %s); %s", o.Dataset, rev, h.Cache, snap, fix)
+		return "", "", nil, fmt.Errorf("HF_HUB_OFFLINE is set and %s (revision %s) is not in the cache %s (no %s); %s", dataset, rev, h.Cache, snap, fix)
 	}
 	names, err := listFiles(snap)
 	if err != nil {
@@ -280,11 +315,11 @@ func (h *Hub) fromCache(storage, rev string, o Options) (snap, config string, fi
 			present = append(present, n)
 		}
 	}
-	config, files, err = needed(o, present, fmt.Sprintf("HF_HUB_OFFLINE is set and the cached %s (%s)", o.Dataset, snap))
+	files, err = pick(present, fmt.Sprintf("HF_HUB_OFFLINE is set and the cached %s (%s)", dataset, snap))
 	if err != nil {
 		return "", "", nil, fmt.Errorf("%w; %s", err, fix)
 	}
-	return snap, config, files, nil
+	return snap, sha, files, nil
 }
 
 // needed returns the files of names (sorted slash-separated paths of a
@@ -315,7 +350,7 @@ func needed(o Options, names []string, where string) (config string, files []str
 			return "", nil, fmt.Errorf("%s has the configs %s; choose one with --config", where, strings.Join(found, " and "))
 		}
 	}
-	files, err = matchMSMARCO(names, config, o.Split, where)
+	files, err = matchParquet(names, o.Dataset, config, o.Split, where)
 	return config, files, err
 }
 

@@ -43,14 +43,14 @@ func configsIn(names []string) []string {
 	return found
 }
 
-// msmarcoFiles returns the parquet files of config/split under root, in
-// name order (see matchMSMARCO).
-func msmarcoFiles(root, config, split string) ([]string, error) {
+// parquetFiles returns the parquet files of dataset's config/split under
+// root, in name order (see matchParquet).
+func parquetFiles(root, dataset, config, split string) ([]string, error) {
 	all, err := listFiles(root)
 	if err != nil {
 		return nil, err
 	}
-	rel, err := matchMSMARCO(all, config, split, root)
+	rel, err := matchParquet(all, dataset, config, split, root)
 	if err != nil {
 		return nil, err
 	}
@@ -61,12 +61,12 @@ func msmarcoFiles(root, config, split string) ([]string, error) {
 	return out, nil
 }
 
-// matchMSMARCO returns the parquet files of config/split among all
+// matchParquet returns the parquet files of dataset's config/split among all
 // (sorted slash-separated paths): <config>/<split>-*.parquet (the Hub's
 // layout), <config>/<split>/*.parquet or <config>/<split>.parquet, or the
 // same without the config folder (a plain folder of one config's files).
 // where names the folder or repository in errors.
-func matchMSMARCO(all []string, config, split, where string) ([]string, error) {
+func matchParquet(all []string, dataset, config, split, where string) ([]string, error) {
 	for _, prefix := range []string{config + "/", ""} {
 		var out []string
 		for _, p := range all {
@@ -98,7 +98,12 @@ func matchMSMARCO(all []string, config, split, where string) ([]string, error) {
 		}
 	}
 	if len(splits) == 0 {
-		return nil, fmt.Errorf("%s holds no parquet files; give the folder of %s (config %s)", where, MSMARCO, config)
+		return nil, fmt.Errorf("%s holds no parquet files; give the folder of %s (config %s)", where, dataset, config)
 	}
 	return nil, fmt.Errorf("%s has no parquet files for config %s, split %s (%s-*.parquet); it has %s", where, config, split, path.Join(config, split), strings.Join(splits, ", "))
+}
+
+// rowError is a problem in a source row.
+func rowError(file string, row int, column, format string, args ...any) error {
+	return fmt.Errorf("%s: row %d: %s: %s", file, row, column, fmt.Sprintf(format, args...))
 }

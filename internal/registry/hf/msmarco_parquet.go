@@ -38,7 +38,7 @@ type corpusDoc struct {
 }
 
 func convertMSMARCO(ctx context.Context, root string, o Options, out string) (Converted, error) {
-	files, err := msmarcoFiles(root, o.Config, o.Split)
+	files, err := parquetFiles(root, o.Dataset, o.Config, o.Split)
 	if err != nil {
 		return Converted{}, err
 	}
@@ -404,9 +404,4 @@ func (c *msConverter) doc(text, url string) (string, error) {
 	c.docs[name] = rest
 	c.ndocs++
 	return id, c.corpus.Encode(corpusDoc{ID: id, Text: text, URL: url})
-}
-
-// rowError is a problem in a source row.
-func rowError(file string, row int, column, format string, args ...any) error {
-	return fmt.Errorf("%s: row %d: %s: %s", file, row, column, fmt.Sprintf(format, args...))
 }

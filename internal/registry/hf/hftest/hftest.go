@@ -12,6 +12,7 @@ package hftest
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
@@ -35,9 +36,10 @@ import (
 type Repo struct {
 	// ID is OWNER/NAME.
 	ID string
-	// Files maps each path in the repository to its bytes. A .parquet
-	// file is stored with LFS (its blob is its sha256, served through the
-	// redirect); any other is a plain git blob (named by its git blob id).
+	// Files maps each path in the repository to its bytes. A .parquet or
+	// .gz file is stored with LFS (its blob is its sha256, served through
+	// the redirect); any other is a plain git blob (named by its git blob
+	// id).
 	Files map[string][]byte
 	// Gated repositories serve their files only with the hub's token (the
 	// revision API stays public, as on the Hub).
@@ -63,7 +65,7 @@ func (r Repo) paths() []string {
 	return ps
 }
 
-func lfs(p string) bool { return strings.HasSuffix(p, ".parquet") }
+func lfs(p string) bool { return strings.HasSuffix(p, ".parquet") || strings.HasSuffix(p, ".gz") }
 
 // BlobID is git's id of data (sha1 of "blob SIZE\x00" and the bytes).
 func BlobID(data []byte) string {
@@ -114,6 +116,95 @@ func MSMARCO() Repo {
 		"v1.1/train-00000-of-00001.parquet":      pq,
 		"v2.1/validation-00000-of-00001.parquet": pq,
 	}}
+}
+
+// SQuAD is rajpurkar/squad as on the Hub: the config plain_text, with the
+// fixture as its validation split (and as train).
+func SQuAD() Repo {
+	pq := testdata("squad/plain_text/validation-00000-of-00001.parquet")
+	return Repo{ID: "rajpurkar/squad", Files: map[string][]byte{
+		"README.md": []byte("# SQuAD (fixture)\n"),
+		"plain_text/validation-00000-of-00001.parquet": pq,
+		"plain_text/train-00000-of-00001.parquet":      pq,
+	}}
+}
+
+// SQuADv2 is rajpurkar/squad_v2 as on the Hub: the config squad_v2.
+func SQuADv2() Repo {
+	pq := testdata("squad_v2/squad_v2/validation-00000-of-00001.parquet")
+	return Repo{ID: "rajpurkar/squad_v2", Files: map[string][]byte{
+		"README.md": []byte("# SQuAD 2.0 (fixture)\n"),
+		"squad_v2/validation-00000-of-00001.parquet": pq,
+		"squad_v2/train-00000-of-00001.parquet":      pq,
+	}}
+}
+
+// NQOpen is google-research-datasets/nq_open as on the Hub: the config
+// nq_open.
+func NQOpen() Repo {
+	pq := testdata("nq_open/nq_open/validation-00000-of-00001.parquet")
+	return Repo{ID: "google-research-datasets/nq_open", Files: map[string][]byte{
+		"README.md": []byte("# NQ-Open (fixture)\n"),
+		"nq_open/validation-00000-of-00001.parquet": pq,
+		"nq_open/train-00000-of-00001.parquet":      pq,
+	}}
+}
+
+// QuestionHash is the 12 hex of sha256(question) an NQ-open id carries.
+func QuestionHash(question string) string {
+	s := sha256.Sum256([]byte(question))
+	return hex.EncodeToString(s[:6])
+}
+
+// BEIRFolder is the BEIR folder the BEIR repositories are made of: the
+// fixture of internal/datasets (corpus.jsonl, queries.jsonl, qrels/dev.tsv
+// and qrels/test.tsv).
+func BEIRFolder() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "datasets", "testdata", "beir")
+}
+
+// BEIR is BeIR/NAME and BeIR/NAME-qrels as on the Hub, made of
+// BEIRFolder (see BEIRFrom).
+func BEIR(name string) (corpus, qrels Repo) { return BEIRFrom(name, BEIRFolder()) }
+
+// BEIRFrom is BeIR/NAME and BeIR/NAME-qrels as on the Hub, made of the
+// BEIR folder dir: corpus.jsonl.gz and queries.jsonl.gz (gzipped, LFS)
+// with NAME.py and a README, and <split>.tsv for each qrels/<split>.tsv
+// with a README.
+func BEIRFrom(name, dir string) (corpus, qrels Repo) {
+	read := func(p string) []byte {
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+		if err != nil {
+			panic("hftest: " + err.Error())
+		}
+		return data
+	}
+	gz := func(data []byte) []byte {
+		var b bytes.Buffer
+		w := gzip.NewWriter(&b)
+		w.Write(data)
+		w.Close()
+		return b.Bytes()
+	}
+	corpus = Repo{ID: "BeIR/" + name, Files: map[string][]byte{
+		".gitattributes":   []byte("*.gz filter=lfs diff=lfs merge=lfs -text\n"),
+		"README.md":        []byte("# BEIR " + name + " (fixture)\n"),
+		name + ".py":       []byte("# the loading script of the datasets library (not read)\n"),
+		"corpus.jsonl.gz":  gz(read("corpus.jsonl")),
+		"queries.jsonl.gz": gz(read("queries.jsonl")),
+	}}
+	qrels = Repo{ID: "BeIR/" + name + "-qrels", Files: map[string][]byte{
+		"README.md": []byte("# BEIR " + name + " qrels (fixture)\n"),
+	}}
+	splits, err := filepath.Glob(filepath.Join(dir, "qrels", "*.tsv"))
+	if err != nil || len(splits) == 0 {
+		panic("hftest: no qrels/*.tsv in " + dir)
+	}
+	for _, p := range splits {
+		qrels.Files[filepath.Base(p)] = read("qrels/" + filepath.Base(p))
+	}
+	return corpus, qrels
 }
 
 // Request is one request the hub received.
