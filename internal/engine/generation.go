@@ -36,6 +36,13 @@ type JudgeSpec struct {
 	// Metrics are the judge metrics (judge_correctness, groundedness);
 	// empty means both, or judge_correctness alone for a closed_book arm.
 	Metrics []string `yaml:"metrics"`
+	// Calibrations are the paths of the calibration records the judge
+	// cites (`lasagna judge calibrate`), relative to the sweep file's
+	// folder; ReadSweep reads them into Records.
+	Calibrations []string `yaml:"calibrations"`
+	// Records are the calibration records, one per path of Calibrations
+	// (see Arm.JudgeCalibrations).
+	Records []lasagna.JudgeCalibration `yaml:"-"`
 }
 
 // Generator kinds of built-in arms.
@@ -53,7 +60,7 @@ var generatorKinds = []string{GeneratorGrounded, GeneratorClosedBook}
 // Known keys of the generator and judge blocks of a sweep file.
 var (
 	generatorKeys = []string{"kind", "model", "passages", "max_tokens"}
-	judgeKeys     = []string{"model", "metrics"}
+	judgeKeys     = []string{"model", "metrics", "calibrations"}
 )
 
 // checkGeneration returns the problems of a's generator and judge blocks.
