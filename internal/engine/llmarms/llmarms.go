@@ -67,7 +67,7 @@ func (a judgeAdapter) Score(ctx context.Context, q lasagna.Query, out lasagna.Ou
 	}, err
 }
 
-func (a judgeAdapter) Model() string    { return a.j.Model() }
+func (a judgeAdapter) Model() string { return a.j.Model() }
 func (a judgeAdapter) PromptVersion(metric string) (id, sha256 string, ok bool) {
 	return a.j.PromptVersion(metric)
 }
