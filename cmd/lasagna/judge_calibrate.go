@@ -165,7 +165,11 @@ func printCalibration(w io.Writer, rec lasagna.JudgeCalibration, labels []judge.
 		model += " (served as " + rec.ServedModel + ")"
 	}
 	fmt.Fprintf(w, "%s judged by %s, prompt %s (sha256 %s…)\n", rec.Metric, model, rec.PromptID, rec.PromptSHA256[:12])
-	fmt.Fprintf(w, "%s: %d labels (sha256 %s…), %d judged, %d failed (not counted)\n\n", rec.LabelsFile, len(labels), rec.LabelsSHA256[:12], rec.N, rec.Failed)
+	failed := fmt.Sprintf("%d failed", rec.Failed)
+	if rec.Failed > 0 {
+		failed += " (not counted)"
+	}
+	fmt.Fprintf(w, "%s: %d labels (sha256 %s…), %d judged, %s\n\n", rec.LabelsFile, len(labels), rec.LabelsSHA256[:12], rec.N, failed)
 	fmt.Fprintf(w, "n         %d\n", rec.N)
 	fmt.Fprintf(w, "accuracy  %.3f  (%d of %d agree)\n", rec.Accuracy, rec.TruePositives+rec.TrueNegatives, rec.N)
 	switch {
