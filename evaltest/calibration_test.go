@@ -57,7 +57,7 @@ func TestArmJudgeCalibrations(t *testing.T) {
 	})
 	ev, err := evaltest.Evaluate(t.Context(), "TestRAG", evaltest.Config{
 		Benchmarks: []string{bench},
-		Arms: []evaltest.Arm{{Name: "gen", Generator: gen, Judge: llmarms.Judge(j), JudgeCalibrations: []string{path}}},
+		Arms:       []evaltest.Arm{{Name: "gen", Generator: gen, Judge: llmarms.Judge(j), JudgeCalibrations: []string{path}}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +71,7 @@ func TestArmJudgeCalibrations(t *testing.T) {
 	calls := srv.Count("chat")
 	ev, err = evaltest.Evaluate(t.Context(), "TestRAG", evaltest.Config{
 		Benchmarks: []string{bench},
-		Arms: []evaltest.Arm{{Name: "gen", Generator: gen, Judge: llmarms.Judge(other), JudgeCalibrations: []string{path}}},
+		Arms:       []evaltest.Arm{{Name: "gen", Generator: gen, Judge: llmarms.Judge(other), JudgeCalibrations: []string{path}}},
 	})
 	msg := ""
 	if err != nil {
