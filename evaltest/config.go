@@ -154,6 +154,12 @@ type Arm struct {
 	// the judge's prompts enter held_fixed; a judged arm samples, so
 	// Config.Repeats applies and a single run raises SINGLE_RUN.
 	Judge Judge
+	// JudgeCalibrations are the paths of calibration records of the
+	// judge's metrics (written by `lasagna judge calibrate`; in
+	// Config.FS when set, else relative to the package folder). Run
+	// refuses a record measured on another judge model or prompt before
+	// any call, and the bundle carries them beside the arm's config.
+	JudgeCalibrations []string
 	// Scorers score the arm's queries with metrics of your own (after
 	// Config.Scorers, which apply to every arm): see Scorer.
 	Scorers []Scorer

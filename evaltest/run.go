@@ -324,6 +324,16 @@ func planArms(cfg Config, sweep *engine.Plan) ([]armPlan, error) {
 			errs = append(errs, err)
 			continue
 		}
+		for _, p := range a.JudgeCalibrations {
+			fsys, name := openPath(cfg.FS, p)
+			rec, err := engine.ReadJudgeCalibration(fsys, name)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("arm %s: %w", a.Name, err))
+				continue
+			}
+			rec.File = p
+			ea.JudgeCalibrations = append(ea.JudgeCalibrations, rec)
+		}
 		plans = append(plans, armPlan{arm: ea, thresholds: append(slices.Clone(cfg.Thresholds), a.Thresholds...)})
 	}
 	if sweep != nil {

@@ -197,6 +197,8 @@ type Result struct {
 	Model string
 	// Calls is the number of judge calls made (cache hits included).
 	Calls int
+	// Reasons maps each judged metric whose reply gave a reason to it.
+	Reasons map[string]string
 }
 
 // Score judges out, the output of a pipeline for q. Metrics are judged one
@@ -248,8 +250,14 @@ func (j *Judge) Score(ctx context.Context, q lasagna.Query, out lasagna.Output) 
 			}
 		}
 		if call {
-			v, model, err := j.call(ctx, m, q, out)
+			v, model, reason, err := j.call(ctx, m, q, out)
 			res.Calls++
+			if reason != "" && err == nil {
+				if res.Reasons == nil {
+					res.Reasons = map[string]string{}
+				}
+				res.Reasons[m] = reason
+			}
 			if model != "" && res.Model == "" {
 				res.Model = model
 			}
@@ -271,9 +279,9 @@ func b2f(b bool) float64 {
 	return 0
 }
 
-// call makes one judge call and returns the score and the model the server
-// named.
-func (j *Judge) call(ctx context.Context, metric string, q lasagna.Query, out lasagna.Output) (float64, string, error) {
+// call makes one judge call and returns the score, the model the server
+// named and the reply's reason.
+func (j *Judge) call(ctx context.Context, metric string, q lasagna.Query, out lasagna.Output) (float64, string, string, error) {
 	p := promptOf(metric)
 	var ps strings.Builder
 	for i, t := range out.Passages {
@@ -307,10 +315,10 @@ func (j *Judge) call(ctx context.Context, metric string, q lasagna.Query, out la
 		Validate: func(content string) error { _, err := parseVerdict(content, want[0], want[1]); return err },
 	})
 	if err != nil {
-		return 0, "", err
+		return 0, "", "", err
 	}
 	v, err := parseVerdict(resp.Content, want[0], want[1])
-	return v, resp.Model, err
+	return v, resp.Model, replyReason(resp.Content), err
 }
 
 // parseVerdict parses a judge reply: exactly one JSON object with a string

@@ -142,6 +142,10 @@ func New(cfg Config) (*Client, error) {
 // Model returns the default chat model (Config.Model).
 func (c *Client) Model() string { return c.cfg.Model }
 
+// MaxConcurrency returns the cap on HTTP requests in flight
+// (Config.MaxConcurrency); 0 means no cap.
+func (c *Client) MaxConcurrency() int { return c.cfg.MaxConcurrency }
+
 // EmbeddingModel returns the default embedding model
 // (Config.EmbeddingModel).
 func (c *Client) EmbeddingModel() string { return c.cfg.EmbeddingModel }

@@ -167,6 +167,13 @@ type Config struct {
 	// recorded. Outside held_fixed and the comparability key: the revision
 	// already holds the corpus fixed.
 	CorpusDigest string `json:"corpus_digest,omitzero" jsonschema:"pattern=^[0-9a-f]{64}$,description=Hex sha256 of the corpus documents (ids; titles; texts) in order; the same across revisions that change only queries or judgements"`
+	// JudgeCalibrations are the calibration records of the arm's judge
+	// metrics that the run cited (`lasagna judge calibrate`), checked by the
+	// engine against the arm's judge model and prompts; without the
+	// judge's reasons. Optional in schema 1.x: absent when the run cited
+	// none. Outside held_fixed and the comparability key: evidence about
+	// the judge, which held_fixed already pins.
+	JudgeCalibrations []lasagna.JudgeCalibration `json:"judge_calibrations,omitzero" jsonschema:"description=Calibration records of the arm's judge metrics against human labels (lasagna judge calibrate)"`
 }
 
 // CorpusStats are the statistics of a lexical index, as Lucene and Anserini

@@ -452,6 +452,11 @@ var docSetups = map[string]func(s *docSession){
 		writeFAQ4(s)
 		useFakeOpenAI(s.t, fixtures.FakeOpenAIOptions{Reply: ragasDocReply})
 	},
+	"docs/llm.md#Calibrating the judge": func(s *docSession) {
+		// A judge scripted with a verdict and a reason per label
+		// (calibLabels), naming gpt-4o-mini's snapshot.
+		useFakeOpenAI(s.t, calibJudge())
+	},
 	"docs/registry.md#Managed benchmarks: the registry": func(s *docSession) {
 		// The Hugging Face cache of the import-hf example, from the
 		// fixtures of internal/registry/hf.

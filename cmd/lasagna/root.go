@@ -108,11 +108,12 @@ Exit status, for every command (its --help says what 1 means for it):
 	metrics := &cobra.Command{Use: "metrics", Short: "Compute metrics from standard files"}
 	metrics.AddCommand(newMetricsTrecCmd(stdout))
 
-	for _, group := range []*cobra.Command{benchmark, results, metrics} {
+	judgeGroup := newJudgeCmd(stdout)
+	for _, group := range []*cobra.Command{benchmark, results, metrics, judgeGroup} {
 		group.Args = noArgsUsage
 		group.RunE = func(c *cobra.Command, args []string) error { return c.Help() }
 	}
-	root.AddCommand(benchmark, results, metrics)
+	root.AddCommand(benchmark, results, metrics, judgeGroup)
 	// An unknown command is a usage error (2), as an unknown sub-verb is.
 	root.Args = noArgsUsage
 	root.RunE = func(c *cobra.Command, args []string) error { return c.Help() }

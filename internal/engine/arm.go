@@ -97,6 +97,11 @@ type Arm struct {
 	// Scorers score each query with metrics of the user's (Scorer); their
 	// names and versions are held fixed (held_fixed.scorers).
 	Scorers []Scorer
+	// JudgeCalibrations are the calibration records of the judge's
+	// metrics the arm cites (ReadJudgeCalibration): Check refuses a record
+	// whose judge model or prompt is not the arm judge's, and the bundle
+	// carries them beside the arm's config (judge_calibrations).
+	JudgeCalibrations []lasagna.JudgeCalibration
 	// Repeats runs each query of a sampling arm (Sampling) this many times,
 	// sharing one pipeline (StartRepeats); the bundle row holds each
 	// metric's mean over the repeats, and SINGLE_RUN is raised only when a
@@ -251,6 +256,9 @@ func (a *Arm) Check() error {
 		return fmt.Errorf("arm %s: a Judge scores answers, and this arm returns none; give it a Generator (or a Pipeline in generation or rag mode)", a.Name)
 	}
 	if err := checkJudgeMetrics(a); err != nil {
+		return err
+	}
+	if err := checkCalibrations(a); err != nil {
 		return err
 	}
 	return checkScorers(a)
@@ -487,6 +495,10 @@ func (d Deps) ArmContext(ctx context.Context, spec ArmSpec, topK int) (Arm, erro
 			return Arm{}, fmt.Errorf("%s: %w", where, err)
 		}
 		arm.setJudge(j)
+		if len(spec.Judge.Records) != len(spec.Judge.Calibrations) {
+			return Arm{}, fmt.Errorf("%s: judge calibrations %v are not read; read the sweep with ReadSweep (or set JudgeSpec.Records)", where, spec.Judge.Calibrations)
+		}
+		arm.JudgeCalibrations = slices.Clone(spec.Judge.Records)
 	}
 	return arm, nil
 }

@@ -191,6 +191,8 @@ func cellConfig(c *Cell, varied []string) results.Config {
 		VariedLevels:     levels,
 		CorpusStats:      corpusStats(c.Facts),
 		CorpusDigest:     br.corpusDigest(),
+		// Evidence about the judge, not a setting: outside held_fixed.
+		JudgeCalibrations: bundleCalibrations(arm),
 	}
 }
 

@@ -46,6 +46,13 @@ type JudgeSpec struct {
 	// Rubrics are judge metrics of the user's, each a criterion the judge
 	// grades answers against (see RubricSpec).
 	Rubrics []RubricSpec `yaml:"rubrics"`
+	// Calibrations are the paths of the calibration records the judge
+	// cites (`lasagna judge calibrate`), relative to the sweep file's
+	// folder; ReadSweep reads them into Records.
+	Calibrations []string `yaml:"calibrations"`
+	// Records are the calibration records, one per path of Calibrations
+	// (see Arm.JudgeCalibrations).
+	Records []lasagna.JudgeCalibration `yaml:"-"`
 }
 
 // RubricSpec is a rubric judge: the metric Name scores each answer by
@@ -72,7 +79,7 @@ var generatorKinds = []string{GeneratorGrounded, GeneratorClosedBook}
 // Known keys of the generator and judge blocks of a sweep file.
 var (
 	generatorKeys = []string{"kind", "model", "passages", "max_tokens"}
-	judgeKeys     = []string{"model", "metrics", "embedding_model", "strictness", "rubrics"}
+	judgeKeys     = []string{"model", "metrics", "embedding_model", "strictness", "rubrics", "calibrations"}
 	rubricKeys    = []string{"name", "criterion", "scale"}
 )
 

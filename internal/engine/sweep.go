@@ -197,7 +197,39 @@ func ReadSweep(fsys fs.FS, name string) (*Sweep, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read sweep file: %w", err)
 	}
-	return ParseSweep(data, name)
+	s, err := ParseSweep(data, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.readCalibrations(fsys); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// readCalibrations reads the calibration records every judge of s cites
+// into its Records.
+func (s *Sweep) readCalibrations(fsys fs.FS) error {
+	var errs []error
+	read := func(j *JudgeSpec) {
+		if j == nil || len(j.Records) == len(j.Calibrations) {
+			return
+		}
+		j.Records = nil
+		for _, p := range j.Calibrations {
+			rec, err := ReadJudgeCalibration(fsys, p)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			j.Records = append(j.Records, rec)
+		}
+	}
+	read(s.Judge)
+	for i := range s.Arms {
+		read(s.Arms[i].Judge)
+	}
+	return errors.Join(errs...)
 }
 
 // ParseSweep parses sweep file bytes; file names the file in errors and is
@@ -279,8 +311,17 @@ func ParseSweep(data []byte, file string) (*Sweep, error) {
 		}
 		e.Corpus = sweepPath(dir, e.Corpus)
 	}
+	resolveCalibrations := func(j *JudgeSpec) {
+		if j != nil {
+			for i, p := range j.Calibrations {
+				j.Calibrations[i] = sweepPath(dir, p)
+			}
+		}
+	}
+	resolveCalibrations(s.Judge)
 	for i := range s.Arms {
 		a := &s.Arms[i]
+		resolveCalibrations(a.Judge)
 		a.Pos = lasagna.Pos{File: file, Line: armNodes[i].Line}
 		if a.VectorBackend != nil {
 			a.VectorBackend.Pos = lasagna.Pos{File: file, Line: mapKey(armNodes[i], "vector_backend").Line}

@@ -165,6 +165,10 @@ type metricView struct {
 	DistSVG      template.HTML
 	NotAvailable []string // arms without this metric
 	Marks        int      // dots drawn in MeanSVG
+	// Calibrations are the judge calibration records of the arms whose
+	// judge scores this metric; Uncalibrated the arms whose judge has none.
+	Calibrations []calibView
+	Uncalibrated []string
 }
 
 type comparisonView struct {
@@ -254,7 +258,7 @@ func build(ins []Input, o Options) (*view, error) {
 	}
 	plotted := append(slices.Clone(arms), baseArms...)
 	for _, m := range mets {
-		v.Metrics = append(v.Metrics, metricPlots(m, plotted))
+		v.Metrics = append(v.Metrics, withCalibration(metricPlots(m, plotted), plotted))
 	}
 
 	// Comparisons: against the baseline bundle, or the first arm of each

@@ -78,3 +78,6 @@ func (a judgeAdapter) Score(ctx context.Context, q lasagna.Query, out lasagna.Ou
 func (a judgeAdapter) Model() string     { return a.j.Model() }
 func (a judgeAdapter) Metrics() []string { return a.j.Metrics() }
 func (a judgeAdapter) Describe() string  { return a.j.Describe() }
+func (a judgeAdapter) PromptVersion(metric string) (id, sha256 string, ok bool) {
+	return a.j.PromptVersion(metric)
+}
