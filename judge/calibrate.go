@@ -2,6 +2,8 @@ package judge
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/internal/metrics"
+	"github.com/lasagna-go/lasagna/llm"
 )
 
 // Label is one answer labelled by a person, for Calibrate: a line of a
@@ -59,21 +62,38 @@ func labelNeeds(metric string) (needs struct{ reference, passages bool }) {
 	switch metric {
 	case Correctness:
 		needs.reference = true
-	case Groundedness:
+	case Groundedness, faithfulness:
 		needs.passages = true
+	case contextPrecision, contextRecall:
+		needs.reference, needs.passages = true, true
 	}
 	return needs
 }
 
 // PromptVersion returns the id and sha256 of the prompt that decides
 // metric, the identity a calibration record holds; ok is false when the
-// judge does not score metric.
-func (j *Judge) PromptVersion(metric string) (id, sha256 string, ok bool) {
+// judge does not score metric. A metric decided by several prompts or by
+// settings (the RAG judge metrics, rubrics) has the ids of its prompts
+// joined by "+" as id, and as sha256 the hash of its whole part of
+// Describe: every prompt's hash, the criterion's and the settings.
+func (j *Judge) PromptVersion(metric string) (id, sha256hex string, ok bool) {
 	if !slices.Contains(j.cfg.Metrics, metric) {
 		return "", "", false
 	}
-	p := promptOf(metric)
-	return p.ID, p.SHA256(), true
+	if metric == Correctness || metric == Groundedness {
+		p := promptOf(metric)
+		return p.ID, p.SHA256(), true
+	}
+	ps := promptsOf(metric)
+	if _, isRubric := j.rubric(metric); isRubric {
+		ps = []llm.Prompt{rubricPrompt()}
+	}
+	ids := make([]string, len(ps))
+	for i, p := range ps {
+		ids[i] = p.ID
+	}
+	sum := sha256.Sum256([]byte(j.describeMetric(metric)))
+	return strings.Join(ids, "+"), hex.EncodeToString(sum[:]), true
 }
 
 // calibrationThreshold is the score from which Calibrate counts a

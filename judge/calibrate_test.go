@@ -108,3 +108,42 @@ func TestCalibrateRefusesBadLabels(t *testing.T) {
 		t.Errorf("%d calls made for refused labels", calls)
 	}
 }
+
+// A record of a RAG judge metric or a rubric names all of its prompts, and
+// its hash moves with every setting that decides the score.
+func TestCalibratePromptVersionOfRagasAndRubrics(t *testing.T) {
+	_, f := calibrationLabels()
+	defer f.Close()
+	version := func(cfg Config, metric string) (string, string) {
+		t.Helper()
+		j, err := New(client(t, f, "judge"), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, sum, ok := j.PromptVersion(metric)
+		if !ok {
+			t.Fatalf("PromptVersion(%s) not ok", metric)
+		}
+		return id, sum
+	}
+	id, sum := version(Config{Metrics: []string{"faithfulness"}}, "faithfulness")
+	if id != "judge-faithfulness-statements-v1+judge-faithfulness-verdicts-v1" || len(sum) != 64 {
+		t.Errorf("faithfulness: %s %s", id, sum)
+	}
+	_, s3 := version(Config{Metrics: []string{"answer_relevancy"}, Strictness: 3, EmbeddingModel: "text-embedding-3-small"}, "answer_relevancy")
+	_, s5 := version(Config{Metrics: []string{"answer_relevancy"}, Strictness: 5, EmbeddingModel: "text-embedding-3-small"}, "answer_relevancy")
+	if s3 == s5 {
+		t.Error("answer_relevancy: strictness 3 and 5 hash alike")
+	}
+	polite := func(c string) Config {
+		return Config{Rubrics: []Rubric{{Name: "polite", Criterion: c, Scale: 5}}, Metrics: []string{"polite"}}
+	}
+	idA, a := version(polite("The answer is polite."), "polite")
+	_, b := version(polite("The answer is rude."), "polite")
+	if idA != "judge-rubric-v1" || a == b {
+		t.Errorf("rubric: id %s, criteria hash alike: %v", idA, a == b)
+	}
+	if _, c := version(Config{Metrics: []string{Correctness}}, Correctness); c != correctnessPrompt().SHA256() {
+		t.Errorf("judge_correctness hash %s, want its prompt's", c)
+	}
+}

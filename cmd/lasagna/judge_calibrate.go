@@ -65,7 +65,7 @@ labels file has problems; 2 for a usage or LLM configuration error.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.metric, "metric", judge.Correctness, "judge `METRIC` to calibrate (judge_correctness, groundedness)")
+	fl.StringVar(&f.metric, "metric", judge.Correctness, "judge `METRIC` to calibrate (judge_correctness, groundedness, faithfulness, answer_relevancy, context_precision, context_recall)")
 	fl.StringVar(&f.model, "model", "", "judge `MODEL` (default $MODEL_NAME)")
 	fl.StringVarP(&f.out, "out", "o", "", "calibration record `FILE` to write (default LABELS.METRIC.calibration.json beside the labels)")
 	fl.Uint64Var(&f.seed, "seed", 1, "`SEED` of the bootstrap of kappa's interval")
