@@ -270,6 +270,7 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 		Resume:      f.resume,
 		Shard:       shard,
 		Cutoffs:     sweep.Cutoffs,
+		Slices:      sweep.Slices,
 		// Nothing here reads a corpus text after the run.
 		ReleaseTexts: true,
 	}
