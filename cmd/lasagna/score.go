@@ -185,7 +185,7 @@ func replayAndReport(ctx context.Context, stdout io.Writer, in replayInput, out 
 		fmt.Fprintln(stdout, "\nVecta set metrics (from the same replay; not bundle metrics):")
 		printArms(stdout, []results.ArmResult{*r.vecta}, nil)
 	}
-	printSlices(stdout, b)
+	printSlices(stdout, b, nil)
 	printSQuADFigures(stdout, b)
 	switch {
 	case len(r.missing) > 0 && in.missingZero:

@@ -15,9 +15,9 @@ import (
 )
 
 // printSlices prints the metric slices of b's results (metric_slices):
-// per slice and metric, n, the mean and its 95% CI. Nothing when no
-// result is sliced.
-func printSlices(w io.Writer, b *results.Bundle) {
+// per slice and metric (of shown, when not nil), n, the mean and its 95%
+// CI. Nothing when no result is sliced.
+func printSlices(w io.Writer, b *results.Bundle, shown []string) {
 	sliced := false
 	for _, res := range b.Results {
 		sliced = sliced || len(res.Slices) > 0
@@ -31,8 +31,14 @@ func printSlices(w io.Writer, b *results.Bundle) {
 	for _, res := range b.Results {
 		for _, s := range res.Slices {
 			names := slices.SortedFunc(maps.Keys(s.MetricStats), compareMetricNames)
+			if shown != nil {
+				names = shown // in the table's order
+			}
 			for _, m := range names {
-				st := s.MetricStats[m]
+				st, ok := s.MetricStats[m]
+				if !ok {
+					continue
+				}
 				ci := fmt.Sprintf("[%s, %s]", reporters.FormatNumber(st.CILow, 3), reporters.FormatNumber(st.CIHigh, 3))
 				fmt.Fprintf(tw, "%s\t%s\t%s=%s\t%s\t%d\t%s\t%s\n", res.BenchmarkName, res.ConfigName, s.Key, s.Value, m, st.N, reporters.FormatNumber(st.Mean, 4), ci)
 			}
@@ -45,7 +51,9 @@ func printSlices(w io.Writer, b *results.Bundle) {
 // token_f1, the figures the official SQuAD evaluation scripts print, with
 // their names: evaluate-v2.0.py's exact, f1, total and the HasAns_ and
 // NoAns_ figures when the result has the built-in answerable split,
-// evaluate-v1.1.py's exact_match and f1 otherwise. Each is computed as
+// evaluate-v1.1.py's exact_match and f1 otherwise, when the run scored
+// missing predictions 0 as that script does (--missing zero; without
+// it, the metrics table says the same as fractions). Each is computed as
 // the scripts do, 100 × the sum of the rows' scores / their number, from
 // the bundle's rows (so a sum of whole numbers gives the script's digits).
 func printSQuADFigures(w io.Writer, b *results.Bundle) {
@@ -84,6 +92,9 @@ func printSQuADFigures(w io.Writer, b *results.Bundle) {
 		where := res.BenchmarkName + "/" + res.ConfigName
 		em, f1, n := figures(nil)
 		if len(split) == 0 {
+			if c, ok := b.Config(res.BenchmarkName, res.ConfigName); !ok || c.HeldFixed.MissingPredictions != "zero" {
+				continue
+			}
 			fmt.Fprintf(w, "\nSQuAD v1.1 figures of %s (evaluate-v1.1.py's names, percentages):\n", where)
 			fmt.Fprintf(w, "{\"exact_match\": %s, \"f1\": %s}\n", em, f1)
 			continue
