@@ -64,6 +64,14 @@ type Config struct {
 	// (each arm's depth is always added). A threshold or gate on a cutoff
 	// missing here fails the test before any pipeline call.
 	Cutoffs []int
+	// Slices are metadata keys of the queries (docs/data.md) whose values
+	// break every metric down in the bundle: per value, the mean, n and
+	// 95% confidence interval of each metric over its queries (the
+	// bundle's metric_slices). The answerable / unanswerable split is
+	// built in for arms that answer on data with unanswerable questions.
+	// nil means a sweep's slices: (with Sweep), else none. A key no query
+	// has fails the test before any pipeline call, with "did you mean".
+	Slices []string
 	// AttrMetrics are the metrics each query subtest records with t.Attr
 	// (as lasagna.<metric>); nil means ndcg@10, recall@10, mrr,
 	// exact_match, token_f1 and the Vecta set metrics chunk_, page_ and

@@ -130,12 +130,19 @@ func newRunner(cfg Config, getenv func(string) string, testName string) (*runner
 		// A sweep's cutoffs: apply unless Config.Cutoffs sets its own.
 		cfg.Cutoffs = sweep.Options.Cutoffs
 	}
+	if sweep != nil && cfg.Slices == nil {
+		// A sweep's slices: apply unless Config.Slices sets its own.
+		cfg.Slices = sweep.Options.Slices
+	}
 	plans, err := planArms(cfg, sweep)
 	if err != nil {
 		return nil, err
 	}
 	if len(benches) == 0 {
 		return nil, errors.New("no benchmark to run; set Config.Benchmarks (dataset paths), Sweep or Data")
+	}
+	if err := engine.CheckSlices(benches, cfg.Slices); err != nil {
+		return nil, fmt.Errorf("config: Slices: %w", err)
 	}
 	if len(plans) == 0 {
 		return nil, errors.New("no arm to run; set Config.Arms, e.g. []evaltest.Arm{{Name: \"mine\", Retriever: r}, evaltest.BM25()}")
@@ -517,6 +524,7 @@ func (r *runner) finish(ctx context.Context, testName, artifactDir string, plann
 		return out
 	}
 	rep := engine.NewReport(cells, r.set.shard)
+	rep.Slices = r.cfg.Slices
 	opts := engine.BundleOptions{LasagnaVersion: version(), Concurrency: r.set.concurrency, StatsSeed: r.seed, Latency: r.set.latency}
 	if partial {
 		opts.Selection = goTestSelection()

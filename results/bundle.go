@@ -239,6 +239,12 @@ type HeldFixed struct {
 	// AnswerNormalization is orqa when answers were normalised by NQ-open's
 	// rules; absent means squad (SQuAD v2.0's rules, the default).
 	AnswerNormalization string `json:"answer_normalization,omitzero" jsonschema:"enum=squad,enum=orqa"`
+	// MissingPredictions is zero when a query the replayed predictions
+	// have no line for scored 0 on every metric (SQuAD v1.1's official
+	// convention; its rows are marked missing); absent means such a query
+	// is a failed row, left out of every mean (the default). Held fixed,
+	// so that the two conventions never compare.
+	MissingPredictions string `json:"missing_predictions,omitzero" jsonschema:"enum=zero"`
 }
 
 // Result holds the scores of one arm on one benchmark.
@@ -250,8 +256,24 @@ type Result struct {
 	Metrics map[string]float64 `json:"metrics"`
 	// MetricStats gives, per metric, the number of queries averaged, the mean
 	// and its bootstrap confidence interval.
-	MetricStats     map[string]MetricStat `json:"metric_stats,omitzero"`
-	PerSampleScores []Sample              `json:"per_sample_scores,omitzero"`
+	MetricStats map[string]MetricStat `json:"metric_stats,omitzero"`
+	// Slices break the metrics down by a query property: one entry per
+	// value of each sliced key (a metadata key the run named, or
+	// "answerable", the built-in split of a benchmark with unanswerable
+	// queries: "true" and "false"), in key then value order, each with the
+	// ids of its rows (in row order) and, per metric, the statistics of
+	// those rows that score it (MetricStat, as metric_stats over the
+	// whole result). Optional in schema 1.x: absent when the run sliced
+	// nothing. Validate recomputes every figure from the rows; validation
+	// against the data also checks that each row is in the slice its
+	// query's metadata names.
+	Slices []struct {
+		Key         string                `json:"key" jsonschema:"minLength=1"`
+		Value       string                `json:"value"`
+		QueryIDs    []string              `json:"query_ids"`
+		MetricStats map[string]MetricStat `json:"metric_stats"`
+	} `json:"metric_slices,omitzero" jsonschema:"description=Per-slice metric statistics: one entry per value of each sliced query property with its rows' ids"`
+	PerSampleScores []Sample `json:"per_sample_scores,omitzero"`
 }
 
 // MetricStat is the statistics of one aggregate metric: N queries, their
@@ -289,6 +311,11 @@ type Sample struct {
 	// JudgeError is the error of a failed judge call; the judged metrics are
 	// then absent from Scores.
 	JudgeError string `json:"judge_error,omitzero"`
+	// Missing is true when the predictions replayed had no line for the
+	// query and the run scored it 0 on every metric it scores
+	// (held_fixed.missing_predictions zero, SQuAD v1.1's convention); such
+	// a row has no output. Optional in schema 1.x.
+	Missing bool `json:"missing,omitzero"`
 	// LatencyMS is the wall time of the query's pipeline call in
 	// milliseconds: optional in schema 1.x, written only when the run
 	// asked for it (engine.BundleOptions.Latency), since wall time makes

@@ -68,7 +68,7 @@ func checkResultConsistency(r *Report, res *Result, o StatsOptions, seedNote str
 		if row.QueryID == "" {
 			w = fmt.Sprintf("%s/per_sample_scores[%d]", where, i)
 		}
-		if len(row.Scores) == 0 && row.Error == "" && row.JudgeError == "" && row.RetrievedIDs == nil && row.Retrieved == nil && row.Answer == nil {
+		if len(row.Scores) == 0 && row.Error == "" && !row.Missing && row.JudgeError == "" && row.RetrievedIDs == nil && row.Retrieved == nil && row.Answer == nil {
 			r.add(lasagna.InconsistentBundle, w, "the row has no scores, no error and no output (_retrieved_ids, _retrieved or answer): a query is scored, failed with its error, or shows the output that had nothing to score (a ranked list for a query without judgements), never empty")
 		}
 		for _, m := range slices.Sorted(maps.Keys(row.Scores)) {
@@ -119,6 +119,7 @@ func checkResultConsistency(r *Report, res *Result, o StatsOptions, seedNote str
 	for _, m := range slices.Sorted(maps.Keys(res.MetricStats)) {
 		checkStat(r, where, m, res.MetricStats[m], res.Metrics, scored, hasRows, o, seedNote)
 	}
+	checkSlices(r, res, o, seedNote)
 }
 
 // checkStat checks metric_stats[m] against metrics[m], its own interval,

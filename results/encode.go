@@ -233,6 +233,7 @@ type sampleTail struct {
 	Abstained   bool     `json:"abstained,omitzero"`
 	Error       string   `json:"error,omitzero"`
 	JudgeError  string   `json:"judge_error,omitzero"`
+	Missing     bool     `json:"missing,omitzero"`
 	LatencyMS   *float64 `json:"latency_ms,omitzero"`
 	QueryDigest string   `json:"query_digest,omitzero"`
 }
@@ -243,7 +244,7 @@ func (e *encoder) sample(s *Sample) error {
 	if err != nil {
 		return err
 	}
-	tail, err := marshal(sampleTail{s.Answer, s.Abstained, s.Error, s.JudgeError, s.LatencyMS, s.QueryDigest})
+	tail, err := marshal(sampleTail{s.Answer, s.Abstained, s.Error, s.JudgeError, s.Missing, s.LatencyMS, s.QueryDigest})
 	if err != nil {
 		return err
 	}

@@ -271,6 +271,7 @@ func Merge(shards []*Bundle, names []string) (*Bundle, error) {
 		if err := Aggregate(&r, stats); err != nil {
 			return nil, err
 		}
+		mergeSlices(&r, shards, stats)
 		out.Results = append(out.Results, r)
 	}
 

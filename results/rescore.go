@@ -178,6 +178,13 @@ func rescoreResult(r *Report, s *Rescored, taken map[string]bool, b *Bundle, c *
 			continue
 		}
 		expect := map[string]float64{}
+		if row.Missing {
+			if hf.MissingPredictions != "zero" {
+				r.add(lasagna.InconsistentBundle, w, "the row is marked missing (scored 0 without a prediction), but held_fixed.missing_predictions is not zero")
+				continue
+			}
+			missingExpect(expect, sc, &q, bench, hf.ResolvedMode)
+		}
 		list := row.RetrievedIDs
 		if list == nil && row.Retrieved != nil {
 			list = make([]string, len(row.Retrieved))
@@ -222,11 +229,34 @@ func rescoreResult(r *Report, s *Rescored, taken map[string]bool, b *Bundle, c *
 				continue
 			}
 			if rescorable(m) {
-				r.add(lasagna.InconsistentBundle, w, "scores[%q] is %v, but the data gives this row no %s: %s", m, row.Scores[m], m, whyUnscored(m, row, &q, bench))
+				why := whyUnscored(m, row, &q, bench)
+				if row.Missing {
+					why = "a missing prediction scores 0 only on the metrics its query is scored on"
+				}
+				r.add(lasagna.InconsistentBundle, w, "scores[%q] is %v, but the data gives this row no %s: %s", m, row.Scores[m], m, why)
 				continue
 			}
 			taken[m] = true
 		}
+	}
+	rescoreSlices(r, res, bench, where)
+}
+
+// missingExpect sets in expect the scores of a missing prediction under
+// missing_predictions zero: 0 on every metric the query is scored on in
+// mode, the retrieval metrics of an empty list for a judged query and
+// the answer metrics for a query with references or marked unanswerable.
+func missingExpect(expect map[string]float64, sc *metrics.RetrievalScorer, q *lasagna.Query, bench *lasagna.Benchmark, mode lasagna.Mode) {
+	if mode == lasagna.ModeRetrieval || mode == lasagna.ModeRAG {
+		if judged, ok := bench.Qrels[q.ID]; ok {
+			if m, err := sc.Score([]string{}, judged); err == nil {
+				maps.Copy(expect, m) // an empty list scores 0 throughout
+			}
+		}
+	}
+	if mode != lasagna.ModeRetrieval && (len(q.Answers) > 0 || q.Unanswerable) {
+		expect["exact_match"] = 0
+		expect["token_f1"] = 0
 	}
 }
 

@@ -35,6 +35,14 @@ type replayInput struct {
 	// topK is the arm's depth (retriever_top_k); 0 means the longest
 	// list's length.
 	topK int
+	// slices are the metadata keys the bundle breaks the metrics down by
+	// (engine.Options.Slices).
+	slices []string
+	// missingZero scores a query without a prediction 0 on every metric
+	// (engine.Arm.MissingZero) instead of failing its row.
+	missingZero bool
+	// normalization is the answer normalisation ("" for squad, or orqa).
+	normalization string
 }
 
 // replayed is the outcome of a replay: the engine's report and bundle,
@@ -105,6 +113,9 @@ func replay(ctx context.Context, in replayInput) (*replayed, error) {
 	if err != nil {
 		return nil, problems(err)
 	}
+	if in.normalization != "" {
+		sel.AnswerNormalization = in.normalization
+	}
 	retrieves, answers := in.run != "", false
 	topK := 1
 	for _, p := range preds {
@@ -146,7 +157,7 @@ func replay(ctx context.Context, in replayInput) (*replayed, error) {
 	if in.topK > 0 {
 		topK = in.topK
 	}
-	arm := engine.Arm{Name: name, TopK: topK, Stages: map[lasagna.Stage]string{}}
+	arm := engine.Arm{Name: name, TopK: topK, Stages: map[lasagna.Stage]string{}, MissingZero: in.missingZero}
 	switch {
 	case retrieves && answers:
 		arm.Mode = lasagna.ModeRAG
@@ -176,7 +187,7 @@ func replay(ctx context.Context, in replayInput) (*replayed, error) {
 			return replayOutput(preds, q.ID, base, retrieves || vecta, retrieves, answers)
 		}), nil
 	}
-	rep, err := engine.Run(ctx, []*engine.BenchmarkRun{{Benchmark: sel, Sample: info}}, []engine.Arm{arm}, engine.Options{Cutoffs: in.cutoffs})
+	rep, err := engine.Run(ctx, []*engine.BenchmarkRun{{Benchmark: sel, Sample: info}}, []engine.Arm{arm}, engine.Options{Cutoffs: in.cutoffs, Slices: in.slices})
 	if err != nil {
 		return nil, problems(err)
 	}
@@ -207,7 +218,7 @@ func replay(ctx context.Context, in replayInput) (*replayed, error) {
 func replayOutput(preds map[string]datasets.Prediction, id, file string, needHits, keepHits, answers bool) (lasagna.Output, error) {
 	p, ok := preds[id]
 	if !ok {
-		return lasagna.Output{}, fmt.Errorf("no prediction for query %q in %s", id, file)
+		return lasagna.Output{}, fmt.Errorf("%w for query %q in %s", engine.ErrNoPrediction, id, file)
 	}
 	at := file
 	if p.Pos.File != "" {

@@ -281,6 +281,7 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 		Resume:      f.resume,
 		Shard:       shard,
 		Cutoffs:     sweep.Cutoffs,
+		Slices:      sweep.Slices,
 		// Nothing here reads a corpus text after the run.
 		ReleaseTexts: true,
 	}
@@ -335,7 +336,9 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 	if err := writeBundleFile(out, bundle); err != nil {
 		return err
 	}
-	printBundleTable(ctx, stdout, bundle, runTableMetrics(bundle, sweep, gated))
+	shown := runTableMetrics(bundle, sweep, gated)
+	printBundleTable(ctx, stdout, bundle, shown)
+	printSlices(stdout, bundle, shown)
 	sep := "\n"
 	for _, c := range rep.Cells {
 		if c.Resumed > 0 {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/lasagna-go/lasagna/internal/metrics"
 	"github.com/lasagna-go/lasagna/results"
 )
 
@@ -29,6 +30,11 @@ type replayFlags struct {
 	seed    uint64
 	own     bool
 	topK    int
+	// slices, missing and normalization: --slice, --missing,
+	// --normalization.
+	slices        []string
+	missing       string
+	normalization string
 }
 
 func (f *replayFlags) register(cmd *cobra.Command, outHelp string) {
@@ -39,6 +45,9 @@ func (f *replayFlags) register(cmd *cobra.Command, outHelp string) {
 	fl.StringVar(&f.format, "format", "auto", "dataset format: auto (by name; a .csv whose header has chunk_ids, page_nums or source_paths is a Vecta CSV), jsonl, csv, vecta, beir")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the bootstrap confidence intervals (default 42, as benchmark run)")
 	fl.IntVar(&f.topK, "top-k", 0, "depth the lists were retrieved at, recorded as retriever_top_k (longer lists are cut; default: the longest list's length)")
+	fl.StringArrayVar(&f.slices, "slice", nil, "break every metric down by this metadata key of the queries (repeatable): each value's mean, n and 95% CI; the answerable / unanswerable split is built in")
+	fl.StringVar(&f.missing, "missing", "fail", "a dataset query without a prediction: fail (a failed row, left out of every mean) or zero (scored 0 on every metric, SQuAD v1.1's official convention; recorded in held_fixed as missing_predictions zero, so such bundles never compare with fail ones)")
+	fl.StringVar(&f.normalization, "normalization", "squad", "answer normalisation before exact_match and token_f1: squad (SQuAD's official rules) or orqa (NQ-open's: Unicode NFD first, empty references kept); recorded in held_fixed")
 	fl.BoolVar(&f.own, "own-index", false, "the lists come from a system searching its own index: ids outside the dataset's corpus count as non-relevant (OUTSIDE_CORPUS_IDS warning) instead of blocking UNKNOWN_DOC_ID; corpus_provenance own_index")
 }
 
@@ -48,6 +57,20 @@ func (f *replayFlags) input(cmdName, data string) (replayInput, error) {
 	case "auto", "jsonl", "csv", "vecta", "beir":
 	default:
 		return replayInput{}, usageError("%s: --format %q is not one of auto, jsonl, csv, vecta, beir", cmdName, f.format)
+	}
+	switch f.missing {
+	case "fail", "zero":
+	default:
+		return replayInput{}, usageError("%s: --missing %q is not one of fail, zero", cmdName, f.missing)
+	}
+	norm, err := metrics.ParseNormalization(f.normalization)
+	if err != nil {
+		return replayInput{}, usageError("%s: --normalization %q is not one of squad, orqa", cmdName, f.normalization)
+	}
+	for _, k := range f.slices {
+		if strings.TrimSpace(k) == "" {
+			return replayInput{}, usageError("%s: --slice needs a metadata key, e.g. --slice question_type", cmdName)
+		}
 	}
 	if f.topK < 0 {
 		return replayInput{}, usageError("%s: --top-k %d is not positive", cmdName, f.topK)
@@ -63,7 +86,12 @@ func (f *replayFlags) input(cmdName, data string) (replayInput, error) {
 		slices.Sort(cuts)
 		cuts = slices.Compact(cuts)
 	}
-	return replayInput{data: data, format: f.format, arm: f.arm, cutoffs: cuts, seed: f.seed, ownIndex: f.own, topK: f.topK}, nil
+	in := replayInput{data: data, format: f.format, arm: f.arm, cutoffs: cuts, seed: f.seed, ownIndex: f.own, topK: f.topK,
+		slices: slices.Clone(f.slices), missingZero: f.missing == "zero"}
+	if norm == metrics.ORQA {
+		in.normalization = string(norm)
+	}
+	return in, nil
 }
 
 func newScoreCmd(stdout io.Writer) *cobra.Command {
@@ -157,7 +185,12 @@ func replayAndReport(ctx context.Context, stdout io.Writer, in replayInput, out 
 		fmt.Fprintln(stdout, "\nVecta set metrics (from the same replay; not bundle metrics):")
 		printArms(stdout, []results.ArmResult{*r.vecta}, nil)
 	}
-	if len(r.missing) > 0 {
+	printSlices(stdout, b, nil)
+	printSQuADFigures(stdout, b)
+	switch {
+	case len(r.missing) > 0 && in.missingZero:
+		fmt.Fprintf(stdout, "\n%d dataset quer%s no prediction (scored 0 on every metric, --missing zero; held_fixed missing_predictions zero): %s\n", len(r.missing), scorePlural(len(r.missing), "y has", "ies have"), scoreList(r.missing))
+	case len(r.missing) > 0:
 		fmt.Fprintf(stdout, "\n%d dataset quer%s no prediction (failed rows, left out of every mean; PIPELINE_ERRORS): %s\n", len(r.missing), scorePlural(len(r.missing), "y has", "ies have"), scoreList(r.missing))
 	}
 	if len(r.unknown) > 0 {

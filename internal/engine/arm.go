@@ -85,6 +85,12 @@ type Arm struct {
 	// the texts of the benchmark's documents only (a Hit carries no text):
 	// for answers from your own index, use a Pipeline arm.
 	OwnIndex bool
+	// MissingZero scores a query whose pipeline fails with ErrNoPrediction
+	// (replayed predictions without a line for it) 0 on every metric the
+	// arm scores it on, SQuAD v1.1's convention, instead of failing the
+	// row; held_fixed records missing_predictions zero, so that such
+	// bundles never compare with those of the default.
+	MissingZero bool
 	// Samples is true when the arm calls a sampling LLM (so one run is not
 	// the whole answer and SINGLE_RUN applies).
 	Samples bool

@@ -94,7 +94,7 @@ func (rep *Report) Bundle(o BundleOptions) (*results.Bundle, error) {
 			b.Experiment.NothingSamples = false
 		}
 		b.Configs = append(b.Configs, cellConfig(c, varied[c.Bench.Benchmark]))
-		r, err := cellResult(c, seed, o.Latency)
+		r, err := cellResult(c, seed, o.Latency, rep.Slices)
 		if err != nil {
 			return nil, err
 		}
@@ -119,6 +119,9 @@ func cellConfig(c *Cell, varied []string) results.Config {
 		hf.Filters = maps.Clone(br.Sample.Filters)
 	}
 	hf.Scorers = scorerSettings(arm)
+	if arm.MissingZero {
+		hf.MissingPredictions = "zero"
+	}
 	if arm.OwnIndex {
 		// The arm searched the user's index, not the benchmark's corpus;
 		// corpus_fingerprint still names the benchmark's revision, which
@@ -215,7 +218,7 @@ func strPtr(v any) *string {
 
 // cellResult is the result of cell c; with latency, each row that ran its
 // pipeline records its wall time (LatencyMS).
-func cellResult(c *Cell, seed uint64, latency bool) (results.Result, error) {
+func cellResult(c *Cell, seed uint64, latency bool, sliceKeys []string) (results.Result, error) {
 	res := results.Result{
 		BenchmarkName: c.Bench.Benchmark.Name,
 		ConfigName:    c.Arm.Name,
@@ -231,6 +234,11 @@ func cellResult(c *Cell, seed uint64, latency bool) (results.Result, error) {
 		}
 		if r.Err != nil {
 			row.Error = r.Err.Error()
+			res.PerSampleScores = append(res.PerSampleScores, row)
+			continue
+		}
+		if r.Missing {
+			row.Missing, row.Scores = true, r.Scores
 			res.PerSampleScores = append(res.PerSampleScores, row)
 			continue
 		}
@@ -261,6 +269,7 @@ func cellResult(c *Cell, seed uint64, latency bool) (results.Result, error) {
 	if err := results.Aggregate(&res, results.StatsOptions{Seed: seed}); err != nil {
 		return res, err
 	}
+	addSlices(&res, c, sliceKeys, results.StatsOptions{Seed: seed})
 	return res, nil
 }
 

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -142,7 +143,16 @@ func (cr *CellRun) run(ctx context.Context, n int) {
 			start := time.Now()
 			out, err := callPipeline(ctx, cr.pipe, *r.Query)
 			r.Latency = time.Since(start)
-			if err != nil {
+			switch {
+			case err != nil && cr.cell.Arm.MissingZero && errors.Is(err, ErrNoPrediction):
+				// Scored 0 on every metric (scoreMissing); not journalled,
+				// so a resumed run asks the predictions again.
+				r.Missing, r.Latency = true, 0
+				sc := cr.scratch.Get().(*scratch)
+				cr.sc.score(r, sc)
+				cr.scratch.Put(sc)
+				return
+			case err != nil:
 				r.Err = err
 				return
 			}

@@ -150,7 +150,7 @@ func (d Deps) SweepPlan(ctx context.Context, s *Sweep) (*Plan, error) {
 		return nil, err
 	}
 	return &Plan{Arms: arms, Thresholds: s.Thresholds(), CutoffsName: "cutoffs: in the sweep file",
-		Options: Options{Cutoffs: s.Cutoffs}}, nil
+		Options: Options{Cutoffs: s.Cutoffs, Slices: s.Slices}}, nil
 }
 
 // Check reports every problem of p that needs no pipeline call, all at
@@ -194,7 +194,7 @@ func (p *Plan) Check() error {
 	if p.Benchmarks == nil {
 		return nil
 	}
-	return checkPlan(p.Benchmarks, p.Arms)
+	return errors.Join(checkPlan(p.Benchmarks, p.Arms), CheckSlices(p.Benchmarks, p.Options.Slices))
 }
 
 // checkPaired checks the paired thresholds (NotWorseThan) of each arm,

@@ -77,9 +77,20 @@ type Options struct {
 	// (the lasagna CLI does); ids are kept.
 	ReleaseTexts bool
 
+	// Slices are the metadata keys whose values the bundle breaks every
+	// metric down by (results.Result.Slices), besides the built-in
+	// answerable split, which a run that scores answers on a sample with
+	// unanswerable queries always gets.
+	Slices []string
+
 	// repeat is the 0-based repeat a CellRun runs (StartRepeats).
 	repeat int
 }
+
+// ErrNoPrediction is the error of a pipeline that replays predictions
+// made elsewhere and has none for the query: a failed row, or a row
+// scored 0 on an arm with MissingZero.
+var ErrNoPrediction = errors.New("no prediction")
 
 // Shard selects every query whose position in the benchmark's sorted query
 // ids is congruent to Index-1 modulo Count (1 ≤ Index ≤ Count). The zero
@@ -93,6 +104,9 @@ type Report struct {
 	Findings []lasagna.Finding
 	// Shard is the shard that ran.
 	Shard Shard
+	// Slices are the metadata keys the bundle breaks the metrics down by
+	// (Options.Slices).
+	Slices []string
 }
 
 // Cell is one arm on one benchmark.
@@ -144,6 +158,10 @@ type QueryResult struct {
 	// none); the latency_ms threshold and the bundle row's latency_ms read
 	// it.
 	Latency time.Duration
+	// Missing marks a query whose pipeline returned ErrNoPrediction on an
+	// arm with MissingZero: it has no output and scores 0 on every metric
+	// it is scored on.
+	Missing bool
 	// Repeats are the runs of a query of an arm that ran it several times
 	// (Arm.Repeats); this result merges them (MergeRepeats). Nil for a
 	// query run once.
@@ -173,6 +191,9 @@ func Run(ctx context.Context, benches []*BenchmarkRun, arms []Arm, opts Options)
 		return nil, err
 	}
 	if err := errors.Join(checkOptions(opts)...); err != nil {
+		return nil, err
+	}
+	if err := CheckSlices(benches, opts.Slices); err != nil {
 		return nil, err
 	}
 	for _, br := range benches {
@@ -220,7 +241,9 @@ func Run(ctx context.Context, benches []*BenchmarkRun, arms []Arm, opts Options)
 			}
 		}
 	}
-	return NewReport(rep.Cells, rep.Shard), nil
+	out := NewReport(rep.Cells, rep.Shard)
+	out.Slices = opts.Slices
+	return out, nil
 }
 
 func checkPlan(benches []*BenchmarkRun, arms []Arm) error {
@@ -234,6 +257,11 @@ func checkPlan(benches []*BenchmarkRun, arms []Arm) error {
 		return errs[0]
 	}
 	var errs []error
+	for _, a := range arms {
+		if a.MissingZero && a.Judge != nil {
+			errs = append(errs, fmt.Errorf("arm %s: missing predictions scored 0 (MissingZero) cannot be judged; drop the judge or score missing predictions as failed rows", a.Name))
+		}
+	}
 	for _, br := range benches {
 		if _, err := metrics.ParseNormalization(br.Benchmark.AnswerNormalization); err != nil {
 			errs = append(errs, fmt.Errorf("benchmark %s: %w", br.Benchmark.Name, err))
@@ -546,6 +574,10 @@ func (s *scorer) score(r *QueryResult, sc *scratch) {
 	if r.Err != nil {
 		return
 	}
+	if r.Missing {
+		s.scoreMissing(r, sc)
+		return
+	}
 	if k := s.arm.topK(); len(r.Output.Hits) > k {
 		r.Output.Hits = r.Output.Hits[:k]
 	}
@@ -591,6 +623,28 @@ func (s *scorer) score(r *QueryResult, sc *scratch) {
 		})
 		scores["exact_match"] = a.ExactMatch
 		scores["token_f1"] = a.TokenF1
+	}
+	if len(scores) > 0 {
+		r.Scores = scores
+	}
+}
+
+// scoreMissing scores a missing prediction (Arm.MissingZero): 0 on every
+// metric the query is scored on, the retrieval metrics of an empty list
+// for a judged query and the answer metrics for a query with references
+// or marked unanswerable.
+func (s *scorer) scoreMissing(r *QueryResult, sc *scratch) {
+	scores := map[string]float64{}
+	if s.arm.Retrieves() {
+		if judged, ok := s.b.Qrels[r.Query.ID]; ok {
+			if m, err := sc.rs.Score([]string{}, judged); err == nil {
+				scores = m // an empty list scores 0 throughout
+			}
+		}
+	}
+	if s.arm.Answers() && (len(r.Query.Answers) > 0 || r.Query.Unanswerable) {
+		scores["exact_match"] = 0
+		scores["token_f1"] = 0
 	}
 	if len(scores) > 0 {
 		r.Scores = scores

@@ -37,6 +37,11 @@ type Sweep struct {
 	// Cutoffs are the k of the @k retrieval metrics; nil means
 	// DefaultMetricCutoffs() (each arm's depth is always added).
 	Cutoffs []int `yaml:"cutoffs"`
+	// Slices are metadata keys of the queries whose values break every
+	// metric down, each value with its mean and confidence interval
+	// (results.Result.Slices); nil slices by nothing but the built-in
+	// answerable split.
+	Slices []string `yaml:"slices"`
 	// Gate sets the baseline gate of `lasagna benchmark run --baseline`.
 	Gate Gate `yaml:"gate"`
 	// VectorBackend is the vector backend of every arm that keeps the
@@ -175,7 +180,7 @@ var retrieverKinds = []string{RetrieverBM25, RetrieverDense, RetrieverHybrid, Re
 
 // Known keys of each level of a sweep file.
 var (
-	sweepKeys     = []string{"benchmarks", "arms", "seed", "top_k", "judge", "cutoffs", "gate", "vector_backend", "repeats", "pass"}
+	sweepKeys     = []string{"benchmarks", "arms", "seed", "top_k", "judge", "cutoffs", "slices", "gate", "vector_backend", "repeats", "pass"}
 	benchmarkKeys = []string{"path", "name", "split", "n_samples", "seed", "filters", "corpus", "answer_normalization"}
 	armKeys       = []string{"name", "retriever", "top_k", "bm25", "embedder", "rrf_k", "vector_backend", "alpha", "generator", "judge", "varied", "thresholds", "repeats", "pass"}
 	thresholdKeys = []string{"metric", "at_least", "at_most", "per_query", "not_worse_than", "tolerance"}

@@ -135,6 +135,7 @@ type view struct {
 	Bundles     []bundleView
 	Findings    []finding
 	Metrics     []metricView
+	Slices      []sliceView
 	Comparisons []comparisonView
 	Refusals    []string
 	Columns     []string
@@ -169,6 +170,14 @@ type metricView struct {
 	// judge scores this metric; Uncalibrated the arms whose judge has none.
 	Calibrations []calibView
 	Uncalibrated []string
+}
+
+// sliceView is one row of the slices table: one metric over the queries
+// of one value of a sliced query property (a result's metric_slices).
+type sliceView struct {
+	Arm, Benchmark, Slice, Metric string
+	N                             int
+	Mean, CILow, CIHigh           float64
 }
 
 type comparisonView struct {
@@ -259,6 +268,16 @@ func build(ins []Input, o Options) (*view, error) {
 	plotted := append(slices.Clone(arms), baseArms...)
 	for _, m := range mets {
 		v.Metrics = append(v.Metrics, withCalibration(metricPlots(m, plotted), plotted))
+	}
+	for _, a := range arms {
+		for _, sl := range a.Result.Slices {
+			for _, m := range mets {
+				if st, ok := sl.MetricStats[m]; ok {
+					v.Slices = append(v.Slices, sliceView{Arm: a.Label, Benchmark: a.Config.Benchmark, Slice: sl.Key + "=" + sl.Value, Metric: m,
+						N: st.N, Mean: st.Mean, CILow: st.CILow, CIHigh: st.CIHigh})
+				}
+			}
+		}
 	}
 
 	// Comparisons: against the baseline bundle, or the first arm of each
