@@ -73,7 +73,7 @@ func (s *Server) benchmarksPage(w http.ResponseWriter, r *http.Request) {
 
 // GET /benchmark?ref=NAME[@hash][&q=TEXT][&page=N]: a benchmark, its
 // entries (paged; q keeps those whose id, question or answer contain the
-// text, ignoring case), its actions and its evaluations.
+// text, ignoring case: registry.Search), its actions and its evaluations.
 func (s *Server) benchmarkPage(w http.ResponseWriter, r *http.Request) {
 	reg := s.reg(w, r)
 	if reg == nil {
@@ -100,29 +100,9 @@ func (s *Server) benchmarkPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	search := strings.TrimSpace(q.Get("q"))
-	var (
-		entries []registry.Entry
-		matches int
-	)
 	offset := (page - 1) * entriesPerPage
-	if search == "" {
-		entries, matches, err = reg.Entries(r.Context(), ref, offset, entriesPerPage)
-	} else {
-		// The search reads every entry of the revision: fine for the
-		// thousands of questions of a benchmark.
-		var all []registry.Entry
-		all, _, err = reg.Entries(r.Context(), ref, 0, 0)
-		needle := strings.ToLower(search)
-		for _, e := range all {
-			if strings.Contains(strings.ToLower(e.ID), needle) || strings.Contains(strings.ToLower(e.Question), needle) ||
-				strings.Contains(strings.ToLower(e.Answer), needle) {
-				if matches >= offset && len(entries) < entriesPerPage {
-					entries = append(entries, e)
-				}
-				matches++
-			}
-		}
-	}
+	// registry.Search: in the database, paged there too.
+	entries, matches, err := reg.Search(r.Context(), ref, search, offset, entriesPerPage)
 	if err != nil {
 		s.registryError(w, r, err)
 		return

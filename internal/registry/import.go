@@ -150,7 +150,7 @@ func (r *Registry) Import(ctx context.Context, name string, files Files, opts Im
 		case err != nil:
 			return err
 		default: // the same content: drop the copy
-			for _, q := range []string{`DELETE FROM revision_chunks WHERE revision_id = ?`, `DELETE FROM entries WHERE revision_id = ?`, `DELETE FROM revisions WHERE id = ?`} {
+			for _, q := range []string{`DELETE FROM revision_chunks WHERE revision_id = ?`, `DELETE FROM entries WHERE revision_id = ?`, `DELETE FROM entry_text WHERE revision_id = ?`, `DELETE FROM revisions WHERE id = ?`} {
 				if _, err := tx.ExecContext(ctx, r.d.q(q), revID); err != nil {
 					return err
 				}
@@ -467,17 +467,18 @@ const (
 	copyBatch  = 5000
 )
 
-// entryWriter inserts a revision's entries as they come (a batchWriter
-// on the entries table).
+// entryWriter inserts a revision's entries as they come (batchWriters
+// on the entries table and on entry_text, their searched fields).
 type entryWriter struct {
-	w     *batchWriter
-	revID int64
-	n     int // entries so far
-	buf   bytes.Buffer
+	w, text *batchWriter
+	revID   int64
+	n       int // entries so far
+	buf     bytes.Buffer
 }
 
 func (r *Registry) newEntryWriter(ctx context.Context, conn *sql.Conn, tx *sql.Tx, revID int64) *entryWriter {
-	return &entryWriter{w: r.newBatchWriter(ctx, conn, tx, "entries", "revision_id", "ordinal", "entry_id", "question", "data"), revID: revID}
+	return &entryWriter{w: r.newBatchWriter(ctx, conn, tx, "entries", "revision_id", "ordinal", "entry_id", "question", "data"),
+		text: r.newTextWriter(ctx, conn, tx), revID: revID}
 }
 
 func (w *entryWriter) add(e Entry) error {
@@ -487,12 +488,23 @@ func (w *entryWriter) add(e Entry) error {
 	}
 	n := w.n
 	w.n++
-	return w.w.add(w.revID, int64(n), e.ID, e.Question, strings.TrimSuffix(w.buf.String(), "\n"))
+	if err := w.w.add(w.revID, int64(n), e.ID, e.Question, strings.TrimSuffix(w.buf.String(), "\n")); err != nil {
+		return err
+	}
+	return w.text.add(searchRow(w.revID, int64(n), e.ID, e.Question, e.Answer)...)
 }
 
-func (w *entryWriter) flush() error { return w.w.flush() }
+func (w *entryWriter) flush() error {
+	if err := w.w.flush(); err != nil {
+		return err
+	}
+	return w.text.flush()
+}
 
-func (w *entryWriter) close() { w.w.close() }
+func (w *entryWriter) close() {
+	w.w.close()
+	w.text.close()
+}
 
 // batchWriter inserts rows into a table as they come: on SQLite
 // entryBatch rows per INSERT statement, on PostgreSQL copyBatch rows per

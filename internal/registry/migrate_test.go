@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -109,11 +110,84 @@ func TestFailedImportLeavesNoRows(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("rows.jsonl:%d", copyBatch+11)) {
 				t.Fatalf("Create = %v, want the problem on the last row", err)
 			}
-			for _, table := range []string{"benchmarks", "revisions", "revision_chunks", "entries"} {
+			for _, table := range []string{"benchmarks", "revisions", "revision_chunks", "entries", "entry_text"} {
 				var n int
 				if err := r.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+table).Scan(&n); err != nil || n != 0 {
 					t.Errorf("%s: %d rows (%v) after a failed import", table, n, err)
 				}
+			}
+		})
+	}
+}
+
+// A registry of schema 3 (entries without entry_text) opens: migration 4
+// fills entry_text from the stored entries, across more than one batch
+// and more than one revision, and Search finds what it found before, on
+// both backends.
+func TestMigrateFillsEntryText(t *testing.T) {
+	ctx := context.Background()
+	var rows strings.Builder
+	for i := range 2500 {
+		fmt.Fprintf(&rows, `{"id":"Q%d","question":"Question %d about ÉTÉ","answers":["Answer %d","other"]}`+"\n", i, i, i)
+	}
+	for name, dsn := range map[string]func(t *testing.T) string{
+		"sqlite":   func(t *testing.T) string { return filepath.Join(t.TempDir(), "registry.db") },
+		"postgres": func(t *testing.T) string { return pgtest.Database(t) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			dsn := dsn(t)
+			r, err := Open(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.Create(ctx, "faq", faqFiles()); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.Create(ctx, "m", Files{FS: fstest.MapFS{"m.jsonl": {Data: []byte(rows.String())}}, Path: "m.jsonl"}); err != nil {
+				t.Fatal(err)
+			}
+			type result struct {
+				ids   []string
+				total int
+			}
+			search := func(r *Registry) map[string]result {
+				out := map[string]result{}
+				for _, q := range []string{"été", "answer 24", "q1", "other", "glass", "?"} {
+					for _, ref := range []string{"faq", "m"} {
+						es, total, err := r.Search(ctx, ref, q, 10, 50)
+						if err != nil {
+							t.Fatal(err)
+						}
+						var ids []string
+						for _, e := range es {
+							ids = append(ids, e.ID)
+						}
+						out[ref+" "+q] = result{ids, total}
+					}
+				}
+				return out
+			}
+			before := search(r)
+			for _, s := range []string{`DROP TABLE entry_text`, `DELETE FROM lasagna_schema WHERE version = 4`} {
+				if _, err := r.db.ExecContext(ctx, s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r.Close()
+			r, err = Open(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			var n int
+			if err := r.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM entry_text`).Scan(&n); err != nil || n != 2500+47 {
+				t.Fatalf("entry_text holds %d rows (%v), want %d", n, err, 2500+47)
+			}
+			if after := search(r); !reflect.DeepEqual(after, before) {
+				t.Errorf("after the migration:\n%v\nbefore:\n%v", after, before)
+			}
+			if before["m été"].total != 2500 || before["m answer 24"].total != 111 || before["m other"].total != 0 {
+				t.Errorf("searches: %v", before)
 			}
 		})
 	}

@@ -142,7 +142,7 @@ func TestReadOnlyOldSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.db.Exec(`DELETE FROM lasagna_schema WHERE version = 3`); err != nil {
+	if _, err := r.db.Exec(`DELETE FROM lasagna_schema WHERE version >= 3`); err != nil {
 		t.Fatal(err)
 	}
 	r.Close()

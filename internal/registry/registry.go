@@ -601,6 +601,7 @@ func (r *Registry) Delete(ctx context.Context, name string, force bool) error {
 		}
 		for _, stmt := range []string{
 			`DELETE FROM entries WHERE revision_id IN (SELECT id FROM revisions WHERE benchmark_id = ?)`,
+			`DELETE FROM entry_text WHERE revision_id IN (SELECT id FROM revisions WHERE benchmark_id = ?)`,
 			`DELETE FROM revision_files WHERE revision_id IN (SELECT id FROM revisions WHERE benchmark_id = ?)`,
 			`DELETE FROM revision_chunks WHERE revision_id IN (SELECT id FROM revisions WHERE benchmark_id = ?)`,
 			`DELETE FROM revisions WHERE benchmark_id = ?`,
