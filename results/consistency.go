@@ -116,8 +116,22 @@ func checkResultConsistency(r *Report, res *Result, o StatsOptions, seedNote str
 			}
 		}
 	}
-	for _, m := range slices.Sorted(maps.Keys(res.MetricStats)) {
-		checkStat(r, where, m, res.MetricStats[m], res.Metrics, scored, hasRows, o, seedNote)
+	// The intervals of the rows, all drawn at once (newMetricStats).
+	names := slices.Sorted(maps.Keys(res.MetricStats))
+	var xss [][]float64
+	for _, m := range names {
+		if xs := scored[m]; len(xs) > 0 && len(xs) == res.MetricStats[m].N {
+			xss = append(xss, xs)
+		}
+	}
+	got := newMetricStats(xss, o)
+	for _, m := range names {
+		st := res.MetricStats[m]
+		var recomputed MetricStat
+		if xs := scored[m]; len(xs) > 0 && len(xs) == st.N {
+			recomputed, got = got[0], got[1:]
+		}
+		checkStat(r, where, m, st, res.Metrics, scored, hasRows, o, recomputed, seedNote)
 	}
 	checkSlices(r, res, o, seedNote)
 }
@@ -125,9 +139,9 @@ func checkResultConsistency(r *Report, res *Result, o StatsOptions, seedNote str
 // checkStat checks metric_stats[m] against metrics[m], its own interval,
 // its metric's range, n against the rows that score m (a result without
 // rows has n 0) and the interval NewMetricStat recomputes from those rows
-// under o, the bundle's StatsOptions (seedNote says where its seed comes
+// under o, the bundle's StatsOptions, got (seedNote says where its seed comes
 // from).
-func checkStat(r *Report, where, m string, st MetricStat, aggs map[string]float64, scored map[string][]float64, hasRows bool, o StatsOptions, seedNote string) {
+func checkStat(r *Report, where, m string, st MetricStat, aggs map[string]float64, scored map[string][]float64, hasRows bool, o StatsOptions, got MetricStat, seedNote string) {
 	field := fmt.Sprintf("metric_stats[%q]", m)
 	if v, ok := aggs[m]; !ok {
 		r.add(lasagna.InconsistentBundle, where, "%s exists but metrics has no %q", field, m)
@@ -152,7 +166,6 @@ func checkStat(r *Report, where, m string, st MetricStat, aggs map[string]float6
 	if len(xs) == 0 {
 		return
 	}
-	got := NewMetricStat(xs, o)
 	resamples := o.Resamples
 	if resamples <= 0 {
 		resamples = metrics.DefaultResamples

@@ -97,8 +97,15 @@ func Read(r io.Reader) (*Bundle, error) {
 
 // Unmarshal parses a bundle from data (see Read).
 func Unmarshal(data []byte) (*Bundle, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
+	// json.Unmarshal reads the text in place (a Decoder copies it into its
+	// buffer as it grows); it fails where the Decoder below fails, which
+	// then gives the error its line and column.
 	var b Bundle
+	if err := json.Unmarshal(data, &b); err == nil {
+		return &b, nil
+	}
+	b = Bundle{}
+	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&b); err != nil {
 		return nil, jsonError(data, err)
 	}

@@ -45,8 +45,20 @@ func NewMetricStat(xs []float64, o StatsOptions) MetricStat {
 	if !(o.Level > 0 && o.Level < 1) {
 		o.Level = metrics.DefaultLevel
 	}
-	s := metrics.Summarize(xs, o)
-	return MetricStat{N: s.N, Mean: s.Mean, CILow: s.Lo, CIHigh: s.Hi, Level: o.Level}
+	return newMetricStats([][]float64{xs}, o)[0]
+}
+
+// newMetricStats returns NewMetricStat(xss[i], o) for every i, bit for
+// bit, for less work than one call each (metrics.SummarizeAll).
+func newMetricStats(xss [][]float64, o StatsOptions) []MetricStat {
+	if !(o.Level > 0 && o.Level < 1) {
+		o.Level = metrics.DefaultLevel
+	}
+	out := make([]MetricStat, len(xss))
+	for i, s := range metrics.SummarizeAll(xss, o) {
+		out[i] = MetricStat{N: s.N, Mean: s.Mean, CILow: s.Lo, CIHigh: s.Hi, Level: o.Level}
+	}
+	return out
 }
 
 // Aggregate sorts r.PerSampleScores by query id (byte-wise, the order of a
@@ -75,10 +87,14 @@ func Aggregate(r *Result, o StatsOptions) error {
 	}
 	r.Metrics = make(map[string]float64, len(scores))
 	r.MetricStats = make(map[string]MetricStat, len(scores))
-	for m, xs := range scores {
-		st := NewMetricStat(xs, o)
-		r.Metrics[m] = st.Mean
-		r.MetricStats[m] = st
+	names := slices.Sorted(maps.Keys(scores))
+	xss := make([][]float64, len(names))
+	for i, m := range names {
+		xss[i] = scores[m]
+	}
+	for i, st := range newMetricStats(xss, o) {
+		r.Metrics[names[i]] = st.Mean
+		r.MetricStats[names[i]] = st
 	}
 	return nil
 }

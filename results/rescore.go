@@ -56,6 +56,7 @@ func (s Rescored) String() string {
 // ValidateWith(raw, checks...) alone.
 func ValidateAgainst(raw []byte, data []*lasagna.Benchmark, checks ...func(raw []byte) []Problem) (Report, Rescored, error) {
 	r, b := validate(raw, checks)
+	r.bundle = b
 	if b == nil || len(data) == 0 {
 		return r, Rescored{}, nil // validate reported why, or nothing to re-score against
 	}

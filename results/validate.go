@@ -44,7 +44,15 @@ func (p Problem) Blocking() bool { return p.Level == lasagna.LevelBlocking }
 // structure, listed integrity codes).
 type Report struct {
 	Problems []Problem
+
+	bundle *Bundle
 }
+
+// Bundle returns the bundle the validation read, as Unmarshal reads it,
+// so that a caller that validates a bundle before it uses it parses the
+// text once; nil when the text does not read as a bundle (the report
+// says why). The bundle belongs to the caller.
+func (r Report) Bundle() *Bundle { return r.bundle }
 
 // Blocking returns the number of blocking problems.
 func (r Report) Blocking() int {
@@ -131,7 +139,8 @@ func Validate(raw []byte) Report { return ValidateWith(raw) }
 // the text canonicalized in place, and only the skeleton is decoded as a
 // generic tree; the rows are decoded once, into the typed Bundle.
 func ValidateWith(raw []byte, checks ...func(raw []byte) []Problem) Report {
-	r, _ := validate(raw, checks)
+	r, b := validate(raw, checks)
+	r.bundle = b
 	return r
 }
 

@@ -206,9 +206,9 @@ func readTrustedBundle(w io.Writer, p, what string, data []*lasagna.Benchmark) (
 		}
 		return nil, problems(fmt.Errorf("results: %s fails validation; not %s (see lasagna results validate %s)", p, what, p))
 	}
-	b, err := results.Unmarshal(raw)
-	if err != nil {
-		return nil, problems(fmt.Errorf("results: %s: %w", p, err))
+	b := r.Bundle()
+	if b == nil {
+		return nil, problems(fmt.Errorf("results: %s does not read as a bundle (see lasagna results validate %s)", p, p))
 	}
 	return b, nil
 }

@@ -85,9 +85,9 @@ func resultsMerge(ctx context.Context, w io.Writer, paths []string, out string, 
 			}
 			continue
 		}
-		b, err := results.Unmarshal(raw)
-		if err != nil {
-			return problems(fmt.Errorf("results merge: %s: %w", p, err))
+		b := r.Bundle()
+		if b == nil {
+			return problems(fmt.Errorf("results merge: %s does not read as a bundle (see lasagna results validate %s)", p, p))
 		}
 		shards = append(shards, b)
 	}

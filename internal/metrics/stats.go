@@ -94,21 +94,14 @@ func bootstrapCI(xs []float64, resamples int, level float64, seed uint64) (lo, h
 	}
 	resamples = resamplesOrDefault(resamples)
 	level = levelOrDefault(level)
-	r := rand.New(rand.NewPCG(seed, streamBootstrap))
-	means := make([]float64, resamples)
+	var means []float64
 	if vals, counts, ok := fewDistinct(xs); ok {
-		multinomialMeans(r, vals, counts, n, means)
+		means = make([]float64, resamples)
+		multinomialMeans(rand.New(rand.NewPCG(seed, streamBootstrap)), vals, counts, n, means)
 	} else {
-		for i := range means {
-			sum := 0.0
-			for range n {
-				sum += xs[r.IntN(n)]
-			}
-			means[i] = sum / float64(n)
-		}
+		means = resampleMeans([][]float64{xs}, resamples, seed)
 	}
-	slices.Sort(means)
-	return Quantile(means, (1-level)/2), Quantile(means, (1+level)/2)
+	return percentiles(means, level)
 }
 
 // Samples of at least multinomialMinN values with at most one distinct
