@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -163,6 +164,30 @@ func (l *jlex) objectLine(line []byte, member func(key string) error) error {
 		return err
 	}
 	return l.end()
+}
+
+// fieldsLine reads line as one object whose members must be among fields,
+// each at most once: an unknown or repeated member is skipped and reported
+// through bad (naming the nearest known field), the others go to member.
+// seen holds the members read.
+func (l *jlex) fieldsLine(line []byte, fields []string, bad func(field, format string, args ...any), member func(key string) error) (seen map[string]bool, err error) {
+	seen = map[string]bool{}
+	return seen, l.objectLine(line, func(key string) error {
+		known := slices.Contains(fields, key)
+		if !known || seen[key] {
+			if _, err := l.raw(); err != nil {
+				return err
+			}
+			if !known {
+				bad(key, "%s", unknownMsg("field", key, fields, ""))
+			} else {
+				bad(key, "field %q is given twice", key)
+			}
+			return nil
+		}
+		seen[key] = true
+		return member(key)
+	})
 }
 
 // end checks that only white space follows.

@@ -60,24 +60,7 @@ func parseJudgeLabel(l *jlex, line []byte, pos lasagna.Pos, c *collector) (Judge
 		ok = false
 		c.add(pos, field, format, args...)
 	}
-	seen := map[string]bool{}
-	err := l.objectLine(line, func(key string) error {
-		known := false
-		for _, f := range judgeLabelFields {
-			known = known || f == key
-		}
-		if !known || seen[key] {
-			if _, err := l.raw(); err != nil {
-				return err
-			}
-			if !known {
-				bad(key, "%s", unknownMsg("field", key, judgeLabelFields, ""))
-			} else {
-				bad(key, "field %q is given twice", key)
-			}
-			return nil
-		}
-		seen[key] = true
+	seen, err := l.fieldsLine(line, judgeLabelFields, bad, func(key string) error {
 		switch key {
 		case "id":
 			text, k, err := l.scalarText()

@@ -70,24 +70,7 @@ func parsePrediction(l *jlex, line []byte, pos lasagna.Pos, c *collector) (Predi
 		ok = false
 		c.add(pos, field, format, args...)
 	}
-	seen := map[string]bool{}
-	err := l.objectLine(line, func(key string) error {
-		known := false
-		for _, f := range predictionFields {
-			known = known || f == key
-		}
-		if !known || seen[key] {
-			if _, err := l.raw(); err != nil {
-				return err
-			}
-			if !known {
-				bad(key, "%s", unknownMsg("field", key, predictionFields, ""))
-			} else {
-				bad(key, "field %q is given twice", key)
-			}
-			return nil
-		}
-		seen[key] = true
+	seen, err := l.fieldsLine(line, predictionFields, bad, func(key string) error {
 		switch key {
 		case "id":
 			text, k, err := l.scalarText()
