@@ -95,25 +95,12 @@ type msConverter struct {
 // file converts the rows of one parquet file, a row group at a time,
 // reading the values of each row column by column (no reflection: the
 // columns are found by name, whatever the file calls its list elements).
-func (c *msConverter) file(ctx context.Context, name string) (err error) {
-	f, err := openRegular(name)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	defer func() { // a damaged file must be an error, never a panic
-		if p := recover(); p != nil {
-			err = fmt.Errorf("%s: not a readable parquet file: %v", name, p)
-		}
-	}()
-	pf, err := parquet.OpenFile(f, st.Size())
-	if err != nil {
-		return fmt.Errorf("%s: not a readable parquet file: %w", name, err)
-	}
+func (c *msConverter) file(ctx context.Context, name string) error {
+	return withParquet(name, func(pf *parquet.File) error { return c.read(ctx, name, pf) })
+}
+
+// read converts the rows of the opened parquet file pf.
+func (c *msConverter) read(ctx context.Context, name string, pf *parquet.File) error {
 	cols, err := msColumnsOf(name, pf.Schema())
 	if err != nil {
 		return err

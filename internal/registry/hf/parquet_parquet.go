@@ -21,7 +21,14 @@ import (
 // error naming it; a null list element or a value that is not a string is
 // an error naming the row and column. fn's error stops the read and is
 // returned.
-func readParquet(ctx context.Context, name, dataset string, cols [][]string, required []bool, fn func(row int, vals [][]string) error) (err error) {
+func readParquet(ctx context.Context, name, dataset string, cols [][]string, required []bool, fn func(row int, vals [][]string) error) error {
+	return withParquet(name, func(pf *parquet.File) error { return readColumns(ctx, name, dataset, pf, cols, required, fn) })
+}
+
+// withParquet opens the parquet file name and calls fn with it; a file that
+// is not parquet, or damaged so that the library panics while fn reads it,
+// is an error naming the file.
+func withParquet(name string, fn func(pf *parquet.File) error) (err error) {
 	f, err := openRegular(name)
 	if err != nil {
 		return err
@@ -40,6 +47,11 @@ func readParquet(ctx context.Context, name, dataset string, cols [][]string, req
 	if err != nil {
 		return fmt.Errorf("%s: not a readable parquet file: %w", name, err)
 	}
+	return fn(pf)
+}
+
+// readColumns is readParquet on the opened file pf.
+func readColumns(ctx context.Context, name, dataset string, pf *parquet.File, cols [][]string, required []bool, fn func(row int, vals [][]string) error) error {
 	s := pf.Schema()
 	leaves := make([]leaf, len(cols))
 	byCol := make([]int, len(s.Columns()))
