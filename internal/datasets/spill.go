@@ -31,7 +31,7 @@ type spillRec struct {
 
 // spillRecords is how many records a buffer holds before it is spilled
 // (about 64 bytes each with a 32-byte key: 4 MiB).
-const spillRecords = 1 << 16
+var spillRecords = 1 << 16 // a variable for the tests
 
 func newSpillSet() *spillSet { return &spillSet{max: spillRecords} }
 
