@@ -6,8 +6,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"slices"
 	"unsafe"
 
@@ -88,7 +90,7 @@ func StreamPooled(fsys fs.FS, p string, opts Options, fn func(q lasagna.Query, r
 		return struct{}{}
 	})
 	if serr != nil {
-		return Summary{}, serr
+		return Summary{}, fmt.Errorf("%s: sorting its ids and passages in a temporary file (in %s; set TMPDIR to use another folder): %w", p, os.TempDir(), serr)
 	}
 	if err != nil {
 		return Summary{}, err
@@ -136,7 +138,7 @@ func StreamPooled(fsys fs.FS, p string, opts Options, fn func(q lasagna.Query, r
 		return nil
 	})
 	if err != nil {
-		return Summary{}, err
+		return Summary{}, fmt.Errorf("%s: reading back its passages from a temporary file (in %s): %w", p, os.TempDir(), err)
 	}
 	if len(clashes) > 0 {
 		type problem struct {
