@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -150,9 +151,17 @@ func TestStreamPooledIsTheLoader(t *testing.T) {
 
 // A spill set hands its records back in (key, seq) order, from its
 // buffer and its runs.
+// No run is left in the temporary folder once the set is closed.
 func TestSpillSetOrder(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
 	s := &spillSet{max: 4}
-	defer s.close()
+	defer func() {
+		s.close()
+		if ents, err := os.ReadDir(tmp); err != nil || len(ents) != 0 {
+			t.Errorf("left in the temporary folder: %v %v", ents, err)
+		}
+	}()
 	keys := []string{"b", "a", "c", "a", "", "bb", "b", "a", "zz", "c"}
 	for i, k := range keys {
 		if err := s.add([]byte(k), int64(i), int64(100+i)); err != nil {

@@ -21,7 +21,8 @@ type spillSet struct {
 	keys []byte // the buffer's keys, one after another
 	recs []spillRec
 	runs []*os.File
-	max  int // records per buffer
+	left []string // runs still to remove
+	max  int      // records per buffer
 }
 
 type spillRec struct {
@@ -63,6 +64,11 @@ func (s *spillSet) spill() error {
 		return err
 	}
 	s.runs = append(s.runs, f)
+	// Unlinked at once where the system allows it (not Windows), so that
+	// nothing is left behind if the process is killed; else at close.
+	if os.Remove(f.Name()) != nil {
+		s.left = append(s.left, f.Name())
+	}
 	w := bufio.NewWriterSize(f, 64<<10)
 	var n [3 * binary.MaxVarintLen64]byte
 	for _, r := range s.recs {
@@ -86,9 +92,11 @@ func (s *spillSet) spill() error {
 func (s *spillSet) close() {
 	for _, f := range s.runs {
 		f.Close()
-		os.Remove(f.Name())
 	}
-	s.runs = nil
+	for _, name := range s.left {
+		os.Remove(name)
+	}
+	s.runs, s.left = nil, nil
 }
 
 // spillCursor is the next record of a run or of the buffer.

@@ -314,7 +314,22 @@ func (r *Registry) loadWhole(ctx context.Context, tx *sql.Tx, revID int64, ent *
 	if err := rows.Err(); err != nil {
 		return datasets.Summary{}, err
 	}
-	return datasets.Stream(fstest.MapFS{p: {Data: data, Mode: 0o444}}, p, lasagna.FormatJSONL, opts, add)
+	return datasets.Stream(oneFileFS{name: p, fsys: fstest.MapFS{"f": {Data: data, Mode: 0o444}}}, p, lasagna.FormatJSONL, opts, add)
+}
+
+// oneFileFS serves the file f of fsys under name, which need not be a
+// valid fs.FS path (the CLI's paths are the operating system's, "../x"
+// say: datasets.OSFS), so that problems name the file as given.
+type oneFileFS struct {
+	name string
+	fsys fs.FS
+}
+
+func (o oneFileFS) Open(name string) (fs.File, error) {
+	if name != o.name {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return o.fsys.Open("f")
 }
 
 // lasagnaFormat is the datasets format of an import format.

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -261,6 +263,20 @@ func TestPooledImportIsTheLoader(t *testing.T) {
 			if res, total, err := r.Search(bg(), name, "q3999", 0, 5); name != "plain" && (err != nil || len(res) != 1 || total != 1) {
 				t.Errorf("%s: search q3999: %v, %d, %v (the entries' search rows written once)", name, res, total, err)
 			}
+		}
+		// The CLI's paths are the system's (datasets.OSFS), which the whole
+		// load of named rows reads back from the stored chunks under the
+		// same name.
+		p := filepath.Join(t.TempDir(), "rows.jsonl")
+		if err := os.WriteFile(p, good["named"]["m/rows.jsonl"].Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want, err := datasets.LoadJSONL(datasets.OSFS{}, p, datasets.Options{Name: "os"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if inf, err := r.Create(bg(), "os", registry.Files{FS: datasets.OSFS{}, Path: p}); err != nil || inf.Revision != want.Name || inf.Documents != len(want.Corpus) {
+			t.Errorf("import of %s: %+v, %v; want %s", p, inf, err, want.Name)
 		}
 	})
 }
