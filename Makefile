@@ -51,11 +51,13 @@ lint:
 	$(GO) run $(STATICCHECK) -tags $(TAGS) ./...
 
 # bench runs every Go benchmark of the module once (-benchtime 1x is too
-# noisy; 3 counts of the default time), then the separate comparison module.
+# noisy; 3 counts of the default time), then the separate comparison module,
+# then the scripts that time commands against their peers.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./...
 	cd bench && $(GO) test -run '^$$' -bench . -benchmem -count 1 ./...
 	@if [ -x scripts/bench-trec.sh ]; then scripts/bench-trec.sh; TREC_BENCH_SHAPE=shuffled scripts/bench-trec.sh; TREC_BENCH_SHAPE=cacm TREC_BENCH_RUNS=10 scripts/bench-trec.sh; fi
+	@if [ -x scripts/bench-create.sh ]; then scripts/bench-create.sh; fi
 
 # fuzz runs each fuzz target of the module for FUZZTIME.
 fuzz:

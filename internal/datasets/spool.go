@@ -52,7 +52,7 @@ type Duplicate struct {
 // that memory does not grow with the size of the files. The queries, the
 // identity and the Problems (file:line, order, the MaxProblems cap) are
 // Stream's and the loader's. Any other benchmark is streamed as Stream
-// does, without sp.
+// does, without sp (StreamPooled streams a JSONL file without a corpus).
 func StreamSpooled(fsys fs.FS, p string, format lasagna.Format, opts Options, sp Spool, fn func(q lasagna.Query, relevant []string) error) (Summary, error) {
 	if sp == nil || format != lasagna.FormatJSONL || opts.Corpus == "" || opts.Split != "" {
 		return Stream(fsys, p, format, opts, fn)
@@ -164,7 +164,9 @@ var errStop = fmt.Errorf("datasets: stop")
 // addDuplicates merges into c, in line order, the duplicate ids sp found
 // in path (found after the file was read, where the loader finds each on
 // its line), keeping the loader's MaxProblems cap.
-func addDuplicates(sp Spool, docs bool, path string, c *collector, field, format string) error {
+func addDuplicates(sp interface {
+	Duplicates(docs bool, limit int) ([]Duplicate, error)
+}, docs bool, path string, c *collector, field, format string) error {
 	dups, err := sp.Duplicates(docs, MaxProblems)
 	if err != nil || len(dups) == 0 {
 		return err

@@ -90,8 +90,11 @@ func (r *Registry) Create(ctx context.Context, name string, files Files) (Info, 
 // database in chunks as they are read, so the stored files are the bytes
 // validated, without a second read or a copy of a whole file in memory.
 // Entries are inserted in batches. A JSONL file with a corpus keeps its
-// rows and ids in temporary tables (datasets.StreamSpooled), so memory
-// does not grow with the files.
+// rows and ids in temporary tables (datasets.StreamSpooled), and one
+// without sorts its ids and passage hashes in bounded memory
+// (datasets.StreamPooled), so memory does not grow with the files (rows
+// naming their pooled passages, expected_docs without a corpus, are
+// still loaded whole).
 func (r *Registry) Import(ctx context.Context, name string, files Files, opts ImportOptions) (Info, error) {
 	if err := CheckName(name); err != nil {
 		return Info{}, err
@@ -229,7 +232,8 @@ func (r *Registry) load(ctx context.Context, conn *sql.Conn, tx *sql.Tx, revID i
 	ent := r.newEntryWriter(ctx, conn, tx, revID)
 	defer ent.close()
 	// A JSONL file with a corpus keeps its rows and ids in temporary
-	// tables (dbSpool) instead of memory.
+	// tables (dbSpool) instead of memory; one without is streamed
+	// (datasets.StreamPooled).
 	var sp *dbSpool
 	if format == FormatJSONL && f.Corpus != "" {
 		if sp, err = r.newSpool(ctx, conn, tx); err != nil {
@@ -240,14 +244,26 @@ func (r *Registry) load(ctx context.Context, conn *sql.Conn, tx *sql.Tx, revID i
 	if sp != nil {
 		spool = sp
 	}
-	sum, err := datasets.StreamSpooled(tee, f.Path, lasagnaFormat(format), datasets.Options{Name: name, Split: f.Split, Corpus: f.Corpus}, spool,
-		func(q lasagna.Query, relevant []string) error {
-			return ent.add(entryOf(lasagnaFormat(format), q, relevant))
-		})
+	opts := datasets.Options{Name: name, Split: f.Split, Corpus: f.Corpus}
+	add := func(q lasagna.Query, relevant []string) error {
+		return ent.add(entryOf(lasagnaFormat(format), q, relevant))
+	}
+	var sum datasets.Summary
+	if format == FormatJSONL && f.Corpus == "" && f.Split == "" {
+		sum, err = datasets.StreamPooled(tee, f.Path, opts, add)
+	} else {
+		sum, err = datasets.StreamSpooled(tee, f.Path, lasagnaFormat(format), opts, spool, add)
+	}
 	if tee.err != nil {
 		// Storing the bytes read failed (a full disk, say): the loader saw
 		// it as a read error of the input at some line, which it is not.
 		return nil, tee.err
+	}
+	if errors.Is(err, datasets.ErrNamedPool) {
+		// Rows naming their pooled passages: the entries handed over so
+		// far are dropped, and the file, read back from its stored chunks,
+		// is loaded whole.
+		sum, err = r.loadWhole(ctx, tx, revID, ent, f.Path, base, opts, add)
 	}
 	if err == nil {
 		err = ent.flush()
@@ -269,6 +285,51 @@ func (r *Registry) load(ctx context.Context, conn *sql.Conn, tx *sql.Tx, revID i
 	st.digest, st.split, st.questions, st.documents = sum.Revision, sum.Split, sum.Queries, sum.Documents
 	st.source = Source{Kind: "file", Path: f.Path, SHA256: sum.Revision, Format: string(format), Split: sum.Split, Corpus: f.Corpus}
 	return st, nil
+}
+
+// loadWhole drops the entries ent wrote under revID and streams the
+// JSONL file at p (stored as dst) again with datasets.Stream, from its
+// stored chunks, so that it is loaded whole, into ent.
+func (r *Registry) loadWhole(ctx context.Context, tx *sql.Tx, revID int64, ent *entryWriter, p, dst string, opts datasets.Options, add func(lasagna.Query, []string) error) (datasets.Summary, error) {
+	ent.discard()
+	for _, q := range []string{`DELETE FROM entries WHERE revision_id = ?`, `DELETE FROM entry_text WHERE revision_id = ?`} {
+		if _, err := tx.ExecContext(ctx, r.d.q(q), revID); err != nil {
+			return datasets.Summary{}, err
+		}
+	}
+	rows, err := tx.QueryContext(ctx, r.d.q(`SELECT data FROM revision_chunks WHERE revision_id = ? AND path = ? ORDER BY seq`), revID, dst)
+	if err != nil {
+		return datasets.Summary{}, err
+	}
+	var data []byte
+	for rows.Next() {
+		var chunk []byte
+		if err := rows.Scan(&chunk); err != nil {
+			rows.Close()
+			return datasets.Summary{}, err
+		}
+		data = append(data, chunk...)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return datasets.Summary{}, err
+	}
+	return datasets.Stream(oneFileFS{name: p, fsys: fstest.MapFS{"f": {Data: data, Mode: 0o444}}}, p, lasagna.FormatJSONL, opts, add)
+}
+
+// oneFileFS serves the file f of fsys under name, which need not be a
+// valid fs.FS path (the CLI's paths are the operating system's, "../x"
+// say: datasets.OSFS), so that problems name the file as given.
+type oneFileFS struct {
+	name string
+	fsys fs.FS
+}
+
+func (o oneFileFS) Open(name string) (fs.File, error) {
+	if name != o.name {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return o.fsys.Open("f")
 }
 
 // lasagnaFormat is the datasets format of an import format.
@@ -492,6 +553,18 @@ func (w *entryWriter) add(e Entry) error {
 		return err
 	}
 	return w.text.add(searchRow(w.revID, int64(n), e.ID, e.Question, e.Answer)...)
+}
+
+// discard forgets the entries not yet written and starts the ordinals
+// again.
+func (w *entryWriter) discard() {
+	for _, b := range []*batchWriter{w.w, w.text} {
+		clear(b.args)
+		b.args = b.args[:0]
+		clear(b.rows)
+		b.rows = b.rows[:0]
+	}
+	w.n = 0
 }
 
 func (w *entryWriter) flush() error {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -177,6 +179,104 @@ func TestSpooledImportIsTheLoader(t *testing.T) {
 		}
 		if got.String() != wantJSONL.String() {
 			t.Errorf("entries:\n%s\nwant\n%s", got.String(), wantJSONL.String())
+		}
+	})
+}
+
+// pooledFile returns a JSONL file of n rows with three contexts each and
+// no corpus (the pooled corpus is built from the contexts; one passage is
+// shared with the next row), over 1 MiB from 3,000 rows on so that it is
+// stored in several chunks; tail is appended.
+func pooledFile(n int, tail string) fstest.MapFS {
+	var rows strings.Builder
+	for i := range n {
+		fmt.Fprintf(&rows, `{"id":"q%d","question":"what is %d?","answer":"%d","contexts":["Passage %d %s","Shared %d","Other %d"]}`+"\n", i, i, i, i, strings.Repeat("lorem ipsum ", 20), i/2, i)
+	}
+	rows.WriteString(tail)
+	return fstest.MapFS{"m/rows.jsonl": {Data: []byte(rows.String())}}
+}
+
+// A JSONL file without a corpus is streamed (datasets.StreamPooled): its
+// revision (digest), counts, entries and stored files are those of the
+// loader (datasets.LoadJSONL, the path before streaming), problems are
+// the loader's and name file:line, and rows naming their passages
+// (loaded whole from the stored chunks) give the loader's entries too.
+func TestPooledImportIsTheLoader(t *testing.T) {
+	named := `{"id":"n","question":"n?","contexts":["Shared 7"],"expected_docs":["seven"]}` + "\n" + `{"id":"m","question":"m?","answer":"a","expected_docs":["seven"]}` + "\n"
+	good := map[string]fstest.MapFS{
+		"pooled": pooledFile(4000, ""),
+		"named":  pooledFile(4000, named),
+		"plain":  {"m/rows.jsonl": {Data: []byte(strings.Repeat(`{"question":"q?"}`+"\n", 3) + `{"id":"x","question":"x?","answer":"a"}` + "\n")}},
+	}
+	bad := map[string]fstest.MapFS{
+		"last row":      pooledFile(4000, `{"id":"q5","question":"again?"}`+"\n"),
+		"named, absent": pooledFile(4000, `{"id":"n","question":"n?","expected_docs":["nowhere"]}`+"\n"),
+	}
+	if len(good["pooled"]["m/rows.jsonl"].Data) < 1<<20 {
+		t.Fatal("the file is not over 1 MiB")
+	}
+	eachBackend(t, func(t *testing.T, dsn string) {
+		r := open(t, dsn)
+		for name, fsys := range bad {
+			_, wantErr := datasets.LoadJSONL(fsys, "m/rows.jsonl", datasets.Options{Name: "m"})
+			if wantErr == nil || !strings.Contains(wantErr.Error(), "m/rows.jsonl:4001") {
+				t.Fatalf("%s: the loader says %v", name, wantErr)
+			}
+			if _, err := r.Create(bg(), "m", registry.Files{FS: fsys, Path: "m/rows.jsonl"}); err == nil || err.Error() != wantErr.Error() {
+				t.Errorf("%s: import: %v, want %v", name, err, wantErr)
+			}
+			if l, _ := r.List(bg(), registry.ListOptions{}); len(l) != 0 {
+				t.Fatalf("%s: a failed import left %v", name, l)
+			}
+		}
+		for name, fsys := range good {
+			want, err := datasets.LoadJSONL(fsys, "m/rows.jsonl", datasets.Options{Name: name})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wantJSONL bytes.Buffer
+			for _, e := range registry.EntriesOf(want) {
+				b, _ := jsonLine(e)
+				wantJSONL.Write(b)
+			}
+			inf, err := r.Create(bg(), name, registry.Files{FS: fsys, Path: "m/rows.jsonl"})
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if inf.Revision != want.Name || inf.Questions != len(want.Queries) || inf.Documents != len(want.Corpus) {
+				t.Errorf("%s: imported %s, %d questions, %d documents; want %s, %d, %d", name, inf.Revision, inf.Questions, inf.Documents, want.Name, len(want.Queries), len(want.Corpus))
+			}
+			var got bytes.Buffer
+			if err := r.Download(bg(), name, &got); err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != wantJSONL.String() {
+				t.Errorf("%s: entries differ from the loader's: got %.300s…\nwant %.300s…", name, got.String(), wantJSONL.String())
+			}
+			b, err := r.Resolve(bg(), name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(comparable(b), comparable(want)) {
+				t.Errorf("%s: the stored files rebuild %s (%d docs), want %s (%d docs)", name, b.Name, len(b.Corpus), want.Name, len(want.Corpus))
+			}
+			if res, total, err := r.Search(bg(), name, "q3999", 0, 5); name != "plain" && (err != nil || len(res) != 1 || total != 1) {
+				t.Errorf("%s: search q3999: %v, %d, %v (the entries' search rows written once)", name, res, total, err)
+			}
+		}
+		// The CLI's paths are the system's (datasets.OSFS), which the whole
+		// load of named rows reads back from the stored chunks under the
+		// same name.
+		p := filepath.Join(t.TempDir(), "rows.jsonl")
+		if err := os.WriteFile(p, good["named"]["m/rows.jsonl"].Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want, err := datasets.LoadJSONL(datasets.OSFS{}, p, datasets.Options{Name: "os"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if inf, err := r.Create(bg(), "os", registry.Files{FS: datasets.OSFS{}, Path: p}); err != nil || inf.Revision != want.Name || inf.Documents != len(want.Corpus) {
+			t.Errorf("import of %s: %+v, %v; want %s", p, inf, err, want.Name)
 		}
 	})
 }
