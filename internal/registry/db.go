@@ -280,6 +280,23 @@ var migrations = [][]string{
 			PRIMARY KEY (revision_id, ordinal)
 		){{without_rowid}}`,
 	},
+	// 5: results bundles submitted to lasagna serve (POST /api/bundles),
+	// stored whole and never changed, addressed by run_id; id orders them
+	// by submission.
+	5: {
+		`CREATE TABLE bundles (
+			id {{id}},
+			run_id TEXT NOT NULL UNIQUE,
+			submitter TEXT NOT NULL,
+			submitted TEXT NOT NULL,
+			size BIGINT NOT NULL,
+			benchmark TEXT NOT NULL,
+			content_hash TEXT NOT NULL,
+			sha256 TEXT NOT NULL,
+			data {{blob}} NOT NULL
+		)`,
+		`{{postgres}} ALTER TABLE bundles ALTER COLUMN data SET STORAGE EXTERNAL`,
+	},
 }
 
 // migrationFills are the Go steps of migrations, run after the version's

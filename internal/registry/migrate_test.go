@@ -168,7 +168,7 @@ func TestMigrateFillsEntryText(t *testing.T) {
 				return out
 			}
 			before := search(r)
-			for _, s := range []string{`DROP TABLE entry_text`, `DELETE FROM lasagna_schema WHERE version = 4`} {
+			for _, s := range []string{`DROP TABLE entry_text`, `DROP TABLE bundles`, `DELETE FROM lasagna_schema WHERE version >= 4`} {
 				if _, err := r.db.ExecContext(ctx, s); err != nil {
 					t.Fatal(err)
 				}
@@ -188,6 +188,53 @@ func TestMigrateFillsEntryText(t *testing.T) {
 			}
 			if before["m été"].total != 2500 || before["m answer 24"].total != 111 || before["m other"].total != 0 {
 				t.Errorf("searches: %v", before)
+			}
+		})
+	}
+}
+
+// A registry of schema 4 (before submitted bundles) opens: migration 5
+// adds the bundles table, the benchmarks stay, and a bundle stores. On
+// both backends.
+func TestMigrateAddsBundles(t *testing.T) {
+	ctx := context.Background()
+	for name, dsn := range map[string]func(t *testing.T) string{
+		"sqlite":   func(t *testing.T) string { return filepath.Join(t.TempDir(), "registry.db") },
+		"postgres": func(t *testing.T) string { return pgtest.Database(t) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			dsn := dsn(t)
+			r, err := Open(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.Create(ctx, "faq", faqFiles()); err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range []string{`DROP TABLE bundles`, `DELETE FROM lasagna_schema WHERE version = 5`} {
+				if _, err := r.db.ExecContext(ctx, s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r.Close()
+			r, err = Open(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			var v int
+			if err := r.db.QueryRowContext(ctx, `SELECT MAX(version) FROM lasagna_schema`).Scan(&v); err != nil || v != 5 {
+				t.Fatalf("schema version %d (%v), want 5", v, err)
+			}
+			if _, err := r.Resolve(ctx, "faq"); err != nil {
+				t.Fatalf("the benchmark after the migration: %v", err)
+			}
+			id := strings.Repeat("0", 64)
+			if created, err := r.PutBundle(ctx, id, StoredBundle{Submitter: "s"}, []byte("{}")); err != nil || !created {
+				t.Fatalf("PutBundle after the migration = %v, %v", created, err)
+			}
+			if bs, err := r.Bundles(ctx); err != nil || len(bs) != 1 || bs[0].RunID != id {
+				t.Fatalf("Bundles = %v, %v", bs, err)
 			}
 		})
 	}
