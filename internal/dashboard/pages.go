@@ -288,6 +288,12 @@ func (f *folder) page(ctx context.Context, kind string, es []*entry, draw func([
 }
 
 func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
+	// A run_id (64 hex digits) is a stored bundle: the folder lists only
+	// *.json files, so no file of it has that name.
+	if id := r.PathValue("file"); registry.IsRunID(id) {
+		s.storedReport(w, r, id)
+		return
+	}
 	e := s.entryOf(w, r, r.PathValue("file"), "a bundle")
 	if e == nil {
 		return

@@ -78,6 +78,16 @@
 //	                            itself while it runs), error, or the link
 //	                            to its bundle's report
 //
+// Submitted bundles (submit.go; docs/reports.md, "Submitting bundles"):
+//
+//	POST /api/bundles           a bundle's JSON, with the bearer token
+//	                            (always); checked against the registry and
+//	                            stored by run_id: 201, 200 for a duplicate,
+//	                            422 with every finding, 401, 403, 413
+//	GET  /api/bundles           the stored bundles, newest first (JSON)
+//	GET  /api/bundles/{run_id}  a stored bundle's JSON
+//	GET  /bundles/{run_id}      a stored bundle's report
+//
 // An evaluation runs through the engine as `lasagna benchmark run
 // registry:NAME` does: only an active benchmark evaluates (a draft or an
 // archived one is refused with the CLI's message); a sweep file's arms
@@ -112,6 +122,7 @@ import (
 
 	"github.com/lasagna-go/lasagna/internal/engine"
 	"github.com/lasagna-go/lasagna/internal/registry"
+	"github.com/lasagna-go/lasagna/results"
 )
 
 // MinTokenLength is the shortest LASAGNA_SERVE_TOKEN accepted.
@@ -145,6 +156,14 @@ type Options struct {
 	// the environment, as benchmark run does). nil means BM25 arms only;
 	// an error fails the evaluation with that message.
 	Deps func(*engine.Sweep) (engine.Deps, error)
+	// SchemaCheck is the JSON Schema check of a bundle (lasagna serve:
+	// package results/schema's Check), which POST /api/bundles runs with
+	// the other checks of results validate. nil: the server accepts no
+	// submissions.
+	SchemaCheck func(raw []byte) []results.Problem
+	// MaxUpload is the largest bundle POST /api/bundles accepts, in
+	// bytes; 0 means DefaultMaxUpload.
+	MaxUpload int64
 }
 
 // Server is the dashboard's http.Handler.
@@ -238,6 +257,7 @@ func (s *Server) routes() {
 	s.post("POST /evaluate", s.evaluate)
 	s.mux.HandleFunc("GET /evaluations", s.evaluationsPage)
 	s.mux.HandleFunc("GET /evaluations/{id}", s.evaluationPage)
+	s.submitRoutes()
 	// No catch-all route: the mux answers 404 to an unknown path and 405
 	// to a known path with another method (GET /rescan).
 }
@@ -297,6 +317,12 @@ func (s *Server) authenticate(h http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// The style sheet is public (the 401 page uses it); it holds no data.
+		// POST /api/bundles checks the bearer token itself (always, and
+		// never the cookie) and answers in JSON.
+		if r.Method == http.MethodPost && r.URL.Path == "/api/bundles" {
+			h.ServeHTTP(w, r)
+			return
+		}
 		if r.URL.Path == "/login" || r.URL.Path == "/favicon.ico" || strings.HasPrefix(r.URL.Path, "/static/") || s.authenticated(r) {
 			h.ServeHTTP(w, r)
 			return
