@@ -104,7 +104,7 @@ Exit status, for every command (its --help says what 1 means for it):
 	benchmark.AddCommand(newRunCmd(stdout, stderr), newScoreCmd(stdout), newValidateDataCmd(stdout), newSynthesizeCmd(stdout))
 	benchmark.AddCommand(newRegistryCmds(stdout, stderr)...)
 	results := &cobra.Command{Use: "results", Short: "Make, read, validate, compare and merge results bundles"}
-	results.AddCommand(newResultsSchemaCmd(stdout), newResultsValidateCmd(stdout), newResultsCompareCmd(stdout), newResultsSignificanceCmd(stdout), newResultsMergeCmd(stdout), newResultsBundleCmd(stdout), newResultsReportCmd(stdout))
+	results.AddCommand(newResultsSchemaCmd(stdout), newResultsValidateCmd(stdout), newResultsCompareCmd(stdout), newResultsSignificanceCmd(stdout), newResultsMergeCmd(stdout), newResultsBundleCmd(stdout), newResultsReportCmd(stdout), newResultsSubmitCmd(stdout, stderr))
 	metrics := &cobra.Command{Use: "metrics", Short: "Compute metrics from standard files"}
 	metrics.AddCommand(newMetricsTrecCmd(stdout))
 

@@ -10,6 +10,7 @@ import (
 	"github.com/lasagna-go/lasagna/internal/dashboard"
 	"github.com/lasagna-go/lasagna/internal/engine"
 	"github.com/lasagna-go/lasagna/internal/registry"
+	"github.com/lasagna-go/lasagna/results/schema"
 	"github.com/spf13/cobra"
 )
 
@@ -17,6 +18,7 @@ import (
 // [--registry DSN] [--sweeps DIR]`.
 func newServeCmd(stdout, stderr io.Writer) *cobra.Command {
 	addr, bundles, dsn, sweeps := "127.0.0.1:8080", "lasagna-out", "", ""
+	maxUpload := int64(dashboard.DefaultMaxUpload)
 	cmd := &cobra.Command{
 		Use:   "serve [--addr 127.0.0.1:8080] [--bundles DIR]",
 		Short: "Serve the dashboard: the bundles of a folder, their reports, comparisons",
@@ -48,6 +50,17 @@ drawn reports are kept, within 64 MB, until their bundle changes. The Go
 runtime gets a soft memory limit of 768 MiB unless GOMEMLIMIT is set. See
 docs/reports.md, "The dashboard's bounds".
 
+Submissions: POST /api/bundles takes one results bundle (at most
+--max-upload bytes, default 32 MiB; larger is 413) and always needs
+LASAGNA_SERVE_TOKEN as "Authorization: Bearer TOKEN", also on loopback (a
+server without a token accepts none). It is checked as lasagna results
+validate --strict --data registry:NAME@HASH checks it, against the
+registry's revision of its benchmark: refused, 422 with every finding and
+nothing stored; accepted, stored in the registry by run_id (201; 200 for
+the same bundle again). GET /api/bundles lists the stored bundles,
+/api/bundles/RUN_ID is one's JSON and /bundles/RUN_ID its report. lasagna
+results submit is the client.
+
 SIGINT or SIGTERM first cancels the evaluations still running (they write
 no bundle: none is written after the signal), then stops the server after
 the requests in flight finish.
@@ -77,7 +90,12 @@ a registry that cannot be opened.`,
 				return usageError("serve: registry: %v (give --registry or %s: a SQLite file path or a postgres:// URL)", err, registry.EnvVar)
 			}
 			defer reg.Close()
-			srv, err := dashboard.New(serveOptions(bundles, token, sweeps, reg))
+			if maxUpload < 1 {
+				return usageError("serve: --max-upload %d: give the largest bundle to accept, in bytes (at least 1)", maxUpload)
+			}
+			o := serveOptions(bundles, token, sweeps, reg)
+			o.MaxUpload = maxUpload
+			srv, err := dashboard.New(o)
 			if err != nil {
 				return usageError("serve: %v", err)
 			}
@@ -115,6 +133,7 @@ a registry that cannot be opened.`,
 	cmd.Flags().StringVar(&bundles, "bundles", bundles, "serve the results bundles (*.json) under `DIR`")
 	cmd.Flags().StringVar(&dsn, "registry", "", "the benchmark registry: a SQLite file path or a postgres:// URL (`DSN`; default $LASAGNA_REGISTRY, else registry.db in the user data folder)")
 	cmd.Flags().StringVar(&sweeps, "sweeps", "", "offer the sweep files (*.yaml) under `DIR` for evaluations")
+	cmd.Flags().Int64Var(&maxUpload, "max-upload", maxUpload, "accept submitted bundles (POST /api/bundles) of at most `BYTES`")
 	return cmd
 }
 
@@ -129,5 +148,6 @@ const serveMemoryLimit = 768 << 20
 // arms with a vector_backend the stores it opens (openVectorStore).
 func serveOptions(bundles, token, sweeps string, reg *registry.Registry) dashboard.Options {
 	return dashboard.Options{Bundles: bundles, Token: token, Version: version, Registry: reg, Sweeps: sweeps,
-		Deps: func(s *engine.Sweep) (engine.Deps, error) { return sweepDeps(s, "") }}
+		Deps:        func(s *engine.Sweep) (engine.Deps, error) { return sweepDeps(s, "") },
+		SchemaCheck: schema.Check}
 }

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/lasagna-go/lasagna/internal/dashboard"
+	"github.com/lasagna-go/lasagna/internal/datasets"
+	"github.com/spf13/cobra"
+)
+
+// submitTimeout bounds one submission (upload, check, answer).
+const submitTimeout = 5 * time.Minute
+
+// newResultsSubmitCmd is `lasagna results submit BUNDLE… --to URL`.
+func newResultsSubmitCmd(stdout, stderr io.Writer) *cobra.Command {
+	var to string
+	cmd := &cobra.Command{
+		Use:   "submit BUNDLE... --to URL",
+		Short: "Submit results bundles to a lasagna serve hub (POST /api/bundles)",
+		Long: `submit sends each bundle to the lasagna serve at --to (POST URL/api/bundles),
+with the token of LASAGNA_SERVE_TOKEN as "Authorization: Bearer …" (the
+token is never printed). The server checks each bundle as lasagna results
+validate --strict --data registry:NAME@HASH does, against its registry's
+revision of the benchmark the bundle ran on (one it does not hold refuses
+the bundle), and stores it by run_id. A pooled_gold or synthetic benchmark
+that the bundle lists in integrity.warnings is a label, not a refusal.
+
+For each bundle it prints one line: accepted (with the report's URL),
+duplicate (that run_id is stored already, with the same bytes) or refused,
+followed by every finding as "CODE at where: detail (fix: ...)".
+
+Exit status: 0 every bundle accepted or a duplicate; 1 a bundle refused or
+unreadable, the server unreachable, the token refused (401) or a bundle over
+the server's upload limit (413); 2 usage error: no --to, a URL that is not
+http(s), LASAGNA_SERVE_TOKEN unset.`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError("results submit: give one or more bundle files (lasagna results submit BUNDLE... --to URL)")
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			return resultsSubmit(c.Context(), stdout, stderr, args, to, os.Getenv(dashboard.TokenEnv))
+		},
+	}
+	cmd.Flags().StringVar(&to, "to", "", "the lasagna serve to submit to: its base `URL` (http(s)://host:port)")
+	return cmd
+}
+
+// submitReply is the JSON answer of POST /api/bundles (the fields submit
+// reads).
+type submitReply struct {
+	Status      string `json:"status"`
+	RunID       string `json:"run_id"`
+	Report      string `json:"report"`
+	Benchmark   string `json:"benchmark"`
+	ContentHash string `json:"content_hash"`
+	Error       string `json:"error"`
+	Findings    []struct {
+		Code, Level, Where, Detail, Fix string
+	} `json:"findings"`
+}
+
+func resultsSubmit(ctx context.Context, w, errw io.Writer, paths []string, to, token string) error {
+	if to == "" {
+		return usageError("results submit: give --to URL, the lasagna serve to submit to (for example --to https://hub.example.org)")
+	}
+	base, err := url.Parse(strings.TrimRight(to, "/"))
+	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
+		return usageError("results submit: --to %q is not an http:// or https:// URL of a lasagna serve", to)
+	}
+	if base.User != nil {
+		return usageError("results submit: --to must not hold a user or password; the token comes from %s", dashboard.TokenEnv)
+	}
+	if token == "" {
+		return usageError("results submit: %s is not set: set it to the token the lasagna serve at %s runs with (in CI, from a secret)", dashboard.TokenEnv, base.Redacted())
+	}
+	if base.Scheme == "http" && !loopbackURL(base) {
+		fmt.Fprintf(errw, "lasagna results submit: warning: %s is plain http: the token crosses the network unencrypted; put a TLS proxy in front of lasagna serve and use https://\n", base.Redacted())
+	}
+	endpoint := base.JoinPath("api", "bundles").String()
+	client := &http.Client{
+		Timeout: submitTimeout,
+		// A redirect would send the bundle (and, to the same host, the
+		// token) somewhere --to did not name.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	var accepted, duplicates, refused int
+	for _, p := range paths {
+		raw, err := datasets.ReadFile(cliPath(p))
+		if err != nil {
+			fmt.Fprintf(w, "%s: not submitted: %v\n", p, err)
+			refused++
+			continue
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(raw))
+		if err != nil {
+			return problems(fmt.Errorf("results submit: %w", err))
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+token)
+		res, err := client.Do(req)
+		if err != nil {
+			var ue *url.Error
+			if errors.As(err, &ue) {
+				err = ue.Err
+			}
+			return problems(fmt.Errorf("results submit: %s: the server cannot be reached: %v (is lasagna serve running there?)", endpoint, err))
+		}
+		body, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
+		res.Body.Close()
+		if err != nil {
+			return problems(fmt.Errorf("results submit: %s: reading the answer: %w", endpoint, err))
+		}
+		var ans submitReply
+		jsonErr := json.Unmarshal(body, &ans)
+		switch {
+		case res.StatusCode == http.StatusUnauthorized:
+			return problems(fmt.Errorf("results submit: %s refused the token (401): %s is not the token that lasagna serve runs with", base.Redacted(), dashboard.TokenEnv))
+		case res.StatusCode == http.StatusForbidden && jsonErr == nil:
+			return problems(fmt.Errorf("results submit: %s refused the submission (403): %s", base.Redacted(), ans.Error))
+		case jsonErr != nil:
+			return problems(fmt.Errorf("results submit: %s answered %s, not a lasagna serve's JSON (is --to the base URL of a lasagna serve of this version?)", endpoint, res.Status))
+		}
+		switch ans.Status {
+		case "accepted", "duplicate":
+			what := "accepted"
+			if ans.Status == "duplicate" {
+				what, duplicates = "duplicate (already stored, the same bytes)", duplicates+1
+			} else {
+				accepted++
+			}
+			fmt.Fprintf(w, "%s: %s: run_id %s on %s@%s; report %s\n", p, what, ans.RunID, ans.Benchmark, ans.ContentHash, base.JoinPath(ans.Report).Redacted())
+		default:
+			refused++
+			msg := ans.Error
+			if res.StatusCode == http.StatusRequestEntityTooLarge {
+				msg = "too large (413): " + msg
+			}
+			fmt.Fprintf(w, "%s: refused: %s\n", p, msg)
+			for _, f := range ans.Findings {
+				line := "  " + f.Code
+				if f.Where != "" {
+					line += " at " + f.Where
+				}
+				line += ": " + f.Detail
+				if f.Fix != "" && !strings.Contains(f.Detail, "(fix: ") {
+					line += " (fix: " + f.Fix + ")"
+				}
+				fmt.Fprintln(w, line)
+			}
+		}
+	}
+	fmt.Fprintf(w, "submitted %d to %s: %d accepted, %d duplicate, %d refused\n", len(paths), base.Redacted(), accepted, duplicates, refused)
+	if refused > 0 {
+		return problems(nil)
+	}
+	return nil
+}
+
+// loopbackURL reports whether u's host is localhost or a loopback address.
+func loopbackURL(u *url.URL) bool {
+	h := u.Hostname()
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	return strings.HasPrefix(h, "127.") || h == "::1"
+}
