@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -20,6 +21,9 @@ import (
 
 // submitTimeout bounds one submission (upload, check, answer).
 const submitTimeout = 5 * time.Minute
+
+// maxAnswer bounds the answer read for one bundle (512 MiB).
+const maxAnswer = 512 << 20
 
 // newResultsSubmitCmd is `lasagna results submit BUNDLE… --to URL`.
 func newResultsSubmitCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -117,7 +121,8 @@ func resultsSubmit(ctx context.Context, w, errw io.Writer, paths []string, to, t
 			}
 			return problems(fmt.Errorf("results submit: %s: the server cannot be reached: %v (is lasagna serve running there?)", endpoint, err))
 		}
-		body, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
+		// Every finding of a refused bundle: large for a large forgery.
+		body, err := io.ReadAll(io.LimitReader(res.Body, maxAnswer))
 		res.Body.Close()
 		if err != nil {
 			return problems(fmt.Errorf("results submit: %s: reading the answer: %w", endpoint, err))
@@ -174,5 +179,6 @@ func loopbackURL(u *url.URL) bool {
 	if strings.EqualFold(h, "localhost") {
 		return true
 	}
-	return strings.HasPrefix(h, "127.") || h == "::1"
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }

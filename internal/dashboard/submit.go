@@ -221,10 +221,13 @@ func (s *Server) checkAndStore(ctx context.Context, raw []byte) (int, submitAnsw
 	}
 	first.Submitter = submitterText(b.Submitter)
 	created, err := s.opts.Registry.PutBundle(ctx, b.RunID, first, raw)
+	if errors.Is(err, registry.ErrExists) {
+		// Other bytes under a stored run_id, and both passed the run_id
+		// check: the same canonical JSON written differently (spacing,
+		// member order). The stored bytes stay; it is the same bundle.
+		created, err = false, nil
+	}
 	if err != nil {
-		if errors.Is(err, registry.ErrExists) {
-			return http.StatusConflict, submitAnswer{Status: "refused", RunID: b.RunID, Error: err.Error()}
-		}
 		return http.StatusInternalServerError, submitAnswer{Status: "error", RunID: b.RunID, Error: "storing the bundle: " + err.Error()}
 	}
 	ans := submitAnswer{Status: "accepted", RunID: b.RunID, Report: "/bundles/" + b.RunID, JSON: "/api/bundles/" + b.RunID,

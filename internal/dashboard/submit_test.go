@@ -117,7 +117,8 @@ func hasFinding(ans submitAnswer, code, detail string) bool {
 // genuine bundle (a run on the file examples/data/faq.jsonl, and the same
 // run named as the registry's faq revision) is accepted (201, its run_id
 // and report), stored byte for byte, listed, reported and served as JSON;
-// the same bundle again is a duplicate (200). Refused with 422 and not
+// the same bundle again is a duplicate (200), also indented (the first
+// bytes stay). Refused with 422 and not
 // stored: a forged bundle (ranked lists spliced, numbers recomputed so
 // that the bundle-only checks pass), a benchmark revision the registry
 // does not hold (named), a pooled_gold run that does not list
@@ -176,6 +177,14 @@ func TestSubmitBundles(t *testing.T) {
 				res, ans = submit(t, s, bytes.NewReader(raw), withToken(hubToken)...)
 				if res.StatusCode != 200 || ans.Status != "duplicate" || ans.RunID != b.RunID {
 					t.Errorf("the same bundle again: %s %+v", res.Status, ans)
+				}
+				var indented bytes.Buffer
+				if err := json.Indent(&indented, raw, "", "\t"); err != nil || bytes.Equal(indented.Bytes(), raw) {
+					t.Fatalf("indent: %v", err)
+				}
+				res, ans = submit(t, s, &indented, withToken(hubToken)...)
+				if res.StatusCode != 200 || ans.Status != "duplicate" {
+					t.Errorf("the same bundle written differently: %s %+v", res.Status, ans)
 				}
 				res, body := get(t, s, "/api/bundles/"+b.RunID, withToken(hubToken)...)
 				if res.StatusCode != 200 || body != string(raw) {
