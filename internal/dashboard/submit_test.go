@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/engine"
 	"github.com/lasagna-go/lasagna/internal/pgtest"
 	"github.com/lasagna-go/lasagna/internal/registry"
 	"github.com/lasagna-go/lasagna/results"
@@ -300,5 +302,57 @@ func TestSubmitLimits(t *testing.T) {
 	}
 	if res, body := get(t, open, "/api/bundles"); res.StatusCode != 200 || !strings.Contains(body, `"bundles": []`) {
 		t.Errorf("reads on loopback without a token: %s %s", res.Status, body)
+	}
+}
+
+// TestSubmitArmsAndCorpora: genuine bundles of two arms on faq (a pool of
+// gold passages, labelled POOLED_GOLD_CORPUS) and of a run on the BEIR
+// folder glasscoins (its own corpus) are each accepted and listed with
+// their registry benchmark.
+func TestSubmitArmsAndCorpora(t *testing.T) {
+	s, reg := newHub(t, sqliteDSN(t), 0)
+	ctx := context.Background()
+	if _, err := reg.Create(ctx, "glasscoins", registry.Files{FS: os.DirFS(filepath.Join("..", "..", "examples", "data")), Path: "glasscoins"}); err != nil {
+		t.Fatal(err)
+	}
+	sw, err := engine.ParseSweep([]byte("benchmarks:\n  - {path: data/glasscoins}\narms:\n"+stemmed), "sweep.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := engine.LoadBenchmarks(os.DirFS(filepath.Join("..", "..", "examples")), sw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arms, err := engine.BuiltinArms(sw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := engine.Run(ctx, runs, arms, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	native, err := rep.Bundle(engine.BundleOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := native.Configs[0].HeldFixed.CorpusProvenance; p == lasagna.ProvenancePooledGold {
+		t.Fatalf("glasscoins is %s", p)
+	}
+	want := map[string]string{}
+	for _, b := range []*results.Bundle{sharedBundle(t, stemmed), sharedBundle(t, unstemmed), native} {
+		res, ans := submit(t, s, bytes.NewReader(bundleBytes(t, b)), withToken(hubToken)...)
+		if res.StatusCode != 201 || ans.Status != "accepted" {
+			t.Errorf("%s/%s: %s %+v", b.Configs[0].Benchmark, b.Configs[0].Name, res.Status, ans)
+		}
+		want[b.RunID] = strings.SplitN(strings.TrimPrefix(b.Configs[0].Benchmark, "local/"), "@", 2)[0]
+	}
+	bs, err := reg.Bundles(ctx)
+	if err != nil || len(bs) != 3 {
+		t.Fatalf("Bundles = %v, %v", bs, err)
+	}
+	for _, b := range bs {
+		if want[b.RunID] != b.Benchmark {
+			t.Errorf("bundle %s stored on %s, want %s", b.RunID[:12], b.Benchmark, want[b.RunID])
+		}
 	}
 }
