@@ -14,7 +14,7 @@ import (
 // PutBundle): who submitted it, when, its size in bytes, and the registry
 // benchmark it was checked against (Benchmark, a registry name, and
 // ContentHash, the 12 hex of the benchmark's content hash the bundle
-// names).
+// names; of its first benchmark, for a bundle of several).
 type StoredBundle struct {
 	RunID       string
 	Submitter   string
