@@ -275,33 +275,44 @@ func TestSubmitBundles(t *testing.T) {
 
 // TestSubmitLimits: a bundle over --max-upload is 413, whether the
 // request says its length or not; a server without a token accepts no
-// submission (403), also on loopback, while its reads stay open.
+// submission (403), also on loopback, while its reads stay open. On
+// SQLite and PostgreSQL.
 func TestSubmitLimits(t *testing.T) {
 	raw := bundleBytes(t, sharedBundle(t, stemmed))
-	s, reg := newHub(t, sqliteDSN(t), int64(len(raw)-1))
-	res, ans := submit(t, s, bytes.NewReader(raw), withToken(hubToken)...)
-	if res.StatusCode != 413 || !strings.Contains(ans.Error, "larger than this server's upload limit") || !strings.Contains(ans.Error, "--max-upload") {
-		t.Errorf("too large, with Content-Length: %s %+v", res.Status, ans)
-	}
-	res, ans = submit(t, s, io.MultiReader(bytes.NewReader(raw)), withToken(hubToken)...)
-	if res.StatusCode != 413 || !strings.Contains(ans.Error, "upload limit") {
-		t.Errorf("too large, streamed: %s %+v", res.Status, ans)
-	}
-	if bs, _ := reg.Bundles(context.Background()); len(bs) != 0 {
-		t.Errorf("a bundle over the limit was stored: %v", bs)
-	}
+	for _, be := range []struct {
+		name string
+		dsn  func(t *testing.T) string
+	}{
+		{"sqlite", func(t *testing.T) string { return sqliteDSN(t) }},
+		{"postgres", func(t *testing.T) string { return pgtest.New(t).Database(t) }},
+	} {
+		t.Run(be.name, func(t *testing.T) {
+			s, reg := newHub(t, be.dsn(t), int64(len(raw)-1))
+			res, ans := submit(t, s, bytes.NewReader(raw), withToken(hubToken)...)
+			if res.StatusCode != 413 || !strings.Contains(ans.Error, "larger than this server's upload limit") || !strings.Contains(ans.Error, "--max-upload") {
+				t.Errorf("too large, with Content-Length: %s %+v", res.Status, ans)
+			}
+			res, ans = submit(t, s, io.MultiReader(bytes.NewReader(raw)), withToken(hubToken)...)
+			if res.StatusCode != 413 || !strings.Contains(ans.Error, "upload limit") {
+				t.Errorf("too large, streamed: %s %+v", res.Status, ans)
+			}
+			if bs, _ := reg.Bundles(context.Background()); len(bs) != 0 {
+				t.Errorf("a bundle over the limit was stored: %v", bs)
+			}
 
-	open, err := New(Options{Bundles: t.TempDir(), Version: "test", Registry: reg, SchemaCheck: schema.Check})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer open.Close()
-	res, ans = submit(t, open, bytes.NewReader(raw), withToken(hubToken)...)
-	if res.StatusCode != 403 || !strings.Contains(ans.Error, "has no token, so it accepts no submissions") {
-		t.Errorf("a server without a token: %s %+v", res.Status, ans)
-	}
-	if res, body := get(t, open, "/api/bundles"); res.StatusCode != 200 || !strings.Contains(body, `"bundles": []`) {
-		t.Errorf("reads on loopback without a token: %s %s", res.Status, body)
+			open, err := New(Options{Bundles: t.TempDir(), Version: "test", Registry: reg, SchemaCheck: schema.Check})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer open.Close()
+			res, ans = submit(t, open, bytes.NewReader(raw), withToken(hubToken)...)
+			if res.StatusCode != 403 || !strings.Contains(ans.Error, "has no token, so it accepts no submissions") {
+				t.Errorf("a server without a token: %s %+v", res.Status, ans)
+			}
+			if res, body := get(t, open, "/api/bundles"); res.StatusCode != 200 || !strings.Contains(body, `"bundles": []`) {
+				t.Errorf("reads on loopback without a token: %s %s", res.Status, body)
+			}
+		})
 	}
 }
 
