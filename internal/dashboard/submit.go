@@ -46,6 +46,9 @@ const maxSubmitterRunes = 200
 // the server's own finding, not a code of the bundles' catalogue.
 const codeInvalidSubmitter lasagna.Code = "INVALID_SUBMITTER"
 
+// submitterFix is the fix of codeInvalidSubmitter.
+var submitterFix = "give the run a plain submitter of at most " + strconv.Itoa(maxSubmitterRunes) + " characters without control characters, and write the bundle again (the submitter is part of its run_id)"
+
 // finding is one problem of a refused submission, as the JSON answer
 // lists it.
 type finding struct {
@@ -322,6 +325,9 @@ func findingsOf(ps []results.Problem) []finding {
 	out := make([]finding, 0, len(ps))
 	for _, p := range ps {
 		f := finding{Code: string(p.Code), Level: string(p.Level), Where: p.Where, Detail: p.Detail}
+		if p.Code == codeInvalidSubmitter {
+			f.Fix = submitterFix
+		}
 		if info, ok := p.Code.Info(); ok {
 			f.Fix = info.Fix
 			if f.Detail == "" {
@@ -360,7 +366,7 @@ func submitterProblems(sub *results.Submitter) []results.Problem {
 		}
 		if bad != "" {
 			ps = append(ps, results.Problem{Code: codeInvalidSubmitter, Level: lasagna.LevelBlocking, Where: f.field,
-				Detail: f.field + " " + bad + "; the hub refuses it (fix: a plain name of at most " + strconv.Itoa(maxSubmitterRunes) + " characters, without control characters, then run again: the submitter is part of the bundle's run_id)"})
+				Detail: f.field + " " + bad + ": the hub refuses such text rather than strip it"})
 		}
 	}
 	return ps

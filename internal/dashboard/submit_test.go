@@ -153,6 +153,10 @@ func TestSubmitBundles(t *testing.T) {
 	unknown := rewritten(t, genuine, "ea3e86b12545", "0123456789ab", nil)
 	unlabelled := rewritten(t, genuine, "", "", func(b *results.Bundle) { b.Integrity.Warnings = nil })
 	control := rewritten(t, genuine, "", "", func(b *results.Bundle) { b.Submitter = &results.Submitter{Name: "bot\x1b[31m"} })
+	long := rewritten(t, genuine, "", "", func(b *results.Bundle) { b.Submitter = &results.Submitter{Name: strings.Repeat("é", 201)} })
+	bidi := rewritten(t, genuine, "", "", func(b *results.Bundle) {
+		b.Submitter = &results.Submitter{Name: "ok", Affiliation: "lab\u202egnp.exe"}
+	})
 
 	for _, be := range []struct {
 		name string
@@ -232,8 +236,14 @@ func TestSubmitBundles(t *testing.T) {
 				{"pooled_gold not listed", unlabelled, 422, func(a submitAnswer) bool {
 					return hasFinding(a, "POOLED_GOLD_CORPUS", "integrity.warnings does not list POOLED_GOLD_CORPUS")
 				}},
+				{"long submitter", long, 422, func(a submitAnswer) bool {
+					return hasFinding(a, "INVALID_SUBMITTER", "submitter.name is 201 characters long, more than 200")
+				}},
+				{"bidi override", bidi, 422, func(a submitAnswer) bool {
+					return hasFinding(a, "INVALID_SUBMITTER", "submitter.affiliation holds the control character U+202E")
+				}},
 				{"control character", control, 422, func(a submitAnswer) bool {
-					return hasFinding(a, "INVALID_SUBMITTER", "submitter.name holds the control character U+001B")
+					return hasFinding(a, "INVALID_SUBMITTER", "submitter.name holds the control character U+001B") && strings.Contains(a.Findings[0].Fix, "at most 200 characters")
 				}},
 			}
 			for _, c := range refusals {
@@ -250,7 +260,7 @@ func TestSubmitBundles(t *testing.T) {
 				t.Errorf("not a bundle: %s %+v", res.Status, ans)
 			}
 			for _, f := range ans.Findings {
-				if f.Code == "" || f.Fix == "" && f.Code != "INVALID_BUNDLE" {
+				if f.Code == "" || f.Fix == "" {
 					t.Errorf("a finding without code or fix: %+v", f)
 				}
 			}
