@@ -313,6 +313,15 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
+	// Two run_ids compare two stored bundles (submitted, in the registry).
+	if a, base := q.Get("bundle"), q.Get("baseline"); registry.IsRunID(a) || registry.IsRunID(base) {
+		if !registry.IsRunID(a) || !registry.IsRunID(base) {
+			s.errorPage(w, r, http.StatusBadRequest, "Compare a stored bundle with a stored bundle (two run_ids), or a file of the folder with a file of the folder.")
+			return
+		}
+		s.storedCompare(w, r, a, base)
+		return
+	}
 	a := s.entryOf(w, r, q.Get("bundle"), "?bundle=")
 	if a == nil {
 		return

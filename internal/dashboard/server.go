@@ -87,6 +87,8 @@
 //	GET  /api/bundles           the stored bundles, newest first (JSON)
 //	GET  /api/bundles/{run_id}  a stored bundle's JSON
 //	GET  /bundles/{run_id}      a stored bundle's report
+//	GET  /compare?bundle=RUN_ID&baseline=RUN_ID
+//	                            a stored bundle against another
 //
 // An evaluation runs through the engine as `lasagna benchmark run
 // registry:NAME` does: only an active benchmark evaluates (a draft or an

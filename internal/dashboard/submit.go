@@ -449,36 +449,65 @@ func (s *Server) storedJSON(w http.ResponseWriter, r *http.Request) {
 // storedReport is GET /bundles/{run_id}: the stored bundle's report,
 // drawn through the gate once and kept (a stored bundle never changes).
 func (s *Server) storedReport(w http.ResponseWriter, r *http.Request, runID string) {
+	s.storedPage(w, r, "stored", []string{runID}, func(bs []*results.Bundle) ([]byte, error) {
+		title := "stored bundle " + runID[:12]
+		if sub := submitterText(bs[0].Submitter); sub != "" {
+			title += " submitted by " + sub
+		}
+		return drawReport([]htmlreport.Input{{Bundle: bs[0]}}, htmlreport.Options{
+			Title: title,
+			Links: []htmlreport.Link{{Text: "← bundles", URL: "/"}, {Text: "bundle JSON", URL: "/api/bundles/" + runID}},
+		})
+	})
+}
+
+// storedCompare is GET /compare?bundle=RUN_ID&baseline=RUN_ID for two
+// stored bundles: the first's report against the second as baseline.
+func (s *Server) storedCompare(w http.ResponseWriter, r *http.Request, a, base string) {
+	s.storedPage(w, r, "storedcompare", []string{a, base}, func(bs []*results.Bundle) ([]byte, error) {
+		return drawReport([]htmlreport.Input{{Bundle: bs[0]}}, htmlreport.Options{
+			Title:    "stored bundle " + a[:12] + " against baseline " + base[:12],
+			Baseline: bs[1],
+			Links: []htmlreport.Link{{Text: "← bundles", URL: "/"}, {Text: a[:12], URL: "/bundles/" + a},
+				{Text: "baseline " + base[:12], URL: "/bundles/" + base}},
+		})
+	})
+}
+
+// storedPage answers with the page draw makes of the stored bundles
+// runIDs: from the cache (stored bundles never change, so the run_ids
+// are the key), else read, decoded and drawn through the gate, once
+// however many requests ask for it at the same time.
+func (s *Server) storedPage(w http.ResponseWriter, r *http.Request, kind string, runIDs []string, draw func([]*results.Bundle) ([]byte, error)) {
 	f := s.folder
-	key := "stored\x01" + runID
+	key := kind + "\x01" + strings.Join(runIDs, "\x01")
 	p := f.pages.get(key)
 	if p == nil {
-		raw := s.storedBytes(w, r, runID, false)
-		if raw == nil {
-			return // storedBytes answered
+		raws := make([][]byte, len(runIDs))
+		var size int64
+		for i, id := range runIDs {
+			if raws[i] = s.storedBytes(w, r, id, false); raws[i] == nil {
+				return // storedBytes answered
+			}
+			size += int64(len(raws[i]))
 		}
 		var err error
 		p, err = f.pageFlight.do(r.Context(), key, func() (*cachedPage, error) {
 			if p := f.pages.get(key); p != nil {
 				return p, nil
 			}
-			release, err := f.gate.acquire(r.Context(), int64(len(raw)))
+			release, err := f.gate.acquire(r.Context(), size)
 			if err != nil {
 				return nil, err
 			}
 			defer release()
-			b, err := results.Unmarshal(raw)
-			if err != nil {
-				return nil, drawError{err}
+			bs := make([]*results.Bundle, len(raws))
+			for i, raw := range raws {
+				if bs[i], err = results.Unmarshal(raw); err != nil {
+					return nil, drawError{err}
+				}
 			}
-			title := "stored bundle " + runID[:12]
-			if sub := submitterText(b.Submitter); sub != "" {
-				title += " submitted by " + sub
-			}
-			html, err := drawReport([]htmlreport.Input{{Bundle: b}}, htmlreport.Options{
-				Title: title,
-				Links: []htmlreport.Link{{Text: "← bundles", URL: "/"}, {Text: "bundle JSON", URL: "/api/bundles/" + runID}},
-			})
+			html, err := draw(bs)
 			if err != nil {
 				return nil, drawError{err}
 			}

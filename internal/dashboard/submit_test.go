@@ -118,7 +118,8 @@ func hasFinding(ans submitAnswer, code, detail string) bool {
 // TestSubmitBundles: POST /api/bundles on SQLite and PostgreSQL. A
 // genuine bundle (a run on the file examples/data/faq.jsonl, and the same
 // run named as the registry's faq revision) is accepted (201, its run_id
-// and report), stored byte for byte, listed, reported and served as JSON;
+// and report), stored byte for byte, listed, reported, compared with
+// each other and served as JSON;
 // the same bundle again is a duplicate (200), also indented (the first
 // bytes stay). Refused with 422 and not
 // stored: a forged bundle (ranked lists spliced, numbers recomputed so
@@ -213,6 +214,16 @@ func TestSubmitBundles(t *testing.T) {
 			if l := list.Bundles; l[0].RunID != registryNamed.RunID || l[1].RunID != hostile.RunID || l[1].Submitter != `<script>alert("who")</script> (ACME & co)` ||
 				l[1].Report != "/bundles/"+hostile.RunID || l[1].Benchmark != "faq" || l[1].Size != int64(len(bundleBytes(t, hostile))) {
 				t.Errorf("the list (newest first): %+v", l)
+			}
+			res, body = get(t, s, "/compare?bundle="+registryNamed.RunID+"&baseline="+hostile.RunID, withToken(hubToken)...)
+			if res.StatusCode != 200 || !strings.Contains(body, "stored bundle "+registryNamed.RunID[:12]+" against baseline "+hostile.RunID[:12]) {
+				t.Errorf("comparing two stored bundles: %s\n%.2000s", res.Status, body)
+			}
+			if res, _ := get(t, s, "/compare?bundle="+registryNamed.RunID+"&baseline=x.json", withToken(hubToken)...); res.StatusCode != 400 {
+				t.Errorf("comparing a stored bundle with a file: %s", res.Status)
+			}
+			if res, _ := get(t, s, "/compare?bundle="+registryNamed.RunID+"&baseline="+strings.Repeat("e", 64), withToken(hubToken)...); res.StatusCode != 404 {
+				t.Errorf("comparing with an unknown run_id: %s", res.Status)
 			}
 			if res, _ := get(t, s, "/bundles/"+strings.Repeat("e", 64), withToken(hubToken)...); res.StatusCode != 404 {
 				t.Errorf("an unknown run_id's report: %s", res.Status)
