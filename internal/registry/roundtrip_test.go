@@ -2,7 +2,9 @@ package registry_test
 
 import (
 	"bytes"
+	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -84,6 +86,31 @@ func TestDownloadCreateRoundTrip(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+		}
+	})
+}
+
+// TestFindRevision: a revision is found by its content digest (full or a
+// 12-digit prefix) whatever the benchmark's name; an unknown digest is
+// ErrNotFound and a malformed one an error.
+func TestFindRevision(t *testing.T) {
+	eachBackend(t, func(t *testing.T, dsn string) {
+		r := open(t, dsn)
+		inf, err := r.Create(bg(), "mine", file("examples/data", "faq.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range []string{inf.Digest, inf.Digest[:12]} {
+			b, err := r.FindRevision(bg(), d)
+			if err != nil || b.Revision != inf.Digest || b.Name != "mine@"+inf.Digest[:12] || len(b.Queries) != 47 {
+				t.Errorf("FindRevision(%s) = %v, %v", d, b, err)
+			}
+		}
+		if _, err := r.FindRevision(bg(), strings.Repeat("0", 64)); !errors.Is(err, registry.ErrNotFound) {
+			t.Errorf("unknown digest: %v", err)
+		}
+		if _, err := r.FindRevision(bg(), "ea3e%"); err == nil || !strings.Contains(err.Error(), "hex digits") {
+			t.Errorf("malformed digest: %v", err)
 		}
 	})
 }
