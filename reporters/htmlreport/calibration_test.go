@@ -52,3 +52,27 @@ func calibratedRun(t *testing.T) *results.Bundle {
 	}}
 	return b
 }
+
+// TestReportDefaultMetricsShowJudgeAndScorers: without Options.Metrics a
+// report shows, after the summary metrics, the judge's and scorers'
+// metrics the bundle scores (so the judge metric's calibration table and
+// note appear by default), and no further retrieval cutoff.
+func TestReportDefaultMetricsShowJudgeAndScorers(t *testing.T) {
+	b := calibratedRun(t)
+	for i := range b.Results {
+		b.Results[i].Metrics["cites_source"] = 0.5
+		b.Results[i].Metrics["recall@100"] = 1
+	}
+	page := render(t, []Input{{Bundle: b}}, Options{})
+	for _, want := range []string{`data-metric="ndcg@10"`, `data-metric="judge_correctness"`, `data-metric="cites_source"`, `<table class="calibration">`, `no calibration record for bm25-nostem`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the default report lacks %s", want)
+		}
+	}
+	if strings.Contains(page, `data-metric="recall@100"`) {
+		t.Error("the default report plots a retrieval cutoff beyond the summary metrics")
+	}
+	if i, j := strings.Index(page, `data-metric="cites_source"`), strings.Index(page, `data-metric="judge_correctness"`); i > j {
+		t.Error("the extra metrics are not in sorted order")
+	}
+}
