@@ -131,7 +131,8 @@ func (r *Registry) eachEntry(ctx context.Context, inf Info, offset, limit int, f
 }
 
 // Download writes the entries of the revision ref names as JSONL, one
-// line per entry, whatever its status. A JSONL or CSV benchmark is written
+// line per entry, whatever its status. A JSONL or CSV benchmark (without a
+// corpus file: its corpus is pooled from its rows) is written
 // as docs/data.md rows (datasets.WriteJSONL: id, question, answer or
 // answers, contexts, expected_docs, metadata, with metadata.unanswerable on
 // an unanswerable row) that `create --from` loads back as the same
@@ -139,7 +140,9 @@ func (r *Registry) eachEntry(ctx context.Context, inf Info, offset, limit int, f
 // expected_docs of every row, an unanswerable one's too, whenever a
 // passage's id is not the one its text would get) and judgements. Another
 // format (a BEIR folder's graded judgements, a Vecta CSV's citations) is
-// written as one Entry per line.
+// written as one Entry per line, as is a JSONL or CSV benchmark with a
+// corpus file (whose documents may share a text, so that a passage cannot
+// name its document).
 func (r *Registry) Download(ctx context.Context, ref string, w io.Writer) error {
 	inf, err := r.Get(ctx, ref)
 	if err != nil {
@@ -147,11 +150,11 @@ func (r *Registry) Download(ctx context.Context, ref string, w io.Writer) error 
 	}
 	bw := bufio.NewWriter(w)
 	if inf.Source != nil && inf.revID != 0 {
-		var format string
-		if err := r.db.QueryRowContext(ctx, r.d.q(`SELECT format FROM revisions WHERE id = ?`), inf.revID).Scan(&format); err != nil {
+		var format, corpus string
+		if err := r.db.QueryRowContext(ctx, r.d.q(`SELECT format, corpus_path FROM revisions WHERE id = ?`), inf.revID).Scan(&format, &corpus); err != nil {
 			return err
 		}
-		if f := Format(format); f == FormatJSONL || f == FormatCSV {
+		if f := Format(format); (f == FormatJSONL || f == FormatCSV) && corpus == "" {
 			b, err := r.Benchmark(ctx, inf)
 			if err != nil {
 				return err
