@@ -293,7 +293,7 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 	if e == nil {
 		return
 	}
-	p, err := s.folder.page(r.Context(), "report", []*entry{e}, func(bs []*results.Bundle) ([]byte, error) {
+	p, err := s.folder.page(r.Context(), "report"+s.registryStamp(r.Context()), []*entry{e}, func(bs []*results.Bundle) ([]byte, error) {
 		return drawReport([]htmlreport.Input{{Bundle: bs[0]}}, htmlreport.Options{
 			Data:  s.registryData(r.Context(), bs[0]),
 			Title: e.Path,
@@ -317,7 +317,7 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 	if base == nil {
 		return
 	}
-	p, err := s.folder.page(r.Context(), "compare", []*entry{a, base}, func(bs []*results.Bundle) ([]byte, error) {
+	p, err := s.folder.page(r.Context(), "compare"+s.registryStamp(r.Context()), []*entry{a, base}, func(bs []*results.Bundle) ([]byte, error) {
 		return drawReport([]htmlreport.Input{{Bundle: bs[0]}}, htmlreport.Options{
 			Data:     s.registryData(r.Context(), bs[0]),
 			Title:    a.Path + " against baseline " + base.Path,
@@ -360,6 +360,20 @@ func (s *Server) registryData(ctx context.Context, b *results.Bundle) []*lasagna
 		}
 	}
 	return out
+}
+
+// registryStamp is the part of a report page's cache key that changes
+// with the registry's revisions, so that a page drawn before its
+// benchmark was imported (ids only) is drawn again with its questions.
+func (s *Server) registryStamp(ctx context.Context) string {
+	if s.opts.Registry == nil {
+		return ""
+	}
+	st, err := s.opts.Registry.Stamp(ctx)
+	if err != nil {
+		return "\x01registry error"
+	}
+	return "\x01registry " + st
 }
 
 func drawReport(ins []htmlreport.Input, o htmlreport.Options) ([]byte, error) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/internal/engine"
+	"github.com/lasagna-go/lasagna/internal/registry"
 )
 
 // TestReportShowsRegistryData: the report page of a bundle run on a
@@ -52,6 +53,25 @@ func TestReportShowsRegistryData(t *testing.T) {
 	_, cmp := get(t, f.s, "/compare?bundle="+url.QueryEscape(v.Bundle)+"&baseline="+url.QueryEscape(v.Bundle))
 	if !strings.Contains(cmp, `<td>Which ingredient makes soda-lime glass stable in water?</td>`) {
 		t.Errorf("the comparison page shows no questions")
+	}
+
+	// The cached page follows the registry: with faq's content deleted
+	// (faq, and old, an archived copy) the page shows ids only; imported
+	// again, its questions come back.
+	for _, name := range []string{"faq", "old"} {
+		if err := f.reg.Delete(t.Context(), name, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, body := get(t, f.s, "/bundles/"+v.Bundle); strings.Contains(body, `<th data-type="text">question</th>`) {
+		t.Error("the page still shows the questions of a deleted benchmark")
+	}
+	faq := registry.Files{FS: os.DirFS(filepath.Join("..", "..", "examples", "data")), Path: "faq.jsonl"}
+	if _, err := f.reg.Create(t.Context(), "faq-again", faq); err != nil {
+		t.Fatal(err)
+	}
+	if _, body := get(t, f.s, "/bundles/"+v.Bundle); !strings.Contains(body, `<td>Which ingredient makes soda-lime glass stable in water?</td>`) {
+		t.Error("the page does not show the questions once the benchmark is imported again")
 	}
 
 	// Without the benchmark in the registry the page shows ids only.

@@ -661,3 +661,14 @@ func (r *Registry) FindRevision(ctx context.Context, digest string) (*lasagna.Be
 	}
 	return r.Benchmark(ctx, inf)
 }
+
+// Stamp returns a value that changes whenever a revision is added or
+// removed (the count and the highest id of the stored revisions), for
+// caches of what FindRevision found.
+func (r *Registry) Stamp(ctx context.Context) (string, error) {
+	var n, top int64
+	if err := r.db.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(MAX(id), 0) FROM revisions WHERE benchmark_id <> 0`).Scan(&n, &top); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%d/%d", n, top), nil
+}

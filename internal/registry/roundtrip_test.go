@@ -90,15 +90,22 @@ func TestDownloadCreateRoundTrip(t *testing.T) {
 	})
 }
 
-// TestFindRevision: a revision is found by its content digest (full or a
+// TestFindRevision: Stamp changes with an import; a revision is found by its content digest (full or a
 // 12-digit prefix) whatever the benchmark's name; an unknown digest is
 // ErrNotFound and a malformed one an error.
 func TestFindRevision(t *testing.T) {
 	eachBackend(t, func(t *testing.T, dsn string) {
 		r := open(t, dsn)
+		before, err := r.Stamp(bg())
+		if err != nil {
+			t.Fatal(err)
+		}
 		inf, err := r.Create(bg(), "mine", file("examples/data", "faq.jsonl"))
 		if err != nil {
 			t.Fatal(err)
+		}
+		if after, err := r.Stamp(bg()); err != nil || after == before {
+			t.Errorf("Stamp %q before an import, %q (%v) after", before, after, err)
 		}
 		for _, d := range []string{inf.Digest, inf.Digest[:12]} {
 			b, err := r.FindRevision(bg(), d)
