@@ -16,13 +16,22 @@ import (
 	"github.com/lasagna-go/lasagna/llm"
 )
 
-// TestArmJudgeCalibrations: an arm cites a record judge.Calibrate wrote;
-// the bundle carries it, and a record of another judge model is refused
-// before any call.
-func TestArmJudgeCalibrations(t *testing.T) {
-	t.Setenv(evaltest.EnvOut, t.TempDir())
+// calibrated is an arm whose judge cites a record judge.Calibrate wrote.
+type calibrated struct {
+	srv         *fixtures.FakeOpenAI
+	client      *llm.Client
+	path, bench string
+	gen         lasagna.Generator
+	ev          *evaltest.Evaluation
+}
+
+// runCalibrated calibrates a judge of judge_correctness on two labels
+// (judged by a scripted fake), writes the record and evaluates an arm
+// citing it on the tiny benchmark.
+func runCalibrated(t *testing.T) *calibrated {
+	t.Helper()
 	srv := fixtures.NewFakeOpenAI(fixtures.FakeOpenAIOptions{Reply: func(c fixtures.ChatCall) string { return `{"verdict": "correct"}` }})
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 	client, err := llm.New(llm.Config{BaseURL: srv.URL, APIKey: "k", Model: "judge-model", MaxRetries: -1})
 	if err != nil {
 		t.Fatal(err)
@@ -62,6 +71,16 @@ func TestArmJudgeCalibrations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return &calibrated{srv: srv, client: client, path: path, bench: bench, gen: gen, ev: ev}
+}
+
+// TestArmJudgeCalibrations: an arm cites a record judge.Calibrate wrote;
+// the bundle carries it, and a record of another judge model is refused
+// before any call.
+func TestArmJudgeCalibrations(t *testing.T) {
+	t.Setenv(evaltest.EnvOut, t.TempDir())
+	run := runCalibrated(t)
+	srv, client, path, bench, gen, ev := run.srv, run.client, run.path, run.bench, run.gen, run.ev
 	got := ev.Bundle.Configs[0].JudgeCalibrations
 	if len(got) != 1 || got[0].N != 2 || got[0].Accuracy != 0.5 || got[0].FalsePositiveIDs[0] != "b" || got[0].JudgeModel != "judge-model" {
 		t.Errorf("bundle calibrations %+v", got)
@@ -69,7 +88,7 @@ func TestArmJudgeCalibrations(t *testing.T) {
 
 	other, _ := judge.New(client, judge.Config{Model: "other-model"})
 	calls := srv.Count("chat")
-	ev, err = evaltest.Evaluate(t.Context(), "TestRAG", evaltest.Config{
+	ev, err := evaltest.Evaluate(t.Context(), "TestRAG", evaltest.Config{
 		Benchmarks: []string{bench},
 		Arms:       []evaltest.Arm{{Name: "gen", Generator: gen, Judge: llmarms.Judge(other), JudgeCalibrations: []string{path}}},
 	})

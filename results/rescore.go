@@ -60,13 +60,9 @@ func ValidateAgainst(raw []byte, data []*lasagna.Benchmark, checks ...func(raw [
 	if b == nil || len(data) == 0 {
 		return r, Rescored{}, nil // validate reported why, or nothing to re-score against
 	}
-	byName := map[string]*lasagna.Benchmark{}
-	for _, d := range data {
-		byName[d.Name] = d
-	}
 	var missing []string
-	for _, c := range b.Configs {
-		if _, ok := byName[c.Benchmark]; !ok && !slices.Contains(missing, c.Benchmark) {
+	for i := range b.Configs {
+		if c := &b.Configs[i]; dataFor(c, data) == nil && !slices.Contains(missing, c.Benchmark) {
 			missing = append(missing, c.Benchmark)
 		}
 	}
@@ -86,10 +82,36 @@ func ValidateAgainst(raw []byte, data []*lasagna.Benchmark, checks ...func(raw [
 		if !ok {
 			continue
 		}
-		rescoreResult(&r, &s, taken, b, c, res, byName[c.Benchmark])
+		rescoreResult(&r, &s, taken, b, c, res, dataFor(c, data))
 	}
 	s.TakenAsWritten = slices.Sorted(maps.Keys(taken))
 	return r, s, nil
+}
+
+// dataFor returns the benchmark of data that arm c ran on: the one of its
+// name, else one with its content under another name (the same file run
+// as registry:NAME, or a registry revision run from its file): the
+// revision c's held_fixed.corpus_fingerprint is, or that begins with the
+// hex digits after the "@" of c's benchmark name, at the same split.
+func dataFor(c *Config, data []*lasagna.Benchmark) *lasagna.Benchmark {
+	for _, d := range data {
+		if d.Name == c.Benchmark {
+			return d
+		}
+	}
+	_, short, _ := strings.Cut(c.Benchmark, "@")
+	for _, d := range data {
+		if d.Split != c.HeldFixed.Split || d.Revision == "" {
+			continue
+		}
+		if fp := c.HeldFixed.CorpusFingerprint; fp != "" && fp == d.Revision {
+			return d
+		}
+		if c.HeldFixed.CorpusFingerprint == "" && len(short) >= 12 && strings.HasPrefix(d.Revision, short) {
+			return d
+		}
+	}
+	return nil
 }
 
 func orNone(s string) string {

@@ -201,6 +201,7 @@ func validate(raw []byte, checks []func(raw []byte) []Problem) (Report, *Bundle)
 	checkStructure(&r, b)
 	checkSubset(&r, b)
 	checkConsistency(&r, b)
+	checkCalibrations(&r, b)
 	checkListed(&r, b)
 	return r, b
 }

@@ -386,10 +386,14 @@ func newDownloadCmd(stdout io.Writer) *cobra.Command {
 		Use:   "download NAME[@hash]",
 		Short: "Write a registered benchmark's entries as JSONL",
 		Long: `download writes the entries of a benchmark (its current revision, or
-NAME@hash) as JSONL, one object per line with id, question, answer (answers
-when there are several), unanswerable, chunk_ids, page_nums, source_paths,
-contexts, expected_docs and metadata (empty fields left out), to stdout or
--o FILE. It works whatever the status.` + registryNote + `
+NAME@hash) as JSONL, one object per line, to stdout or -o FILE. A JSONL or
+CSV benchmark (without --corpus) is written as the rows of docs/data.md (id, question, answer
+or answers, contexts, expected_docs, metadata with unanswerable: true on an
+unanswerable row; empty fields left out), which create --from reads back as
+the same benchmark: every entry, id, passage id and judgement. A BEIR
+folder, a Vecta CSV, or a file created with --corpus is written as entries (id, question, answer,
+answers, unanswerable, chunk_ids, page_nums, source_paths, contexts,
+expected_docs, metadata). It works whatever the status.` + registryNote + `
 Exit status: 0 done, 1 no such benchmark, 2 usage error.`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {

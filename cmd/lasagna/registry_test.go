@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -348,4 +349,49 @@ func testRegistryRunRefusesDraftAndArchived(t *testing.T) {
 	}
 	mustCLI(t, 0, "benchmark", "activate", "faq")
 	mustCLI(t, 0, "benchmark", "run", "registry:faq", "-o", filepath.Join(dir, "b.json"))
+}
+
+// TestDownloadCreateRoundTripCLI: `benchmark download faq -o f.jsonl &&
+// benchmark create faq2 --from f.jsonl` keeps every entry and field (the
+// unanswerable rows, their named passages, answer against answers):
+// show --json of the two benchmarks lists the same entries, and faq2
+// downloads as the same bytes.
+func TestDownloadCreateRoundTripCLI(t *testing.T) {
+	useRegistry(t)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src.jsonl")
+	os.WriteFile(src, []byte(`{"id": "q1", "question": "Two answers?", "answers": ["x", "y"], "contexts": ["P one.", "P two."], "expected_docs": ["z-doc", "a-doc"]}
+{"id": "q2", "question": "None?", "contexts": ["P three."], "expected_docs": ["kept-name"], "metadata": {"unanswerable": true, "n": 2}}
+`), 0o644)
+	for _, from := range []string{faqPath, src} {
+		mustCLI(t, 0, "benchmark", "create", "faq", "--from", from)
+		f := filepath.Join(dir, "f.jsonl")
+		mustCLI(t, 0, "benchmark", "download", "faq", "-o", f)
+		if out, _ := mustCLI(t, 0, "benchmark", "create", "faq2", "--from", f); !strings.HasPrefix(out, "created faq2@") {
+			t.Errorf("%s: create from the download: %s", from, out)
+		}
+		entries := func(name string) string {
+			out, _ := mustCLI(t, 0, "benchmark", "show", name, "--json", "--limit", "0")
+			var shown struct {
+				Benchmark struct{ Documents int }
+				Entries   json.RawMessage `json:"entries"`
+			}
+			if err := json.Unmarshal([]byte(out), &shown); err != nil {
+				t.Fatal(err)
+			}
+			return fmt.Sprintf("%d documents %s", shown.Benchmark.Documents, shown.Entries)
+		}
+		if a, b := entries("faq"), entries("faq2"); a != b {
+			t.Errorf("%s: the entries differ after download → create:\n%s\n%s", from, a, b)
+		}
+		again, _ := mustCLI(t, 0, "benchmark", "download", "faq2")
+		if first, _ := os.ReadFile(f); string(first) != again {
+			t.Errorf("%s: faq2 downloads differently:\n%s---\n%s", from, first, again)
+		}
+		if from == src && !strings.Contains(again, `"expected_docs":["kept-name"]`) {
+			t.Errorf("the unanswerable row's passage name is lost:\n%s", again)
+		}
+		mustCLI(t, 0, "benchmark", "delete", "faq", "--force")
+		mustCLI(t, 0, "benchmark", "delete", "faq2", "--force")
+	}
 }

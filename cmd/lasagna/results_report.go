@@ -87,6 +87,6 @@ Exit status: 0 written; 1 an unreadable or invalid bundle or data file;
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the report to `FILE.html`")
 	cmd.Flags().StringVar(&baseline, "baseline", "", "compare each arm with the arm of the same name in `BUNDLE.json`")
 	cmd.Flags().StringArrayVar(&data, "data", nil, "the benchmark `PATH` the bundle ran on (a file, BEIR folder, registry:NAME@HASH or sweep; repeatable): re-scores the bundle against it, shows questions and gold answers, marks relevant documents")
-	cmd.Flags().StringArrayVar(&metrics, "metric", nil, "plot and compare `METRIC` (repeatable; default: ndcg@10, recall@10, mrr, exact_match, token_f1 where scored)")
+	cmd.Flags().StringArrayVar(&metrics, "metric", nil, "plot and compare `METRIC` (repeatable; default: ndcg@10, recall@10, mrr, exact_match, token_f1 where scored, then the judge, rubric and scorer metrics scored)")
 	return cmd
 }

@@ -257,3 +257,36 @@ func TestResultsValidateData(t *testing.T) {
 		t.Errorf("data at another revision: exit %d\n%s", code, errOut)
 	}
 }
+
+// TestResultsReportDataForms: results report --data takes every form
+// benchmark run reads — the file, registry:NAME, registry:NAME@HASH and a
+// sweep listing the file — and then shows each query's question; data
+// whose hash is not the bundle's benchmark is refused, naming both.
+func TestResultsReportDataForms(t *testing.T) {
+	useRegistry(t)
+	b := runBundle(t)
+	p := filepath.Join(t.TempDir(), "run.json")
+	if err := results.WriteFile(p, b); err != nil {
+		t.Fatal(err)
+	}
+	mustCLI(t, 0, "benchmark", "create", "faq", "--from", faqPath)
+	dir := t.TempDir()
+	sweep := filepath.Join(dir, "sweep.yaml")
+	abs, _ := filepath.Abs(faqPath)
+	os.WriteFile(sweep, []byte("benchmarks: [{path: "+abs+"}]\narms: [{name: bm25, retriever: bm25}]\n"), 0o644)
+	const question = "What does the soda do in soda-lime glass?"
+	for _, data := range []string{faqPath, "registry:faq", "registry:faq@ea3e86b12545", sweep} {
+		html := filepath.Join(dir, "r.html")
+		if out, errOut, code := runResults(t, "report", p, "--data", data, "-o", html); code != 0 {
+			t.Errorf("report --data %s: exit %d\n%s%s", data, code, out, errOut)
+			continue
+		}
+		if page, _ := os.ReadFile(html); !strings.Contains(string(page), "<td>"+question+"</td>") {
+			t.Errorf("report --data %s shows no questions", data)
+		}
+	}
+	_, errOut, code := runResults(t, "report", p, "--data", filepath.Join("..", "..", "examples", "data", "glasscoins"), "-o", filepath.Join(dir, "x.html"))
+	if code != 2 || !strings.Contains(errOut, "the bundle ran on local/faq@") || !strings.Contains(errOut, "the data given is local/glasscoins@") {
+		t.Errorf("report --data of another benchmark: exit %d\n%s", code, errOut)
+	}
+}

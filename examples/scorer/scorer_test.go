@@ -15,7 +15,12 @@ import (
 // answers. Each query's subtest records lasagna.cites_source, and the
 // bundle holds it per query and as a mean with its confidence interval.
 func TestRAG(t *testing.T) {
-	evaltest.Run(t, evaltest.Config{
+	evaltest.Run(t, config())
+}
+
+// config is TestRAG's run.
+func config() evaltest.Config {
+	return evaltest.Config{
 		Benchmarks: []string{"../data/faq.jsonl"},
 		Scorers: []evaltest.Scorer{{
 			Name:    "cites-source",
@@ -35,5 +40,5 @@ func TestRAG(t *testing.T) {
 				evaltest.AtLeast("cites_source", 0.9),
 			},
 		}},
-	})
+	}
 }

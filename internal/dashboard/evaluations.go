@@ -248,7 +248,7 @@ func (s *Server) evaluate(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		var err error
-		if sweep, err = engine.ReadSweep(s.sweeps.FS(), sweepName); err != nil {
+		if sweep, err = engine.ReadSweepArms(s.sweeps.FS(), sweepName); err != nil {
 			s.errorPage(w, r, http.StatusUnprocessableEntity, "The sweep file has problems: "+err.Error())
 			return
 		}

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/internal/registry"
 	"github.com/lasagna-go/lasagna/reporters/htmlreport"
 	"github.com/lasagna-go/lasagna/results"
@@ -298,8 +299,9 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 	if e == nil {
 		return
 	}
-	p, err := s.folder.page(r.Context(), "report", []*entry{e}, func(bs []*results.Bundle) ([]byte, error) {
+	p, err := s.folder.page(r.Context(), "report"+s.registryStamp(r.Context()), []*entry{e}, func(bs []*results.Bundle) ([]byte, error) {
 		return drawReport([]htmlreport.Input{{Bundle: bs[0]}}, htmlreport.Options{
+			Data:  s.registryData(r.Context(), bs[0]),
 			Title: e.Path,
 			Links: []htmlreport.Link{{Text: "← bundles", URL: "/"}, {Text: "bundle JSON", URL: "/raw/" + escapePath(e.Path)}},
 		})
@@ -330,8 +332,9 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 	if base == nil {
 		return
 	}
-	p, err := s.folder.page(r.Context(), "compare", []*entry{a, base}, func(bs []*results.Bundle) ([]byte, error) {
+	p, err := s.folder.page(r.Context(), "compare"+s.registryStamp(r.Context()), []*entry{a, base}, func(bs []*results.Bundle) ([]byte, error) {
 		return drawReport([]htmlreport.Input{{Bundle: bs[0]}}, htmlreport.Options{
+			Data:     s.registryData(r.Context(), bs[0]),
 			Title:    a.Path + " against baseline " + base.Path,
 			Baseline: bs[1],
 			Links: []htmlreport.Link{{Text: "← bundles", URL: "/"}, {Text: a.Path, URL: "/bundles/" + escapePath(a.Path)},
@@ -343,6 +346,49 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeReport(w, p)
+}
+
+// registryData returns the benchmarks of b's arms that the registry
+// (Options.Registry) holds, found by content: the revision whose digest
+// is the arm's held_fixed.corpus_fingerprint, or starts with the 12 hex
+// digits after the "@" of its benchmark name. With them a report shows
+// each query's question and gold answers and marks the relevant
+// documents. A benchmark the registry does not hold, or that does not
+// load, is left out (the report then shows ids only, as without data).
+func (s *Server) registryData(ctx context.Context, b *results.Bundle) []*lasagna.Benchmark {
+	if s.opts.Registry == nil {
+		return nil
+	}
+	var out []*lasagna.Benchmark
+	seen := map[string]bool{}
+	for _, c := range b.Configs {
+		digest := c.HeldFixed.CorpusFingerprint
+		if len(digest) != 64 {
+			_, digest, _ = strings.Cut(c.Benchmark, "@")
+		}
+		if digest == "" || seen[digest] {
+			continue
+		}
+		seen[digest] = true
+		if bench, err := s.opts.Registry.FindRevision(ctx, digest); err == nil {
+			out = append(out, bench)
+		}
+	}
+	return out
+}
+
+// registryStamp is the part of a report page's cache key that changes
+// with the registry's revisions, so that a page drawn before its
+// benchmark was imported (ids only) is drawn again with its questions.
+func (s *Server) registryStamp(ctx context.Context) string {
+	if s.opts.Registry == nil {
+		return ""
+	}
+	st, err := s.opts.Registry.Stamp(ctx)
+	if err != nil {
+		return "\x01registry error"
+	}
+	return "\x01registry " + st
 }
 
 func drawReport(ins []htmlreport.Input, o htmlreport.Options) ([]byte, error) {

@@ -435,6 +435,29 @@ func TestEvaluationFromSweep(t *testing.T) {
 	if len(b.Configs) != 2 || !strings.HasPrefix(b.Configs[0].Benchmark, "many@") {
 		t.Errorf("the bundle: %d arms on %s", len(b.Configs), b.Configs[0].Benchmark)
 	}
+
+	// A sweep without benchmarks: runs as well (the page gives the
+	// benchmark); one without arms is still refused.
+	if err := os.WriteFile(filepath.Join(f.sweeps, "arms-only.yaml"), []byte("arms:\n"+twoArms), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(f.sweeps, "no-arms.yaml"), []byte("top_k: 10\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	id = evaluate(t, f.s, url.Values{"ref": {"many"}, "sweep": {"arms-only.yaml"}})
+	if v = waitEvaluation(t, f.s, id); v.State != "done" || v.Total != 240 {
+		t.Fatalf("a sweep without benchmarks: %+v", v)
+	}
+	if b, err = results.ReadFile(filepath.Join(f.bundles, filepath.FromSlash(v.Bundle))); err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Configs) != 2 || !strings.HasPrefix(b.Configs[0].Benchmark, "many@") {
+		t.Errorf("the bundle of a sweep without benchmarks: %d arms on %s", len(b.Configs), b.Configs[0].Benchmark)
+	}
+	res, body := post(t, f.s, "/evaluate", url.Values{"ref": {"many"}, "sweep": {"no-arms.yaml"}})
+	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, "the sweep lists no arms") || strings.Contains(body, "no benchmarks") {
+		t.Errorf("a sweep without arms: %s\n%s", res.Status, body)
+	}
 }
 
 // TestEvaluationThresholds: a sweep's thresholds are checked, as

@@ -191,7 +191,7 @@ func TestBundleRescoredAgainstData(t *testing.T) {
 
 	// Data at another revision is refused, naming both.
 	other := *bench
-	other.Name = "local/tiny@000000000000"
+	other.Name, other.Revision = "local/tiny@000000000000", strings.Repeat("0", 64)
 	raw, _ := results.Marshal(clean)
 	if _, _, err := results.ValidateAgainst(raw, []*lasagna.Benchmark{&other}); err == nil || !strings.Contains(err.Error(), "the bundle ran on "+bench.Name+", but the data given is local/tiny@000000000000") {
 		t.Errorf("err = %v, want the revisions named", err)

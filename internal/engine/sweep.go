@@ -198,11 +198,24 @@ var (
 // or duplicate arm names, and bad values are errors naming file:line and,
 // for a misspelt key, the nearest known one.
 func ReadSweep(fsys fs.FS, name string) (*Sweep, error) {
+	return readSweep(fsys, name, true)
+}
+
+// ReadSweepArms reads the sweep file at name in fsys as ReadSweep does,
+// for a caller that gives the benchmarks itself (the dashboard runs a
+// sweep's arms and settings on the benchmark the page shows): the file may
+// have no benchmarks: list, and the benchmarks it lists are returned
+// unchecked for the caller to replace.
+func ReadSweepArms(fsys fs.FS, name string) (*Sweep, error) {
+	return readSweep(fsys, name, false)
+}
+
+func readSweep(fsys fs.FS, name string, needBenchmarks bool) (*Sweep, error) {
 	data, err := datasets.ReadFile(fsys, name)
 	if err != nil {
 		return nil, fmt.Errorf("read sweep file: %w", err)
 	}
-	s, err := ParseSweep(data, name)
+	s, err := parseSweep(data, name, needBenchmarks)
 	if err != nil {
 		return nil, err
 	}
@@ -240,6 +253,10 @@ func (s *Sweep) readCalibrations(fsys fs.FS) error {
 // ParseSweep parses sweep file bytes; file names the file in errors and is
 // the base of relative benchmark paths.
 func ParseSweep(data []byte, file string) (*Sweep, error) {
+	return parseSweep(data, file, true)
+}
+
+func parseSweep(data []byte, file string, needBenchmarks bool) (*Sweep, error) {
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
@@ -338,7 +355,7 @@ func ParseSweep(data []byte, file string) (*Sweep, error) {
 			}
 		}
 	}
-	if err := s.Check(); err != nil {
+	if err := s.check(needBenchmarks); err != nil {
 		return nil, err
 	}
 	return &s, nil
@@ -361,7 +378,11 @@ func sweepPath(dir, p string) string {
 // Check reports problems a sweep can have whatever its source: no
 // benchmarks or arms, entries without path or name, missing or duplicate
 // arm names, unknown retrievers, negative sizes.
-func (s *Sweep) Check() error {
+func (s *Sweep) Check() error { return s.check(true) }
+
+// check is Check; without needBenchmarks an empty benchmarks list is no
+// problem (the caller gives the benchmarks).
+func (s *Sweep) check(needBenchmarks bool) error {
 	var errs []error
 	at := func(p lasagna.Pos) string {
 		if p.File == "" {
@@ -369,7 +390,7 @@ func (s *Sweep) Check() error {
 		}
 		return p.String() + ": "
 	}
-	if len(s.Benchmarks) == 0 {
+	if needBenchmarks && len(s.Benchmarks) == 0 {
 		errs = append(errs, errors.New("the sweep lists no benchmarks; add a benchmarks: entry such as {path: data.jsonl}"))
 	}
 	if len(s.Arms) == 0 {

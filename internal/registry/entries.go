@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"slices"
 	"sort"
 
 	"github.com/lasagna-go/lasagna"
@@ -130,13 +131,44 @@ func (r *Registry) eachEntry(ctx context.Context, inf Info, offset, limit int, f
 }
 
 // Download writes the entries of the revision ref names as JSONL, one
-// Entry per line, whatever its status.
+// line per entry, whatever its status. A JSONL or CSV benchmark (without a
+// corpus file: its corpus is pooled from its rows) is written
+// as docs/data.md rows (datasets.WriteJSONL: id, question, answer or
+// answers, contexts, expected_docs, metadata, with metadata.unanswerable on
+// an unanswerable row) that `create --from` loads back as the same
+// benchmark: the same queries, ids, passages and passage ids (the
+// expected_docs of every row, an unanswerable one's too, whenever a
+// passage's id is not the one its text would get) and judgements. Another
+// format (a BEIR folder's graded judgements, a Vecta CSV's citations) is
+// written as one Entry per line, as is a JSONL or CSV benchmark with a
+// corpus file (whose documents may share a text, so that a passage cannot
+// name its document).
 func (r *Registry) Download(ctx context.Context, ref string, w io.Writer) error {
 	inf, err := r.Get(ctx, ref)
 	if err != nil {
 		return err
 	}
 	bw := bufio.NewWriter(w)
+	if inf.Source != nil && inf.revID != 0 {
+		var format, corpus string
+		if err := r.db.QueryRowContext(ctx, r.d.q(`SELECT format, corpus_path FROM revisions WHERE id = ?`), inf.revID).Scan(&format, &corpus); err != nil {
+			return err
+		}
+		if f := Format(format); (f == FormatJSONL || f == FormatCSV) && corpus == "" {
+			b, err := r.Benchmark(ctx, inf)
+			if err != nil {
+				return err
+			}
+			rows, err := rowsOf(b)
+			if err != nil {
+				return fmt.Errorf("download %s: %w", inf.Revision, err)
+			}
+			if err := datasets.WriteJSONL(bw, rows); err != nil {
+				return fmt.Errorf("download %s: %w", inf.Revision, err)
+			}
+			return bw.Flush()
+		}
+	}
 	if err := r.eachEntry(ctx, inf, 0, 0, func(data string) error {
 		bw.WriteString(data)
 		return bw.WriteByte('\n')
@@ -144,6 +176,69 @@ func (r *Registry) Download(ctx context.Context, ref string, w io.Writer) error 
 		return err
 	}
 	return bw.Flush()
+}
+
+// rowsOf returns the docs/data.md rows of a JSONL or CSV benchmark b, which
+// load back (datasets.BuildBenchmark, or with b's corpus file) as b: each
+// query's id, question, answers, passages and metadata (with
+// unanswerable: true on an unanswerable query), and as expected_docs the
+// corpus id of each passage (the first document with its text) when one of
+// them is not the id the passage's text gets (datasets.PassageID); a query
+// without passages names its relevant documents. A query whose judgements
+// a row cannot state (a grade other than 1, a judged non-relevant
+// document, relevant documents other than its passages) is an error
+// naming it.
+func rowsOf(b *lasagna.Benchmark) ([]datasets.Row, error) {
+	byText := make(map[string]string, len(b.Corpus))
+	for _, d := range b.Corpus {
+		if _, seen := byText[d.Text]; !seen {
+			byText[d.Text] = d.ID
+		}
+	}
+	rows := make([]datasets.Row, len(b.Queries))
+	for i, q := range b.Queries {
+		row := datasets.Row{ID: q.ID, Question: q.Text, Answers: q.Answers, Contexts: q.Contexts, Metadata: q.Metadata}
+		if q.Unanswerable && row.Metadata["unanswerable"] != true {
+			row.Metadata = maps.Clone(row.Metadata)
+			if row.Metadata == nil {
+				row.Metadata = map[string]any{}
+			}
+			row.Metadata["unanswerable"] = true
+		}
+		for id, g := range b.Qrels[q.ID] {
+			if g != 1 {
+				return nil, fmt.Errorf("query %q judges document %q with grade %d, which a JSONL row cannot state (its passages are relevant with grade 1); use the source file", q.ID, id, g)
+			}
+		}
+		relevant := b.Qrels.Relevant(q.ID)
+		if len(q.Contexts) == 0 {
+			row.ExpectedDocs = relevant
+			rows[i] = row
+			continue
+		}
+		names := make([]string, len(q.Contexts))
+		own := true // every passage has the id its text gets
+		for j, text := range q.Contexts {
+			id, ok := byText[text]
+			if !ok {
+				return nil, fmt.Errorf("query %q: its passage %d is no document of the corpus, so a row cannot name it; use the source file", q.ID, j+1)
+			}
+			names[j] = id
+			own = own && id == datasets.PassageID(text)
+		}
+		if len(relevant) > 0 || !q.Unanswerable {
+			set := slices.Clone(names)
+			slices.Sort(set)
+			if set = slices.Compact(set); !slices.Equal(set, relevant) {
+				return nil, fmt.Errorf("query %q: its relevant documents %v are not its passages' %v, which a JSONL row cannot state; use the source file", q.ID, relevant, set)
+			}
+		}
+		if !own {
+			row.ExpectedDocs = names
+		}
+		rows[i] = row
+	}
+	return rows, nil
 }
 
 // Export writes the entries of the revision ref names as a Vecta

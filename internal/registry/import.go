@@ -12,6 +12,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"regexp"
 	"strings"
 	"testing/fstest"
 
@@ -704,4 +705,43 @@ func (r *Registry) Benchmark(ctx context.Context, inf Info) (*lasagna.Benchmark,
 		return nil, fmt.Errorf("registry revision %s is damaged: its stored files hash to %s", inf.Revision, b.Name)
 	}
 	return b, nil
+}
+
+// hexDigest matches a lower-case hex digest or prefix.
+var hexDigest = regexp.MustCompile(`^[0-9a-f]{12,64}$`)
+
+// FindRevision returns the benchmark of a revision whose content digest
+// is digest (the full hex sha256 or a prefix of at least 12 digits),
+// whatever its name and status: the data a bundle ran on, found by its
+// content whether it ran as registry:NAME or as the file the revision
+// was imported from. ErrNotFound when no revision holds it.
+func (r *Registry) FindRevision(ctx context.Context, digest string) (*lasagna.Benchmark, error) {
+	if !hexDigest.MatchString(digest) {
+		return nil, fmt.Errorf("revision digest %q: give 12 to 64 lower-case hex digits", digest)
+	}
+	var name, full string
+	err := r.db.QueryRowContext(ctx, r.d.q(`SELECT b.name, r.digest FROM revisions r JOIN benchmarks b ON b.id = r.benchmark_id
+		WHERE r.digest LIKE ? ORDER BY r.id LIMIT 1`), digest+"%").Scan(&name, &full)
+	if isNoRows(err) {
+		return nil, fmt.Errorf("no revision of the registry has digest %s: %w", digest, ErrNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	inf, err := r.Get(ctx, name+"@"+full)
+	if err != nil {
+		return nil, err
+	}
+	return r.Benchmark(ctx, inf)
+}
+
+// Stamp returns a value that changes whenever a revision is added or
+// removed (the count and the highest id of the stored revisions), for
+// caches of what FindRevision found.
+func (r *Registry) Stamp(ctx context.Context) (string, error) {
+	var n, top int64
+	if err := r.db.QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(MAX(id), 0) FROM revisions WHERE benchmark_id <> 0`).Scan(&n, &top); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%d/%d", n, top), nil
 }

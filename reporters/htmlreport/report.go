@@ -54,7 +54,10 @@ type Options struct {
 	// relevant documents of each ranked list.
 	Data []*lasagna.Benchmark
 	// Metrics are the metrics plotted and compared; nil means
-	// reporters.SummaryMetrics.
+	// reporters.SummaryMetrics, then every other metric scored that is not
+	// a ranked retrieval metric or latency (the judge's, rubrics', scorers'
+	// and answer metrics, in sorted order), so that a judge metric shows
+	// its calibration and a scorer's metric its plot.
 	Metrics []string
 	// Title heads the page; "" means "lasagna report".
 	Title string
@@ -253,13 +256,7 @@ func build(ins []Input, o Options) (*view, error) {
 
 	mets := o.Metrics
 	if mets == nil {
-		for _, in := range ins {
-			for _, m := range reporters.SummaryMetrics(in.Bundle) {
-				if !slices.Contains(mets, m) {
-					mets = append(mets, m)
-				}
-			}
-		}
+		mets = defaultMetrics(ins)
 	}
 	var baseArms []results.ArmResult
 	if o.Baseline != nil {
@@ -433,4 +430,36 @@ func pairDiffs(pairs []results.Pair, c results.Comparison) []float64 {
 		return out
 	}
 	return nil
+}
+
+// defaultMetrics is the metrics a report shows when Options.Metrics is
+// nil: reporters.SummaryMetrics of each bundle, then, in sorted order,
+// every other metric a result scores except the ranked retrieval metrics
+// (ndcg, recall, precision, map, hit, mrr, r_precision at any cutoff) and
+// latency_ms.
+func defaultMetrics(ins []Input) []string {
+	var mets, rest []string
+	for _, in := range ins {
+		for _, m := range reporters.SummaryMetrics(in.Bundle) {
+			if !slices.Contains(mets, m) {
+				mets = append(mets, m)
+			}
+		}
+	}
+	for _, in := range ins {
+		for _, r := range in.Bundle.Results {
+			for m := range r.Metrics {
+				base, _, _ := strings.Cut(m, "@")
+				switch base {
+				case "ndcg", "recall", "precision", "map", "hit", "mrr", "r_precision", "latency_ms":
+					continue
+				}
+				if !slices.Contains(mets, m) && !slices.Contains(rest, m) {
+					rest = append(rest, m)
+				}
+			}
+		}
+	}
+	slices.Sort(rest)
+	return append(mets, rest...)
 }

@@ -114,10 +114,13 @@ func TestHFCommittedQAFixtures(t *testing.T) {
 // reader the download happens and the import is refused with the command
 // that builds one.
 func TestHFImportQADatasets(t *testing.T) {
-	hub := hftest.New(t, token, hftest.SQuAD(), hftest.SQuADv2(), hftest.NQOpen())
+	repos := map[string]hftest.Repo{hf.SQuAD: hftest.SQuAD(), hf.SQuADv2: hftest.SQuADv2(), hf.NQOpen: hftest.NQOpen()}
+	hub := hftest.New(t, token, repos[hf.SQuAD], repos[hf.SQuADv2], repos[hf.NQOpen])
 	home := t.TempDir()
-	r, _ := sqlite(t)
-	h := hubEnv(t, hub.URL, home)
+	r, dbPath := sqlite(t)
+	// A token is sent (a user's HF_TOKEN) and must appear nowhere.
+	h := hubEnv(t, hub.URL, home, "HF_TOKEN", token)
+	t.Cleanup(func() { noSecret(t, home); noSecret(t, filepath.Dir(dbPath)) })
 	for _, c := range []struct {
 		dataset, name, file string
 		n                   int
@@ -146,6 +149,20 @@ func TestHFImportQADatasets(t *testing.T) {
 			}
 			if inf.Name != c.name || inf.Questions != c.n || !reflect.DeepEqual(inf.Source.Files, []string{c.file}) || inf.Source.Path != "" || inf.Source.Format != "parquet" {
 				t.Errorf("info = %+v, source %+v", inf, inf.Source)
+			}
+			// The revision recorded, the file in the Hub's cache layout, and
+			// a second import served from the cache.
+			repo := repos[c.dataset]
+			if inf.Source.Revision != repo.SHA() {
+				t.Errorf("revision %q, want the repository's commit %s", inf.Source.Revision, repo.SHA())
+			}
+			snap := filepath.Join(home, "hub", "datasets--"+strings.ReplaceAll(c.dataset, "/", "--"), "snapshots", repo.SHA(), filepath.FromSlash(c.file))
+			if _, err := os.Stat(snap); err != nil {
+				t.Errorf("not in the Hub's cache layout: %v", err)
+			}
+			files := hub.FileRequests()
+			if again, _, err := hf.Import(bg(), r, hf.Options{Dataset: c.dataset, Hub: h}); err != nil || again.Digest != inf.Digest || hub.FileRequests() != files {
+				t.Errorf("a second import: %v, digest %s, %d file requests more", err, again.Digest, hub.FileRequests()-files)
 			}
 			es, _, err := r.Entries(bg(), inf.Name, 0, 0)
 			if err != nil {
