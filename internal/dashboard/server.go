@@ -179,6 +179,7 @@ type Server struct {
 	csrfKey []byte
 	session string // the session cookie's value; "" without a token
 	handler http.Handler
+	boards  boards // the leaderboards built, by metric and stored bundles
 }
 
 // New returns the dashboard over o.Bundles, which must be a folder.
@@ -260,6 +261,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /evaluations", s.evaluationsPage)
 	s.mux.HandleFunc("GET /evaluations/{id}", s.evaluationPage)
 	s.submitRoutes()
+	s.leaderboardRoutes()
 	// No catch-all route: the mux answers 404 to an unknown path and 405
 	// to a known path with another method (GET /rescan).
 }
