@@ -36,8 +36,11 @@ type partChunk struct {
 	// goes in Partition.scores and ends, and its next id in docs.
 	cursor  []int
 	bcursor []uint32
-	last    int
-	bad     bool // a line ParseRun reports
+	// line is, per result line of the chunk in file order, its query's
+	// position in counts: the second pass does not look the ids up again.
+	line []int32
+	last int
+	bad  bool // a line ParseRun reports
 }
 
 // releaseBlock is the granularity, in bytes from the start of the file,
@@ -179,6 +182,9 @@ func eachLine(data []byte, start, end int, f func(at, n int, fields *[6][]byte) 
 func (c *partChunk) count(data []byte, start, end int, release func(lo, hi int)) {
 	c.index = newQidTable()
 	c.last = -1
+	// Room for lines of 16 bytes and more (the shortest are 12): untouched
+	// room costs address space only.
+	c.line = make([]int32, 0, (end-start)/16+1)
 	var prev []byte
 	cur := int32(-1)
 	rel := releaser{release: release, freed: (start + releaseBlock - 1) / releaseBlock * releaseBlock}
@@ -201,6 +207,7 @@ func (c *partChunk) count(data []byte, start, end int, release func(lo, hi int))
 		}
 		c.counts[cur]++
 		c.bytes[cur] += uint32(len(f[2]))
+		c.line = append(c.line, cur)
 		return true
 	})
 }
@@ -208,23 +215,18 @@ func (c *partChunk) count(data []byte, start, end int, release func(lo, hi int))
 // place is PartitionRun's second pass: each line's score and document id
 // into its query's stretch, the file handed to release behind it.
 func (c *partChunk) place(data []byte, start, end int, p *Partition, release func(lo, hi int)) {
-	var prev []byte
-	cur := int32(-1)
 	rel := releaser{release: release, freed: (start + releaseBlock - 1) / releaseBlock * releaseBlock}
 	defer rel.finish(data, end)
+	line := c.line
 	eachLine(data, start, end, func(at, n int, f *[6][]byte) bool {
-		if rel.pass(at) {
-			cur = -1 // prev may be in the released span
-		}
+		rel.pass(at)
 		score, ok := parseScore(f[4])
 		if !ok {
 			c.bad = true
 			return false
 		}
-		qid := f[0]
-		if cur < 0 || !bytes.Equal(qid, prev) {
-			prev, cur = qid, c.index.index(qid, false)
-		}
+		cur := line[0]
+		line = line[1:]
 		k := c.cursor[cur]
 		c.cursor[cur]++
 		p.scores[k] = score
@@ -235,6 +237,7 @@ func (c *partChunk) place(data []byte, start, end int, p *Partition, release fun
 		c.bcursor[cur] = b
 		return true
 	})
+	c.line = nil
 }
 
 // releaser hands a chunk of the file to release behind a pass over it:
