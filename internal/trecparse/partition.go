@@ -149,11 +149,11 @@ func PartitionRun(data []byte, workers int, release func(lo, hi int)) (p *Partit
 	return p, true
 }
 
-// eachLine calls f with the offset and the fields (as lineFields splits
-// them) of every result line of data[start:end] (whole lines); blank and
+// eachLine calls f with the offset and the first k fields (as
+// splitFields splits them) of every result line of data[start:end] (whole lines); blank and
 // comment lines are skipped as ParseRun skips them. It stops early when f
 // returns false.
-func eachLine(data []byte, start, end int, f func(at, n int, fields *[6][]byte) bool) {
+func eachLine(data []byte, start, end, k int, f func(at, n int, fields *[6][]byte) bool) {
 	d := data[:end]
 	var fields [6][]byte
 	for off := start; off < len(d); {
@@ -169,7 +169,7 @@ func eachLine(data []byte, start, end int, f func(at, n int, fields *[6][]byte) 
 			off = lineEnd(d, i)
 			continue
 		}
-		n, next := lineFields(d, i, &fields)
+		n, next := splitFields(d, i, &fields, k)
 		if !f(i, n, &fields) {
 			return
 		}
@@ -189,9 +189,11 @@ func (c *partChunk) count(data []byte, start, end int, release func(lo, hi int))
 	cur := int32(-1)
 	rel := releaser{release: release, freed: (start + releaseBlock - 1) / releaseBlock * releaseBlock}
 	defer rel.finish(data, end)
-	eachLine(data, start, end, func(at, n int, f *[6][]byte) bool {
+	// The qid and the docno are enough here; the second pass checks the
+	// rest of the line.
+	eachLine(data, start, end, 3, func(at, n int, f *[6][]byte) bool {
 		rel.pass(at)
-		if n < 6 {
+		if n < 3 {
 			c.bad = true
 			return false
 		}
@@ -218,8 +220,12 @@ func (c *partChunk) place(data []byte, start, end int, p *Partition, release fun
 	rel := releaser{release: release, freed: (start + releaseBlock - 1) / releaseBlock * releaseBlock}
 	defer rel.finish(data, end)
 	line := c.line
-	eachLine(data, start, end, func(at, n int, f *[6][]byte) bool {
+	eachLine(data, start, end, 6, func(at, n int, f *[6][]byte) bool {
 		rel.pass(at)
+		if n < 6 {
+			c.bad = true
+			return false
+		}
 		score, ok := parseScore(f[4])
 		if !ok {
 			c.bad = true
@@ -277,8 +283,14 @@ func (p *Partition) Tag() string { return p.tag }
 // parseRunChunk does, into up to six fields (n is then 6 for six or
 // more); next is the offset of the following line.
 func lineFields(d []byte, at int, f *[6][]byte) (n, next int) {
+	return splitFields(d, at, f, len(f))
+}
+
+// splitFields is lineFields for the first k fields (k ≤ 6): n < k when the
+// line has fewer.
+func splitFields(d []byte, at int, f *[6][]byte, k int) (n, next int) {
 	i := at
-	for n < len(f) {
+	for n < k {
 		j := fieldEnd(d, i)
 		f[n] = d[i:j]
 		n++
