@@ -453,7 +453,7 @@ func runMetricsTrec(stdout io.Writer, qrelsPath, runPath string, sel *trecSelect
 		}
 		qrels, qrelsErr = datasets.ParseQrels(qrelsPath, qdata)
 	}()
-	rdata, release, runErr := readRunFile(runPath)
+	rdata, release, drop, runErr := readRunFile(runPath)
 	var (
 		ev  *metrics.TrecRun
 		tag string
@@ -471,7 +471,7 @@ func runMetricsTrec(stdout io.Writer, qrelsPath, runPath string, sel *trecSelect
 		defer release()
 		var streamed bool
 		if opts.Validate() == nil {
-			ev, tag, streamed, err = streamTrec(rdata, qrelsDone, &qrels, &qrelsErr, opts, avg)
+			ev, tag, streamed, err = streamTrec(rdata, drop, qrelsDone, &qrels, &qrelsErr, opts, avg)
 		}
 		if !streamed {
 			<-qrelsDone
@@ -575,7 +575,7 @@ type trecEvaluated struct {
 // run cannot be streamed, or retrieves a document twice for a judged query;
 // the caller then parses it whole (and reports the duplicate). opts must be
 // valid.
-func streamTrec(rdata []byte, qrelsDone <-chan struct{}, qrels *lasagna.Qrels, qrelsErr *error, opts metrics.TrecOptions, avg metrics.Averaging) (ev *metrics.TrecRun, tag string, ok bool, err error) {
+func streamTrec(rdata []byte, drop func(lo, hi int), qrelsDone <-chan struct{}, qrels *lasagna.Qrels, qrelsErr *error, opts metrics.TrecOptions, avg metrics.Averaging) (ev *metrics.TrecRun, tag string, ok bool, err error) {
 	workers := make([]trecStreamWorker, trecparse.StreamWorkers(len(rdata)))
 	eval := func(s *trecStreamWorker, qid string, hits []trecparse.Hit) {
 		if *qrelsErr != nil {
@@ -630,7 +630,7 @@ func streamTrec(rdata []byte, qrelsDone <-chan struct{}, qrels *lasagna.Qrels, q
 		if held {
 			runtime.GC() // the dropped hits would stay: the collector is paused
 		}
-		part, pok := trecparse.PartitionRun(rdata, len(workers))
+		part, pok := trecparse.PartitionRun(rdata, len(workers), drop)
 		if !pok {
 			return nil, "", false, nil
 		}
@@ -638,9 +638,7 @@ func streamTrec(rdata []byte, qrelsDone <-chan struct{}, qrels *lasagna.Qrels, q
 		if *qrelsErr != nil {
 			return nil, "", true, nil
 		}
-		if dups, ok = part.Rank(len(workers), visit); !ok {
-			return nil, "", false, nil
-		}
+		dups = part.Rank(len(workers), visit)
 		tag = part.Tag()
 	}
 	<-qrelsDone

@@ -15,27 +15,32 @@ import (
 // MAP_POPULATE: for a 200 MB run this takes a few milliseconds of system
 // time where reading it into fresh memory takes most of a second on a small
 // virtual machine. After release no string taken from the bytes may be
-// used. Files that cannot be mapped (empty ones) are read.
-func readRunFile(path string) ([]byte, func(), error) {
+// used. Files that cannot be mapped (empty ones) are read. drop, not nil
+// for a mapped file, gives back the pages of data[lo:hi] (lo page-aligned):
+// they are read from the file again if used (trecparse.PartitionRun drops
+// what its second pass has copied, so that the file and its copy are not
+// both in memory).
+func readRunFile(path string) (data []byte, release func(), drop func(lo, hi int), err error) {
 	f, err := datasets.Open(cliPath(path))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	size := st.Size()
 	osf, isOS := f.(*os.File)
 	if !isOS || size <= 0 || size > datasets.MaxFileBytes || size != int64(int(size)) {
 		data, err := datasets.ReadFile(cliPath(path))
-		return data, func() {}, err
+		return data, func() {}, nil, err
 	}
-	data, err := syscall.Mmap(int(osf.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_PRIVATE|syscall.MAP_POPULATE)
+	data, err = syscall.Mmap(int(osf.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_PRIVATE|syscall.MAP_POPULATE)
 	if err != nil {
 		data, err := datasets.ReadFile(cliPath(path))
-		return data, func() {}, err
+		return data, func() {}, nil, err
 	}
-	return data, func() { _ = syscall.Munmap(data) }, nil
+	drop = func(lo, hi int) { _ = syscall.Madvise(data[lo:hi], syscall.MADV_DONTNEED) }
+	return data, func() { _ = syscall.Munmap(data) }, drop, nil
 }

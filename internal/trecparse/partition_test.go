@@ -14,13 +14,18 @@ import (
 // partitionAll collects what PartitionRun and Rank hand to visit.
 func partitionAll(t *testing.T, data []byte, workers int) (map[string][]Hit, string, int, []string, bool) {
 	t.Helper()
-	p, ok := PartitionRun(data, workers)
+	return partitionReleasing(t, data, workers, nil)
+}
+
+func partitionReleasing(t *testing.T, data []byte, workers int, release func(lo, hi int)) (map[string][]Hit, string, int, []string, bool) {
+	t.Helper()
+	p, ok := PartitionRun(data, workers, release)
 	if !ok {
 		return nil, "", 0, nil, false
 	}
 	var mu sync.Mutex
 	got := map[string][]Hit{}
-	dups, ok := p.Rank(workers, func(w int, qid string, ranked []Hit) {
+	dups := p.Rank(workers, func(w int, qid string, ranked []Hit) {
 		mu.Lock()
 		defer mu.Unlock()
 		if _, twice := got[qid]; twice {
@@ -29,7 +34,76 @@ func partitionAll(t *testing.T, data []byte, workers int) (map[string][]Hit, str
 		got[qid] = slices.Clone(ranked)
 	})
 	slices.Sort(dups)
-	return got, p.Tag(), p.Lines(), dups, ok
+	return got, p.Tag(), p.Lines(), dups, true
+}
+
+// TestPartitionRunReleased: the spans PartitionRun hands to release are
+// whole 4 MiB blocks (or end at the file's end), handed at most twice (once
+// a pass), and never read after the second time: overwritten then (as
+// dropped pages of a file that changed would read), the run is still ranked
+// exactly as ParseRun ranks the intact file, short and long query ids,
+// on one worker and on several.
+func TestPartitionRunReleased(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 28))
+	grouped := genRun(rng, 400000, 1000)
+	lines := strings.SplitAfter(string(grouped), "\n")
+	for i := range lines {
+		if i%3 == 0 && strings.HasPrefix(strings.TrimLeft(lines[i], " \t\r\v\f"), "q") {
+			lines[i] = strings.Replace(lines[i], "q", "a-query-id-longer-than-eight-bytes-q", 1)
+		}
+	}
+	if !strings.HasSuffix(lines[len(lines)-1], "\n") {
+		lines[len(lines)-1] += "\n"
+	}
+	rng.Shuffle(len(lines), func(i, j int) { lines[i], lines[j] = lines[j], lines[i] })
+	intact := []byte(strings.Join(lines, ""))
+	if len(intact) < 3*releaseBlock {
+		t.Fatalf("%d bytes: want a file of several release blocks", len(intact))
+	}
+	run, probs := ParseRun("r", intact, 10)
+	if probs != nil {
+		t.Fatal(probs)
+	}
+	for _, workers := range []int{1, 2, 3} {
+		data := slices.Clone(intact)
+		var mu sync.Mutex
+		released := make([]int, len(data)/releaseBlock+1)
+		got, tag, n, dups, ok := partitionReleasing(t, data, workers, func(lo, hi int) {
+			mu.Lock()
+			defer mu.Unlock()
+			if lo%releaseBlock != 0 || (hi%releaseBlock != 0 && hi != len(data)) || lo >= hi || hi > len(data) {
+				t.Errorf("%d workers: released [%d, %d): want whole blocks", workers, lo, hi)
+				return
+			}
+			for b := lo / releaseBlock; b*releaseBlock < hi; b++ {
+				released[b]++
+				switch released[b] {
+				case 1:
+				case 2:
+					for i := b * releaseBlock; i < min(hi, (b+1)*releaseBlock); i++ {
+						data[i] = 'z'
+					}
+				default:
+					t.Errorf("%d workers: block %d released %d times", workers, b, released[b])
+				}
+			}
+		})
+		if !ok || dups != nil {
+			t.Fatalf("%d workers: not partitioned (ok %v, dups %q)", workers, ok, dups)
+		}
+		nreleased := 0
+		for _, r := range released {
+			if r == 2 {
+				nreleased++
+			}
+		}
+		if nreleased < len(released)-2*workers {
+			t.Errorf("%d workers: %d of %d blocks released", workers, nreleased, len(released))
+		}
+		if n != run.Lines || tag != run.Tag || !reflect.DeepEqual(got, run.Hits) {
+			t.Errorf("%d workers: %d lines, tag %q, %d queries; ParseRun: %d, %q, %d", workers, n, tag, len(got), run.Lines, run.Tag, len(run.Hits))
+		}
+	}
 }
 
 // TestPartitionRunMatchesParseRun checks that a run partitioned by query

@@ -60,7 +60,7 @@ func (t *qidTable) index(q []byte, add bool) int32 {
 			}
 			n := int32(len(t.ids))
 			t.slots[k] = n + 1
-			t.ids = append(t.ids, q)
+			t.ids = append(t.ids, bytes.Clone(q)) // the file may be released
 			t.words = append(t.words, w)
 			if 2*len(t.ids) > len(t.slots) {
 				t.grow()
