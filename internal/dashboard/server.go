@@ -89,6 +89,11 @@
 //	GET  /bundles/{run_id}      a stored bundle's report
 //	GET  /compare?bundle=RUN_ID&baseline=RUN_ID
 //	                            a stored bundle against another
+//	GET  /leaderboards[?metric=M]
+//	                            the stored bundles ranked in groups
+//	                            (leaderboards.go, internal/leaderboard)
+//	GET  /api/leaderboards[?metric=M]
+//	                            the same groups as JSON
 //
 // An evaluation runs through the engine as `lasagna benchmark run
 // registry:NAME` does: only an active benchmark evaluates (a draft or an
