@@ -117,9 +117,11 @@ type Versus struct {
 
 // DefaultMetric is the metric a group of mode is ranked by when none is
 // chosen: the first metric the regression gate checks for such an arm
-// (ndcg@10 for retrieval; token_f1 when answers are scored).
+// (engine.Gate.GatedMetrics: ndcg@10 for an arm that retrieves, retrieval
+// and rag; token_f1 for one that only answers, generation and
+// closed_book).
 func DefaultMetric(mode lasagna.Mode) string {
-	if mode == lasagna.ModeRetrieval {
+	if mode == lasagna.ModeRetrieval || mode == lasagna.ModeRAG {
 		return "ndcg@10"
 	}
 	return "token_f1"

@@ -1,6 +1,7 @@
 package leaderboard_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	lasagna "github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/engine"
 	"github.com/lasagna-go/lasagna/internal/leaderboard"
 	"github.com/lasagna-go/lasagna/internal/metrics"
 	"github.com/lasagna-go/lasagna/results"
@@ -154,5 +156,33 @@ func TestBuildMetric(t *testing.T) {
 	var u *leaderboard.UnknownMetricError
 	if !errors.As(err, &u) || fmt.Sprint(u.Known) != "[ndcg@10 recall@10]" {
 		t.Fatalf("unknown metric: %v", err)
+	}
+}
+
+// TestDefaultMetricIsTheGates: the default ranking metric of each mode
+// is the first metric the engine's regression gate checks for an arm of
+// that mode.
+func TestDefaultMetricIsTheGates(t *testing.T) {
+	for _, mode := range results.Modes() {
+		retriever := func(context.Context, *lasagna.Benchmark) (lasagna.Retriever, error) { return nil, nil }
+		generator := lasagna.GeneratorFunc(func(context.Context, lasagna.Query, []lasagna.Document) (lasagna.Answer, error) {
+			return lasagna.Answer{}, nil
+		})
+		arm := &engine.Arm{Name: "a", Mode: mode}
+		switch mode {
+		case lasagna.ModeRetrieval:
+			arm.Retriever = retriever
+		case lasagna.ModeRAG:
+			arm.Retriever, arm.Generator = retriever, generator
+		default:
+			arm.Generator = generator
+		}
+		if arm.ResolvedMode() != mode {
+			t.Fatalf("the arm of %s resolves to %s", mode, arm.ResolvedMode())
+		}
+		gated := engine.Gate{}.GatedMetrics(arm)
+		if len(gated) == 0 || leaderboard.DefaultMetric(mode) != gated[0] {
+			t.Errorf("%s: default %s, the gate checks %v", mode, leaderboard.DefaultMetric(mode), gated)
+		}
 	}
 }
