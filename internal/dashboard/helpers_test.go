@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,7 +10,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/lasagna-go/lasagna/internal/engine"
 	"github.com/lasagna-go/lasagna/results"
 )
 
@@ -19,27 +17,7 @@ import (
 // examples/data/faq.jsonl and returns the bundle.
 func faqBundle(t testing.TB, arms string) *results.Bundle {
 	t.Helper()
-	s, err := engine.ParseSweep([]byte("benchmarks:\n  - {path: data/faq.jsonl}\narms:\n"+arms), "sweep.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs, err := engine.LoadBenchmarks(os.DirFS(filepath.Join("..", "..", "examples")), s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	as, err := engine.BuiltinArms(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := engine.Run(context.Background(), runs, as, engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := rep.Bundle(engine.BundleOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return runOn(t, os.DirFS(filepath.Join("..", "..", "examples")), "data/faq.jsonl", arms)
 }
 
 const (

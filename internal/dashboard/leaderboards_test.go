@@ -16,7 +16,6 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/lasagna-go/lasagna/internal/engine"
 	"github.com/lasagna-go/lasagna/internal/leaderboard"
-	"github.com/lasagna-go/lasagna/internal/pgtest"
 	"github.com/lasagna-go/lasagna/internal/registry"
 	"github.com/lasagna-go/lasagna/results"
 )
@@ -131,13 +130,7 @@ func getBoards(t *testing.T, h http.Handler, query string, headers ...string) (*
 // entry's report and comparison. Reads need the token as the server's
 // other pages do.
 func TestLeaderboards(t *testing.T) {
-	for _, be := range []struct {
-		name string
-		dsn  func(t *testing.T) string
-	}{
-		{"sqlite", func(t *testing.T) string { return sqliteDSN(t) }},
-		{"postgres", func(t *testing.T) string { return pgtest.New(t).Database(t) }},
-	} {
+	for _, be := range backends() {
 		t.Run(be.name, func(t *testing.T) {
 			s, best, worst := hubWithBoards(t, be.dsn(t))
 			forged := rewritten(t, best, "", "", func(b *results.Bundle) {

@@ -94,6 +94,22 @@ func newRegFixture(t *testing.T, dsn string, deps func(*engine.Sweep) (engine.De
 
 func sqliteDSN(t testing.TB) string { return filepath.Join(t.TempDir(), "registry.db") }
 
+// backend is a registry backend the tests run on: its name and a
+// function that makes an empty registry DSN.
+type backend struct {
+	name string
+	dsn  func(t *testing.T) string
+}
+
+// backends are SQLite and PostgreSQL (a throwaway cluster,
+// internal/pgtest).
+func backends() []backend {
+	return []backend{
+		{"sqlite", func(t *testing.T) string { return sqliteDSN(t) }},
+		{"postgres", func(t *testing.T) string { return pgtest.New(t).Database(t) }},
+	}
+}
+
 // post sends a POST of form to h from the dashboard's own page (with the
 // page's CSRF token unless form sets csrf).
 func post(t testing.TB, h *Server, target string, form url.Values, headers ...string) (*http.Response, string) {
@@ -110,13 +126,7 @@ func post(t testing.TB, h *Server, target string, form url.Values, headers ...st
 // its page), status, question count, linked source, created time and
 // revision, on SQLite and on PostgreSQL.
 func TestBenchmarksList(t *testing.T) {
-	for _, b := range []struct {
-		name string
-		dsn  func(t *testing.T) string
-	}{
-		{"sqlite", func(t *testing.T) string { return sqliteDSN(t) }},
-		{"postgres", func(t *testing.T) string { return pgtest.New(t).Database(t) }},
-	} {
+	for _, b := range backends() {
 		t.Run(b.name, func(t *testing.T) {
 			f := newRegFixture(t, b.dsn(t), nil)
 			res, body := get(t, f.s, "/benchmarks")

@@ -13,8 +13,6 @@ import (
 	"testing"
 
 	"github.com/lasagna-go/lasagna"
-	"github.com/lasagna-go/lasagna/internal/engine"
-	"github.com/lasagna-go/lasagna/internal/pgtest"
 	"github.com/lasagna-go/lasagna/internal/registry"
 	"github.com/lasagna-go/lasagna/results"
 	"github.com/lasagna-go/lasagna/results/schema"
@@ -159,13 +157,7 @@ func TestSubmitBundles(t *testing.T) {
 		b.Submitter = &results.Submitter{Name: "ok", Affiliation: "lab\u202egnp.exe"}
 	})
 
-	for _, be := range []struct {
-		name string
-		dsn  func(t *testing.T) string
-	}{
-		{"sqlite", func(t *testing.T) string { return sqliteDSN(t) }},
-		{"postgres", func(t *testing.T) string { return pgtest.New(t).Database(t) }},
-	} {
+	for _, be := range backends() {
 		t.Run(be.name, func(t *testing.T) {
 			s, reg := newHub(t, be.dsn(t), 0)
 			ctx := context.Background()
@@ -300,13 +292,7 @@ func TestSubmitBundles(t *testing.T) {
 // SQLite and PostgreSQL.
 func TestSubmitLimits(t *testing.T) {
 	raw := bundleBytes(t, sharedBundle(t, stemmed))
-	for _, be := range []struct {
-		name string
-		dsn  func(t *testing.T) string
-	}{
-		{"sqlite", func(t *testing.T) string { return sqliteDSN(t) }},
-		{"postgres", func(t *testing.T) string { return pgtest.New(t).Database(t) }},
-	} {
+	for _, be := range backends() {
 		t.Run(be.name, func(t *testing.T) {
 			s, reg := newHub(t, be.dsn(t), int64(len(raw)-1))
 			res, ans := submit(t, s, bytes.NewReader(raw), withToken(hubToken)...)
@@ -347,26 +333,7 @@ func TestSubmitArmsAndCorpora(t *testing.T) {
 	if _, err := reg.Create(ctx, "glasscoins", registry.Files{FS: os.DirFS(filepath.Join("..", "..", "examples", "data")), Path: "glasscoins"}); err != nil {
 		t.Fatal(err)
 	}
-	sw, err := engine.ParseSweep([]byte("benchmarks:\n  - {path: data/glasscoins}\narms:\n"+stemmed), "sweep.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs, err := engine.LoadBenchmarks(os.DirFS(filepath.Join("..", "..", "examples")), sw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	arms, err := engine.BuiltinArms(sw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := engine.Run(ctx, runs, arms, engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	native, err := rep.Bundle(engine.BundleOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	native := runOn(t, os.DirFS(filepath.Join("..", "..", "examples")), "data/glasscoins", stemmed)
 	if p := native.Configs[0].HeldFixed.CorpusProvenance; p == lasagna.ProvenancePooledGold {
 		t.Fatalf("glasscoins is %s", p)
 	}
