@@ -78,7 +78,7 @@ func (s *Server) leaderboards(ctx context.Context, metric string) ([]leaderboard
 		if err != nil {
 			return nil, err
 		}
-		in = append(in, leaderboard.Input{ID: sb.RunID, Date: sb.SubmittedAt.UTC(), Bundle: b})
+		in = append(in, leaderboard.Input{ID: sb.RunID, Date: sb.SubmittedAt.UTC(), Submitter: sb.Submitter, Bundle: b})
 	}
 	g, err = leaderboard.Build(in, leaderboard.Options{Metric: metric})
 	if err != nil {

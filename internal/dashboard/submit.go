@@ -272,27 +272,16 @@ func (s *Server) registryRevision(ctx context.Context, named string) (*lasagna.B
 			return nil, "", hash, err
 		}
 	}
-	all, err := reg.List(ctx, registry.ListOptions{})
-	if err != nil {
+	b, err := reg.FindRevision(ctx, hash)
+	switch {
+	case errors.Is(err, registry.ErrNotFound):
+		return nil, "", hash, notHeld
+	case err != nil:
 		return nil, "", hash, err
 	}
-	for _, inf := range all {
-		revs, err := reg.Revisions(ctx, inf.Name)
-		if err != nil {
-			return nil, "", hash, err
-		}
-		for _, rev := range revs {
-			if rev.Digest != "" && strings.HasPrefix(rev.Digest, hash) {
-				b, err := reg.Benchmark(ctx, rev)
-				if err != nil {
-					return nil, "", hash, err
-				}
-				b.Name = named
-				return b, rev.Name, hash, nil
-			}
-		}
-	}
-	return nil, "", hash, notHeld
+	regName, _, _ := strings.Cut(b.Name, "@")
+	b.Name = named
+	return b, regName, hash, nil
 }
 
 // labels are the warnings a bundle may list in integrity.warnings and

@@ -32,8 +32,10 @@ type Input struct {
 	// ID is the bundle's run_id.
 	ID string
 	// Date is when it was submitted.
-	Date   time.Time
-	Bundle *results.Bundle
+	Date time.Time
+	// Submitter is who submitted it, as the hub records it.
+	Submitter string
+	Bundle    *results.Bundle
 }
 
 // Options configure Build. The zero value ranks every group by its
@@ -197,23 +199,16 @@ func Build(in []Input, o Options) ([]Group, error) {
 				g.Unscored++
 			}
 		}
-		if len(ranked) == 0 {
-			if o.Metric != "" {
-				continue // the chosen metric is not scored here
-			}
+		if len(ranked) == 0 && o.Metric != "" {
+			continue // the chosen metric is not scored here
 		}
 		slices.SortStableFunc(ranked, func(a, b arm) int {
 			return cmp.Or(cmp.Compare(b.res.Metrics[g.Metric], a.res.Metrics[g.Metric]),
 				a.in.Date.Compare(b.in.Date), strings.Compare(a.in.ID, b.in.ID), strings.Compare(a.cfg.Name, b.cfg.Name))
 		})
 		for i, a := range ranked {
-			e := Entry{RunID: a.in.ID, Arm: a.cfg.Name, Date: a.in.Date, Mean: a.res.Metrics[g.Metric], VariedLevels: a.cfg.VariedLevels}
-			if s := a.in.Bundle.Submitter; s != nil {
-				e.Submitter = s.Name
-				if s.Affiliation != "" {
-					e.Submitter += " (" + s.Affiliation + ")"
-				}
-			}
+			e := Entry{RunID: a.in.ID, Arm: a.cfg.Name, Submitter: a.in.Submitter, Date: a.in.Date, Mean: a.res.Metrics[g.Metric],
+				VariedLevels: a.cfg.VariedLevels}
 			if st, ok := a.res.MetricStats[g.Metric]; ok {
 				e.N, e.CILow, e.CIHigh = st.N, st.CILow, st.CIHigh
 			}
@@ -226,10 +221,6 @@ func Build(in []Input, o Options) ([]Group, error) {
 		}
 		groups = append(groups, g)
 	}
-	if len(groups) == 0 && o.Metric != "" {
-		return nil, &UnknownMetricError{Metric: o.Metric}
-	}
-
 	// One family: every adjacent pair of the page, each on its group's
 	// metric.
 	metricOf := map[string]string{}

@@ -70,8 +70,8 @@ func TestBuild(t *testing.T) {
 	k10 := 10
 	topk := results.HeldFixed{RetrieverTopK: &k10}
 	in := []leaderboard.Input{
-		{ID: "r-low", Date: day, Bundle: bundle(t, "faq@1", "bm25", "ann", pooled, 60, wave(0))},
-		{ID: "r-high", Date: day.Add(time.Hour), Bundle: bundle(t, "faq@1", "dense", "bob <b>", pooled, 60, wave(0.15))},
+		{ID: "r-low", Submitter: "ann", Date: day, Bundle: bundle(t, "faq@1", "bm25", "ann", pooled, 60, wave(0))},
+		{ID: "r-high", Submitter: "bob <b>", Date: day.Add(time.Hour), Bundle: bundle(t, "faq@1", "dense", "bob <b>", pooled, 60, wave(0.15))},
 		{ID: "r-same", Date: day.Add(2 * time.Hour), Bundle: bundle(t, "faq@1", "bm25-again", "", pooled, 60, wave(0))},
 		{ID: "r-native", Date: day, Bundle: bundle(t, "faq@1", "bm25", "", native, 60, wave(0))},
 		{ID: "r-topk", Date: day, Bundle: bundle(t, "faq@1", "bm25", "", topk, 60, wave(0))},
