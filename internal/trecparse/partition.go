@@ -1,249 +1,233 @@
 package trecparse
 
 import (
-	"bytes"
+	"encoding/binary"
+	"hash/maphash"
 	"math"
-	"strings"
+	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/lasagna-go/lasagna/internal/idhash"
 )
 
-// Partition is a run file's result lines grouped by query: for each
-// query, its lines' scores and document ids, in file order, copied out of
-// the file in one sequential pass. It is how `metrics trec` evaluates a
-// run whose lines are not grouped by query (shards concatenated, several
-// systems merged, a multi-threaded retriever's output) without holding a
-// Hit per line nor reading the file's lines scattered: twelve bytes a
-// line and the document ids' bytes, where ParseRun holds 24 and more. A
-// Partition does not refer to the file's bytes: they may be released as
-// the second pass goes (PartitionRun's release).
+// Partition is a run file's result lines grouped by query buckets: each
+// line's query, score and document id copied out of the file in one
+// sequential pass, into one of a few hundred buckets by a hash of its
+// query id (a radix partition). Rank then takes one bucket at a time,
+// small enough to group by query in cache. It is how `metrics trec`
+// evaluates a run whose lines are not grouped by query (shards
+// concatenated, several systems merged, a multi-threaded retriever's
+// output) without holding a Hit per line nor reading the file's lines
+// scattered: fourteen bytes a line and the document ids' bytes, where
+// ParseRun holds 24 and more. A Partition does not refer to the file's
+// bytes: they may be released as the pass goes (PartitionRun's release).
 type Partition struct {
-	qids   []string
-	start  []int     // query i's lines are scores[start[i]:start[i+1]]
-	scores []float64 // by query, in file order within a query
-	ends   []uint32  // line k's document id is docs[ends[k-1]:ends[k]] (0 for k = 0)
-	docs   []byte    // the document ids, by query
-	tag    string
-	size   int // of the file
+	qids    []string // by global number
+	counts  []int32  // lines, per query
+	chunks  []partChunk
+	queries [][]int32 // per bucket, its queries' numbers
+	lines   int
+	tag     string
+	size    int // of the file
 }
 
 // partChunk is one worker's share of the file in PartitionRun.
 type partChunk struct {
-	index  *qidTable // query id → position in counts
+	index  *qidTable // query id → its number in the chunk
 	counts []int32   // lines, per query of the chunk
-	bytes  []uint32  // document id bytes, per query of the chunk
-	// cursor and bcursor are, per query of the chunk, where its next line
-	// goes in Partition.scores and ends, and its next id in docs.
-	cursor  []int
-	bcursor []uint32
-	// line is, per result line of the chunk in file order, its query's
-	// position in counts: the second pass does not look the ids up again.
-	line []int32
-	last int
-	bad  bool // a line ParseRun reports
+	bucket []uint16  // per query of the chunk, its bucket
+	global []int32   // per query of the chunk, its number in the Partition
+	// buckets hold the chunk's lines, bucket by bucket: records of the
+	// query's number in the chunk (4 bytes), the score (8) and the
+	// document id's length (2), then the id's bytes.
+	buckets []partBucket
+	slab    []byte // where the next blocks are cut
+	block   int    // size of a block
+	lines   int
+	tag     string
+	bad     bool // a line ParseRun reports, or a control byte
 }
+
+// partBucket is one bucket of a chunk: blocks filled in file order.
+type partBucket struct {
+	full [][]byte
+	cur  []byte
+}
+
+const (
+	partHeader   = 14       // bytes of a record before the document id
+	partSlab     = 1 << 20  // blocks are cut from slabs of this size
+	partBlockMax = 16 << 10 // and are at most this large
+)
 
 // releaseBlock is the granularity, in bytes from the start of the file,
 // at which PartitionRun hands the file back to release.
 const releaseBlock = 4 << 20
 
-// PartitionRun groups the result lines of a run file by query, in two
-// sequential passes over the file on up to workers CPUs: one counts each
-// query's lines and document id bytes, the other parses each line and
-// copies its score and document id into its query's stretch (a counting
-// sort by query, radix-partition style). When release is not nil it is
-// called, as each pass goes, with the spans [lo, hi) of data it has passed
-// (lo and hi multiples of 4 MiB from the start of data, or len(data)): a
-// mapped file's pages may be dropped there, so that the file and its copy
-// are not both in memory. Each span is handed twice: after the first pass,
-// when the second reads it again (a dropped page is then read from the
-// file once more), and after the second, when it is not read again. ok is false when the file has
-// no result line, has a line ParseRun reports (fewer than six fields, a
-// bad score: the caller then parses the file with ParseRun for the
-// problems) or is too large for four-byte offsets (4 GiB).
-func PartitionRun(data []byte, workers int, release func(lo, hi int)) (p *Partition, ok bool) {
-	if len(data) > math.MaxUint32 {
-		return nil, false
+// partBuckets is the number of buckets for a file of n bytes: about one
+// per MiB (a bucket of a 5M-line run is then some 20,000 lines, grouped in
+// cache), a power of two from 8 to 4096.
+func partBuckets(n int) int {
+	b := 8
+	for b < 4096 && b<<20 < n {
+		b *= 2
 	}
+	return b
+}
+
+// PartitionRun copies the result lines of a run file into buckets by
+// query, in one sequential pass over the file on up to workers CPUs (a
+// radix partition: each worker appends each line to one of a few hundred
+// buckets, so its writes stay sequential). When release is not nil it is
+// called, as the pass goes, with the spans [lo, hi) of data it has passed
+// (lo and hi multiples of 4 MiB from the start of data, or len(data)),
+// each at most once: a mapped file's pages may be dropped there, so that
+// the file and its copy are not both in memory; the span is not read
+// again. ok is false when the file has no result line or has a line
+// ParseRun reports (fewer than six fields, a bad score) or one with a
+// control byte other than a blank: the caller then parses the file with
+// ParseRun, for the problems or the odd bytes.
+func PartitionRun(data []byte, workers int, release func(lo, hi int)) (p *Partition, ok bool) {
 	if len(data) < ParallelMin {
 		workers = 1
 	}
 	bounds := chunkBounds(data, max(workers, 1))
 	chunks := make([]partChunk, len(bounds)-1)
+	nb := partBuckets(len(data))
+	seed := maphash.MakeSeed() // one hash of the query ids for every chunk
 	var wg sync.WaitGroup
 	for i := range chunks {
-		wg.Go(func() { chunks[i].count(data, bounds[i], bounds[i+1], release) })
+		wg.Go(func() { chunks[i].fill(data, bounds[i], bounds[i+1], nb, seed, release) })
 	}
 	wg.Wait()
 
-	// Number the queries across chunks (first appearance first) and give
-	// each (chunk, query) its place: a query's lines keep file order.
-	p = &Partition{size: len(data)}
-	last := -1
-	global := map[string]int{}
-	var perQuery []int
-	var perBytes []uint64
+	// Number the queries across chunks (first appearance first) and list
+	// each bucket's queries.
+	p = &Partition{size: len(data), chunks: chunks, queries: make([][]int32, nb)}
+	global := map[string]int32{}
 	for ci := range chunks {
 		c := &chunks[ci]
 		if c.bad {
 			return nil, false
 		}
-		if c.last >= 0 {
-			last = c.last
+		p.lines += c.lines
+		if c.lines > 0 {
+			p.tag = c.tag
 		}
+		c.global = make([]int32, len(c.counts))
 		for li, qb := range c.index.ids {
 			q := AliasString(qb)
 			g, seen := global[q]
 			if !seen {
-				g = len(p.qids)
+				g = int32(len(p.qids))
 				global[q] = g
 				p.qids = append(p.qids, q)
-				perQuery = append(perQuery, 0)
-				perBytes = append(perBytes, 0)
+				p.counts = append(p.counts, 0)
+				p.queries[c.bucket[li]] = append(p.queries[c.bucket[li]], g)
 			}
-			perQuery[g] += int(c.counts[li])
-			perBytes[g] += uint64(c.bytes[li])
+			c.global[li] = g
+			p.counts[g] += c.counts[li]
 		}
 	}
-	if last < 0 {
+	if p.lines == 0 {
 		return nil, false
-	}
-	var f [6][]byte
-	if n, _ := lineFields(data, last, &f); n == 6 {
-		p.tag = strings.Clone(AliasString(f[5]))
-	}
-	p.start = make([]int, len(p.qids)+1)
-	bstart := make([]uint64, len(p.qids)+1)
-	for g, n := range perQuery {
-		p.start[g+1] = p.start[g] + n
-		bstart[g+1] = bstart[g] + perBytes[g]
-	}
-	next, bnext := perQuery, perBytes // reused: the next free places of each query
-	copy(next, p.start)
-	copy(bnext, bstart)
-	for ci := range chunks {
-		c := &chunks[ci]
-		c.cursor = make([]int, len(c.counts))
-		c.bcursor = make([]uint32, len(c.counts))
-		for li, q := range c.index.ids {
-			g := global[AliasString(q)]
-			c.cursor[li] = next[g]
-			c.bcursor[li] = uint32(bnext[g])
-			next[g] += int(c.counts[li])
-			bnext[g] += uint64(c.bytes[li])
-		}
-	}
-	n := p.start[len(p.qids)]
-	p.scores = make([]float64, n)
-	p.ends = make([]uint32, n)
-	p.docs = make([]byte, bstart[len(p.qids)])
-	for i := range chunks {
-		wg.Go(func() { chunks[i].place(data, bounds[i], bounds[i+1], p, release) })
-	}
-	wg.Wait()
-	for ci := range chunks {
-		if chunks[ci].bad {
-			return nil, false
-		}
 	}
 	return p, true
 }
 
-// eachLine calls f with the offset and the first k fields (as
-// splitFields splits them) of every result line of data[start:end] (whole lines); blank and
-// comment lines are skipped as ParseRun skips them. It stops early when f
-// returns false.
-func eachLine(data []byte, start, end, k int, f func(at, n int, fields *[6][]byte) bool) {
+// fill is PartitionRun's pass over one chunk: each line parsed and
+// appended to its query's bucket, the file handed to release behind it.
+func (c *partChunk) fill(data []byte, start, end, nb int, seed maphash.Seed, release func(lo, hi int)) {
+	c.index = newQidTable(seed)
+	c.buckets = make([]partBucket, nb)
+	c.block = partBlockMax
+	for c.block > 512 && c.block*nb > 2*(end-start) {
+		c.block /= 2 // small files: small blocks
+	}
+	rel := releaser{release: release, freed: (start + releaseBlock - 1) / releaseBlock * releaseBlock}
+	defer rel.finish(data, end)
 	d := data[:end]
-	var fields [6][]byte
-	for off := start; off < len(d); {
-		i := off
-		for i < len(d) && byteClass[d[i]] == 1 {
-			i++
-		}
-		if i == len(d) || d[i] == '\n' {
-			off = i + 1
-			continue
-		}
-		if d[i] == '#' {
-			off = lineEnd(d, i)
-			continue
-		}
-		n, next := splitFields(d, i, &fields, k)
-		if !f(i, n, &fields) {
+	var (
+		sc   sepScanner
+		f    [6][2]int
+		prev []byte
+		tag  []byte
+		cur  int32 = -1
+		bk   *partBucket
+	)
+	sc.reset(start)
+	mask := uint64(nb - 1)
+	for off := start; off < end; {
+		n, next, ok := sc.line(d, off, end, &f)
+		if !ok {
+			c.bad = true
 			return
 		}
+		at := off
 		off = next
-	}
-}
-
-// count is PartitionRun's first pass over one chunk: each query's lines
-// and document id bytes.
-func (c *partChunk) count(data []byte, start, end int, release func(lo, hi int)) {
-	c.index = newQidTable()
-	c.last = -1
-	// Room for lines of 16 bytes and more (the shortest are 12): untouched
-	// room costs address space only.
-	c.line = make([]int32, 0, (end-start)/16+1)
-	var prev []byte
-	cur := int32(-1)
-	rel := releaser{release: release, freed: (start + releaseBlock - 1) / releaseBlock * releaseBlock}
-	defer rel.finish(data, end)
-	// The qid and the docno are enough here; the second pass checks the
-	// rest of the line.
-	eachLine(data, start, end, 3, func(at, n int, f *[6][]byte) bool {
-		rel.pass(at)
-		if n < 3 {
-			c.bad = true
-			return false
+		if n == 0 || d[f[0][0]] == '#' {
+			continue // blank line or comment
 		}
-		c.last = at
-		qid := f[0]
-		if cur < 0 || !bytes.Equal(qid, prev) {
-			li := c.index.index(qid, true)
-			if int(li) == len(c.counts) {
-				c.counts = append(c.counts, 0)
-				c.bytes = append(c.bytes, 0)
-			}
-			prev, cur = qid, li
-		}
-		c.counts[cur]++
-		c.bytes[cur] += uint32(len(f[2]))
-		c.line = append(c.line, cur)
-		return true
-	})
-}
-
-// place is PartitionRun's second pass: each line's score and document id
-// into its query's stretch, the file handed to release behind it.
-func (c *partChunk) place(data []byte, start, end int, p *Partition, release func(lo, hi int)) {
-	rel := releaser{release: release, freed: (start + releaseBlock - 1) / releaseBlock * releaseBlock}
-	defer rel.finish(data, end)
-	line := c.line
-	eachLine(data, start, end, 6, func(at, n int, f *[6][]byte) bool {
 		rel.pass(at)
 		if n < 6 {
 			c.bad = true
-			return false
+			return
 		}
-		score, ok := parseScore(f[4])
+		score, ok := parseScoreAt(d, f[4][0], f[4][1])
 		if !ok {
 			c.bad = true
-			return false
+			return
 		}
-		cur := line[0]
-		line = line[1:]
-		k := c.cursor[cur]
-		c.cursor[cur]++
-		p.scores[k] = score
-		b := c.bcursor[cur]
-		copy(p.docs[b:], f[2])
-		b += uint32(len(f[2]))
-		p.ends[k] = b
-		c.bcursor[cur] = b
-		return true
-	})
-	c.line = nil
+		qid := d[f[0][0]:f[0][1]]
+		if cur < 0 || !sameField(d, f[0][0], qid, prev) {
+			li := c.index.index(qid, true)
+			if int(li) == len(c.counts) {
+				h, _, _ := c.index.hash(qid)
+				c.counts = append(c.counts, 0)
+				c.bucket = append(c.bucket, uint16(h>>32&mask))
+			}
+			prev, cur = qid, li
+			bk = &c.buckets[c.bucket[li]]
+		}
+		c.counts[cur]++
+		c.lines++
+		tag = d[f[5][0]:f[5][1]]
+		id := d[f[2][0]:f[2][1]]
+		if len(id) > math.MaxUint16 {
+			c.bad = true // ParseRun takes it
+			return
+		}
+		need := partHeader + len(id)
+		if len(bk.cur)+need > cap(bk.cur) {
+			c.newBlock(bk, need)
+		}
+		w := len(bk.cur)
+		r := bk.cur[:w+need]
+		binary.LittleEndian.PutUint32(r[w:], uint32(cur))
+		binary.LittleEndian.PutUint64(r[w+4:], math.Float64bits(score))
+		binary.LittleEndian.PutUint16(r[w+12:], uint16(len(id)))
+		copy(r[w+partHeader:], id)
+		bk.cur = r
+	}
+	c.tag = string(tag)
+}
+
+// newBlock starts a new block in bk with room for need bytes.
+func (c *partChunk) newBlock(bk *partBucket, need int) {
+	if len(bk.cur) > 0 {
+		bk.full = append(bk.full, bk.cur)
+	}
+	size := max(c.block, need)
+	if size > len(c.slab) {
+		if size > partSlab/4 {
+			bk.cur = make([]byte, 0, size)
+			return
+		}
+		c.slab = make([]byte, partSlab)
+	}
+	bk.cur = c.slab[:0:size]
+	c.slab = c.slab[size:]
 }
 
 // releaser hands a chunk of the file to release behind a pass over it:
@@ -274,36 +258,10 @@ func (r *releaser) finish(data []byte, end int) {
 }
 
 // Lines is the number of result lines (ParseRun's Lines).
-func (p *Partition) Lines() int { return len(p.scores) }
+func (p *Partition) Lines() int { return p.lines }
 
 // Tag is the run id of the last result line (ParseRun's Tag).
 func (p *Partition) Tag() string { return p.tag }
-
-// lineFields splits the line starting at d[at] (at its first field) as
-// parseRunChunk does, into up to six fields (n is then 6 for six or
-// more); next is the offset of the following line.
-func lineFields(d []byte, at int, f *[6][]byte) (n, next int) {
-	return splitFields(d, at, f, len(f))
-}
-
-// splitFields is lineFields for the first k fields (k ≤ 6): n < k when the
-// line has fewer.
-func splitFields(d []byte, at int, f *[6][]byte, k int) (n, next int) {
-	i := at
-	for n < k {
-		j := fieldEnd(d, i)
-		f[n] = d[i:j]
-		n++
-		for j < len(d) && byteClass[d[j]] == 1 {
-			j++
-		}
-		i = j
-		if i == len(d) || d[i] == '\n' {
-			break
-		}
-	}
-	return n, lineEnd(d, i)
-}
 
 // Rank ranks each query's lines in trec_eval's order and hands them to
 // visit as StreamRun does: from the worker numbered w (0 ≤ w < workers),
@@ -313,7 +271,7 @@ func splitFields(d []byte, at int, f *[6][]byte, k int) (n, next int) {
 // judged false for the queries not in dups, and Lines and Tag are
 // ParseRun's. The hits' ids are the Partition's bytes.
 func (p *Partition) Rank(workers int, visit func(w int, qid string, ranked []Hit)) (dups []string) {
-	workers = max(1, min(workers, len(p.qids)))
+	workers = max(1, min(workers, len(p.queries)))
 	if p.size < ParallelMin {
 		workers = 1
 	}
@@ -321,36 +279,49 @@ func (p *Partition) Rank(workers int, visit func(w int, qid string, ranked []Hit
 		next   atomic.Int64
 		wg     sync.WaitGroup
 		dupsOf = make([][]string, workers)
+		at     = make([]int32, len(p.qids)) // where each query's next line goes in its worker's hits
 	)
 	for w := range workers {
 		wg.Go(func() {
 			var (
 				hits []Hit
+				sufs []uint64
 				seen idSet
 				rk   ranker
 			)
 			for {
-				g := int(next.Add(1) - 1)
-				if g >= len(p.qids) {
+				b := int(next.Add(1) - 1)
+				if b >= len(p.queries) {
 					return
 				}
-				lo, hi := p.start[g], p.start[g+1]
-				var b uint32
-				if lo > 0 {
-					b = p.ends[lo-1]
+				qs := p.queries[b]
+				var n int32
+				for _, g := range qs {
+					at[g] = n
+					n += p.counts[g]
 				}
-				hits = hits[:0]
-				for k := lo; k < hi; k++ {
-					e := p.ends[k]
-					hits = append(hits, Hit{ID: AliasString(p.docs[b:e]), Score: p.scores[k]})
-					b = e
+				hits = slices.Grow(hits[:0], int(n))[:n]
+				sufs = slices.Grow(sufs[:0], int(n))[:n]
+				for ci := range p.chunks {
+					c := &p.chunks[ci]
+					bk := &c.buckets[b]
+					for _, r := range bk.full {
+						c.gather(r, hits, sufs, at)
+					}
+					c.gather(bk.cur, hits, sufs, at)
 				}
-				if _, dup := seen.duplicate(hits); dup {
-					dupsOf[w] = append(dupsOf[w], p.qids[g])
-					continue
+				var lo int32
+				for _, g := range qs {
+					hi := lo + p.counts[g]
+					l, s := hits[lo:hi], sufs[lo:hi]
+					lo = hi
+					if _, dup := seen.duplicateSuffixes(l, s); dup {
+						dupsOf[w] = append(dupsOf[w], p.qids[g])
+						continue
+					}
+					rk.sort(l)
+					visit(w, p.qids[g], l)
 				}
-				rk.sort(hits)
-				visit(w, p.qids[g], hits)
 			}
 		})
 	}
@@ -359,4 +330,23 @@ func (p *Partition) Rank(workers int, visit func(w int, qid string, ranked []Hit
 		dups = append(dups, q...)
 	}
 	return dups
+}
+
+// gather puts the records of the block r into hits (and the ids'
+// idhash.Suffix into sufs), each at its query's next place (at, by number
+// in the Partition).
+func (c *partChunk) gather(r []byte, hits []Hit, sufs []uint64, at []int32) {
+	for k := 0; k < len(r); {
+		li := binary.LittleEndian.Uint32(r[k:])
+		score := math.Float64frombits(binary.LittleEndian.Uint64(r[k+4:]))
+		n := int(binary.LittleEndian.Uint16(r[k+12:]))
+		k += partHeader
+		id := AliasString(r[k : k+n])
+		k += n
+		g := c.global[li]
+		i := at[g]
+		at[g]++
+		hits[i] = Hit{ID: id, Score: score}
+		sufs[i] = idhash.Suffix(id)
+	}
 }

@@ -18,8 +18,10 @@ type qidTable struct {
 	ids   [][]byte
 }
 
-func newQidTable() *qidTable {
-	return &qidTable{seed: maphash.MakeSeed(), slots: make([]int32, 64)}
+// newQidTable returns an empty table; tables made with one seed hash
+// every id alike.
+func newQidTable(seed maphash.Seed) *qidTable {
+	return &qidTable{seed: seed, slots: make([]int32, 64)}
 }
 
 // qidWord returns the bytes of q (at most eight) as a word, with the

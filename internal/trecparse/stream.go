@@ -193,45 +193,16 @@ func (c *streamChunk) streamLines(data []byte, start, end int, stop *stopFlag, v
 		c.hits, c.fracs, c.sufs = c.hits[:0], c.fracs[:0], c.sufs[:0]
 		return true
 	}
-	// Separators (bytes up to 0x20) are found eight bytes at a time (past
-	// the end, newlines are yielded) and each line is cut at them. A line
-	// holding a control byte other than a blank stops the stream (the
-	// general parser, which takes it as part of a field, reads the file).
-	base, m := start-8, uint64(0) // current word and its separators not yet taken
+	var sc sepScanner
+	sc.reset(start)
 	var f [6][2]int
 	for off := start; off < end; {
-		n := 0
-		fs := off
-		for {
-			for m == 0 {
-				base += 8
-				if base+8 <= len(d) {
-					m = sepMask(binary.LittleEndian.Uint64(d[base:]))
-				} else {
-					m = tailSepMask(d, base)
-				}
-			}
-			s := base + bits.TrailingZeros64(m)>>3
-			m &= m - 1
-			if s > fs { // a field ends at s
-				if n < len(f) {
-					f[n] = [2]int{fs, s}
-				}
-				n++
-			}
-			if s >= end {
-				off = end
-				break
-			}
-			if c := d[s]; c == '\n' {
-				off = s + 1
-				break
-			} else if c != ' ' && byteClass[c] != 1 {
-				stop.set()
-				return
-			}
-			fs = s + 1
+		n, next, ok := sc.line(d, off, end, &f)
+		if !ok {
+			stop.set()
+			return
 		}
+		off = next
 		if n == 0 || d[f[0][0]] == '#' {
 			continue // blank line or comment
 		}
@@ -289,6 +260,57 @@ func sameField(d []byte, i int, q, prev []byte) bool {
 		return (a^b)<<sh == 0
 	}
 	return bytes.Equal(q, prev)
+}
+
+// sepScanner cuts a piece of a run file into lines and fields: the
+// separators (bytes up to 0x20) are found eight bytes at a time, past the
+// piece's end as newlines, and each line is cut at them.
+type sepScanner struct {
+	base int    // offset of the current word
+	m    uint64 // its separators not yet taken
+}
+
+// reset starts the scanner at off.
+func (s *sepScanner) reset(off int) { s.base, s.m = off-8, 0 }
+
+// line cuts the line starting at d[off] (off the offset after the last
+// line taken, d cut at the piece's end) into fields: the first six are
+// f[:min(n, 6)] as offsets [start, end), n counts them all (0 for a
+// blank line), next is the offset of the following line. ok is false
+// when the line holds a control byte other than a blank (the general
+// parser, which takes it as part of a field, reads such a file).
+func (s *sepScanner) line(d []byte, off, end int, f *[6][2]int) (n, next int, ok bool) {
+	fs := off
+	base, m := s.base, s.m
+	for {
+		for m == 0 {
+			base += 8
+			if base+8 <= len(d) {
+				m = sepMask(binary.LittleEndian.Uint64(d[base:]))
+			} else {
+				m = tailSepMask(d, base)
+			}
+		}
+		sep := base + bits.TrailingZeros64(m)>>3
+		m &= m - 1
+		if sep > fs { // a field ends at sep
+			if n < len(f) {
+				f[n] = [2]int{fs, sep}
+			}
+			n++
+		}
+		if sep >= end {
+			s.base, s.m = base, m
+			return n, end, true
+		}
+		if c := d[sep]; c == '\n' {
+			s.base, s.m = base, m
+			return n, sep + 1, true
+		} else if c != ' ' && byteClass[c] != 1 {
+			return n, sep, false
+		}
+		fs = sep + 1
+	}
 }
 
 // tailSepMask is sepMask of the last, partial word of d at base, padded
