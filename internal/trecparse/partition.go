@@ -152,7 +152,7 @@ func (c *partChunk) fill(data []byte, start, end, nb int, seed maphash.Seed, rel
 		sc   sepScanner
 		f    [6][2]int
 		prev []byte
-		tag  []byte
+		last       = -1 // offset of the last result line
 		cur  int32 = -1
 		bk   *partBucket
 	)
@@ -192,7 +192,7 @@ func (c *partChunk) fill(data []byte, start, end, nb int, seed maphash.Seed, rel
 		}
 		c.counts[cur]++
 		c.lines++
-		tag = d[f[5][0]:f[5][1]]
+		last = at
 		id := d[f[2][0]:f[2][1]]
 		if len(id) > math.MaxUint16 {
 			c.bad = true // ParseRun takes it
@@ -210,7 +210,11 @@ func (c *partChunk) fill(data []byte, start, end, nb int, seed maphash.Seed, rel
 		copy(r[w+partHeader:], id)
 		bk.cur = r
 	}
-	c.tag = string(tag)
+	if last >= 0 { // its run id, cut again (not copied at every line)
+		sc.reset(last)
+		sc.line(d, last, end, &f)
+		c.tag = string(d[f[5][0]:f[5][1]])
+	}
 }
 
 // newBlock starts a new block in bk with room for need bytes.

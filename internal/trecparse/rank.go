@@ -40,10 +40,23 @@ func scoreKey(x float64) uint64 {
 
 // sort sorts l into trec_eval's order.
 func (r *ranker) sort(l []Hit) {
-	if insertionRanked(l) {
+	if nearlyRanked(l) && insertionRanked(l) {
 		return
 	}
 	r.radix(l)
+}
+
+// nearlyRanked reports whether l's first 32 hits are at most four times
+// out of trec_eval's order: a list in no order (a query's lines gathered
+// from a shuffled run) goes straight to the radix sort.
+func nearlyRanked(l []Hit) bool {
+	out := 0
+	for i := 1; i < min(len(l), 33); i++ {
+		if a, b := &l[i-1], &l[i]; a.Score < b.Score || a.Score == b.Score && b.ID > a.ID {
+			out++
+		}
+	}
+	return out <= 4
 }
 
 // insertionRanked sorts l by insertion while that does at most about two
