@@ -43,6 +43,7 @@ type partChunk struct {
 	// document id's length (2), then the id's bytes.
 	buckets []partBucket
 	slab    []byte // where the next blocks are cut
+	slabLen int    // size of a slab
 	block   int    // size of a block
 	lines   int
 	tag     string
@@ -145,6 +146,8 @@ func (c *partChunk) fill(data []byte, start, end, nb int, seed maphash.Seed, rel
 	for c.block > 512 && c.block*nb > 2*(end-start) {
 		c.block /= 2 // small files: small blocks
 	}
+	// A record is at most a few bytes longer than its line.
+	c.slabLen = min(partSlab, max(64<<10, 2*(end-start)))
 	rel := releaser{release: release, freed: (start + releaseBlock - 1) / releaseBlock * releaseBlock}
 	defer rel.finish(data, end)
 	d := data[:end]
@@ -224,11 +227,11 @@ func (c *partChunk) newBlock(bk *partBucket, need int) {
 	}
 	size := max(c.block, need)
 	if size > len(c.slab) {
-		if size > partSlab/4 {
+		if size > c.slabLen/4 {
 			bk.cur = make([]byte, 0, size)
 			return
 		}
-		c.slab = make([]byte, partSlab)
+		c.slab = make([]byte, c.slabLen)
 	}
 	bk.cur = c.slab[:0:size]
 	c.slab = c.slab[size:]

@@ -141,6 +141,32 @@ func TestPartitionRunMatchesParseRun(t *testing.T) {
 	}
 }
 
+// TestPartitionRunLongIDs: document ids longer than a bucket's block
+// (16 KiB) get blocks of their own and come out whole, beside short ones,
+// on one worker and on two.
+func TestPartitionRunLongIDs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 30))
+	lines := strings.SplitAfter(string(genRun(rng, 60000, 1000)), "\n")
+	for i := range 40 {
+		lines = append(lines, fmt.Sprintf("q%d Q0 %s-%d 1 %d.5 r\n", i%7, strings.Repeat("x", 17000+i*1000), i, i))
+	}
+	rng.Shuffle(len(lines), func(i, j int) { lines[i], lines[j] = lines[j], lines[i] })
+	data := []byte(strings.Join(lines, ""))
+	run, probs := ParseRun("r", data, 10)
+	if probs != nil {
+		t.Fatal(probs)
+	}
+	for _, workers := range []int{1, 2} {
+		got, tag, n, dups, ok := partitionAll(t, data, workers)
+		if !ok || dups != nil {
+			t.Fatalf("%d workers: not partitioned (ok %v, dups %q)", workers, ok, dups)
+		}
+		if n != run.Lines || tag != run.Tag || !reflect.DeepEqual(got, run.Hits) {
+			t.Errorf("%d workers: %d lines, tag %q, %d queries; ParseRun: %d, %q, %d", workers, n, tag, len(got), run.Lines, run.Tag, len(run.Hits))
+		}
+	}
+}
+
 // TestPartitionRunRefuses: a line ParseRun reports, or no result line,
 // makes PartitionRun or Rank give up (the caller then parses the file
 // whole for the problems); a document retrieved twice names its query.
@@ -151,7 +177,10 @@ func TestPartitionRunRefuses(t *testing.T) {
 		"bad score":  slices.Concat([]byte("q7 Q0 d 1 2x r\n"), big),
 		"NaN":        []byte("q2 Q0 b 1 2 r\nq1 Q0 a 1 NaN r\nq2 Q0 c 1 2 r\n"),
 		"no results": []byte("# only a comment\n\n"),
-		"empty":      nil,
+		// ParseRun takes these; the partition leaves them to it.
+		"control byte":      slices.Concat(big, []byte("q7 Q0 d\x01x 1 2 r\n")),
+		"docno over 64 KiB": slices.Concat([]byte("q7 Q0 "+strings.Repeat("d", 1<<16)+" 1 2 r\n"), big),
+		"empty":             nil,
 	} {
 		for _, workers := range []int{1, 2} {
 			if _, _, _, _, ok := partitionAll(t, data, workers); ok {
