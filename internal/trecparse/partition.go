@@ -23,13 +23,13 @@ import (
 // ParseRun holds 24 and more. A Partition does not refer to the file's
 // bytes: they may be released as the pass goes (PartitionRun's release).
 type Partition struct {
-	qids    []string // by global number
-	counts  []int32  // lines, per query
-	chunks  []partChunk
-	queries [][]int32 // per bucket, its queries' numbers
-	lines   int
-	tag     string
-	size    int // of the file
+	qids     []string // by global number
+	counts   []int32  // lines, per query
+	chunks   []partChunk
+	queries  [][]int32 // per bucket, its queries' numbers
+	lines    int
+	tag      string
+	parallel bool // Rank may use more than one worker
 }
 
 // partChunk is one worker's share of the file in PartitionRun.
@@ -90,7 +90,13 @@ func partBuckets(n int) int {
 // control byte other than a blank: the caller then parses the file with
 // ParseRun, for the problems or the odd bytes.
 func PartitionRun(data []byte, workers int, release func(lo, hi int)) (p *Partition, ok bool) {
-	if len(data) < ParallelMin {
+	return partitionRun(data, workers, release, ParallelMin)
+}
+
+// partitionRun is PartitionRun with files of parallelMin bytes or more
+// split between the workers (tests split small ones).
+func partitionRun(data []byte, workers int, release func(lo, hi int), parallelMin int) (p *Partition, ok bool) {
+	if len(data) < parallelMin {
 		workers = 1
 	}
 	bounds := chunkBounds(data, max(workers, 1))
@@ -105,7 +111,7 @@ func PartitionRun(data []byte, workers int, release func(lo, hi int)) (p *Partit
 
 	// Number the queries across chunks (first appearance first) and list
 	// each bucket's queries.
-	p = &Partition{size: len(data), chunks: chunks, queries: make([][]int32, nb)}
+	p = &Partition{parallel: len(data) >= parallelMin, chunks: chunks, queries: make([][]int32, nb)}
 	global := map[string]int32{}
 	for ci := range chunks {
 		c := &chunks[ci]
@@ -279,7 +285,7 @@ func (p *Partition) Tag() string { return p.tag }
 // ParseRun's. The hits' ids are the Partition's bytes.
 func (p *Partition) Rank(workers int, visit func(w int, qid string, ranked []Hit)) (dups []string) {
 	workers = max(1, min(workers, len(p.queries)))
-	if p.size < ParallelMin {
+	if !p.parallel {
 		workers = 1
 	}
 	var (

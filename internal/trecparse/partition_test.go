@@ -257,3 +257,55 @@ func TestQidTable(t *testing.T) {
 		t.Errorf("index of an absent id = %d, want -1", got)
 	}
 }
+
+// FuzzPartitionRun: whatever the bytes, PartitionRun and Rank do not
+// panic; when they partition a file, split between one worker or three,
+// they hand over exactly what ParseRunJudged keeps with nothing judged (a
+// query with a document retrieved twice is left out, and named in dups),
+// with its Lines and Tag. They give up on a file ParseRun takes only for
+// a control byte.
+func FuzzPartitionRun(f *testing.F) {
+	for _, seed := range []string{
+		"q1 Q0 a 1 2 r\nq2 Q0 b 1 3 r\nq1 Q0 c 2 1 r\n",
+		"q1 Q0 a 1 2 r\nq1 Q0 a 2 1 r\nq2 Q0 a 1 1 r\n",
+		"  # c\n\nq1\tQ0\ta\t1\t-2.5e3\tr extra\r\n",
+		"q1 Q0 a 1 2\n",
+		"q1 Q0 a\x01 1 2 r\n",
+		"a-query-id-longer-than-eight Q0 d 1 inf r\nq Q0 d 1 -0 r",
+		"q1 Q0 d 1 NaN r\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Add(genRun(rand.New(rand.NewPCG(31, 32)), 300, 7))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		run, probs := ParseRunJudged("r", data, 10, func(string) bool { return false })
+		control := slices.ContainsFunc(data, func(c byte) bool { return c < 0x20 && byteClass[c] == 0 })
+		for _, workers := range []int{1, 3} {
+			p, ok := partitionRun(data, workers, nil, 0)
+			if !ok {
+				if probs == nil && run.Lines > 0 && !control {
+					t.Fatalf("%d workers: gave up on a file ParseRun takes (%d lines)", workers, run.Lines)
+				}
+				continue
+			}
+			if probs != nil {
+				t.Fatalf("%d workers: partitioned a file ParseRun reports: %v", workers, probs)
+			}
+			var mu sync.Mutex
+			got := map[string][]Hit{}
+			dups := p.Rank(workers, func(_ int, qid string, ranked []Hit) {
+				mu.Lock()
+				defer mu.Unlock()
+				got[qid] = slices.Clone(ranked)
+			})
+			for _, q := range dups {
+				if _, kept := run.Hits[q]; kept {
+					t.Errorf("%d workers: query %q named a duplicate, ParseRun keeps it", workers, q)
+				}
+			}
+			if p.Lines() != run.Lines || p.Tag() != run.Tag || !reflect.DeepEqual(got, run.Hits) {
+				t.Errorf("%d workers: %d lines, tag %q, %v; ParseRun: %d, %q, %v", workers, p.Lines(), p.Tag(), got, run.Lines, run.Tag, run.Hits)
+			}
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package bm25
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -34,6 +35,13 @@ type luceneScanner struct {
 // byte after the run ends the segment for certain (see asciiWordEnd);
 // everything else goes through the segmenter.
 func (s *luceneScanner) scan(text string, fn func(tok []byte)) {
+	if !utf8.ValidString(text) {
+		// Bytes that are not UTF-8 read as U+FFFD, as Lucene's reader
+		// decodes them, which no token holds. The segmenter would take a
+		// truncated sequence at the end of the text with the bytes after
+		// it ("000\xe2 " as one segment, space included).
+		text = strings.ToValidUTF8(text, "\uFFFD")
+	}
 	if s.it == nil {
 		s.it = words.FromString("")
 	}

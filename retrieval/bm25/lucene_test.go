@@ -483,3 +483,20 @@ func TestLuceneLongRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestLuceneInvalidUTF8: bytes that are not UTF-8 read as U+FFFD, as
+// Lucene's reader decodes them, and split words; a truncated sequence at
+// the end of the text does not take the bytes after it into a token (the
+// segmenter alone gives "000\xe2 " as one segment, space included; found
+// by FuzzLuceneTokens).
+func TestLuceneInvalidUTF8(t *testing.T) {
+	for text, want := range map[string][]string{
+		"000\xe2 ":    {"000"},
+		"abc\xe2\x82": {"abc"},
+		"x\xffy Z":    {"x", "y", "z"},
+	} {
+		if got := Tokens(text, Options{Analyzer: AnalyzerLucene, KeepStopwords: true}); !slices.Equal(got, want) {
+			t.Errorf("Tokens(%q) = %q, want %q", text, got, want)
+		}
+	}
+}
