@@ -2,8 +2,6 @@ package trecparse
 
 import (
 	"bytes"
-	"encoding/binary"
-	"math/bits"
 	"strconv"
 )
 
@@ -19,52 +17,21 @@ type Judgement struct {
 // well formed: exactly four fields and a grade that strconv.Atoi reads and
 // int32 holds. ok is false otherwise; the caller then parses the file line
 // by line to report the problems. Separators are found eight bytes at a
-// time, as in StreamRun.
+// time (sepScanner), as in StreamRun.
 func QrelsLines(data []byte) (js []Judgement, ok bool) {
 	js = make([]Judgement, 0, bytes.Count(data, []byte{'\n'})+1)
 	d := data
-	base, m := -8, uint64(0)
-	var f [4][2]int
+	var sc sepScanner
+	sc.reset(0)
+	var f [6][2]int
 	for off := 0; off < len(d); {
-		n := 0
-		fs := off
-		comment := false
-		for {
-			for m == 0 {
-				base += 8
-				if base+8 <= len(d) {
-					m = sepMask(binary.LittleEndian.Uint64(d[base:]))
-				} else {
-					m = tailSepMask(d, base)
-				}
-			}
-			s := base + bits.TrailingZeros64(m)>>3
-			m &= m - 1
-			if s > fs && !comment {
-				switch {
-				case n == 0 && d[fs] == '#':
-					comment = true
-				case n == len(f):
-					return nil, false // a fifth field
-				default:
-					f[n] = [2]int{fs, s}
-					n++
-				}
-			}
-			if s >= len(d) {
-				off = len(d)
-				break
-			}
-			if c := d[s]; c == '\n' {
-				off = s + 1
-				break
-			} else if byteClass[c] != 1 {
-				return nil, false
-			}
-			fs = s + 1
+		n, next, ok := sc.line(d, off, len(d), &f)
+		if !ok {
+			return nil, false // a control byte
 		}
-		if comment || n == 0 {
-			continue
+		off = next
+		if n == 0 || d[f[0][0]] == '#' {
+			continue // blank line or comment
 		}
 		if n != 4 {
 			return nil, false
