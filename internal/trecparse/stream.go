@@ -37,7 +37,13 @@ import (
 // seen exactly the Hits of ParseRunJudged with judged false for the
 // queries in dups.
 func StreamRun(data []byte, workers int, visit func(w int, qid string, ranked []Hit)) (tag string, lines int, dups []string, ok bool) {
-	if len(data) < ParallelMin {
+	return streamRun(data, workers, visit, ParallelMin)
+}
+
+// streamRun is StreamRun with files of parallelMin bytes or more split
+// between the workers (tests split small ones).
+func streamRun(data []byte, workers int, visit func(w int, qid string, ranked []Hit), parallelMin int) (tag string, lines int, dups []string, ok bool) {
+	if len(data) < parallelMin {
 		workers = 1
 	}
 	bounds := queryBounds(data, max(workers, 1))

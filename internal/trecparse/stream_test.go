@@ -247,3 +247,55 @@ func TestBounds(t *testing.T) {
 		t.Errorf("queryBounds(3) = %v, want %v", got, want)
 	}
 }
+
+// FuzzStreamRun: whatever the bytes, StreamRun does not panic; when it
+// streams a file, split between one worker or three, it hands over
+// exactly what ParseRunJudged keeps with nothing judged (a query with a
+// document retrieved twice is left out, and named in dups), each query
+// once, with its Lines and Tag.
+func FuzzStreamRun(f *testing.F) {
+	for _, seed := range []string{
+		"q1 Q0 a 1 2 r\nq1 Q0 c 2 1 r\nq2 Q0 b 1 3 r\n",
+		"q1 Q0 a 1 2 r\nq1 Q0 a 2 1 r\nq2 Q0 a 1 1 r\n",
+		"  # c\n\nq1\tQ0\ta\t1\t-2.5e3\tr extra\r\n",
+		"q1 Q0 a 1 2 r\nq2 Q0 a 1 2 r\nq1 Q0 b 1 2 r\n",
+		"q1 Q0 a\x01 1 2 r\n",
+		"a-query-id-longer-than-eight Q0 d 1 inf r\nq Q0 d 1 -0 r",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Add(genRun(rand.New(rand.NewPCG(33, 34)), 300, 7))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		run, probs := ParseRunJudged("r", data, 10, func(string) bool { return false })
+		for _, workers := range []int{1, 3} {
+			var mu sync.Mutex
+			got := map[string][]Hit{}
+			twice := ""
+			tag, lines, dups, ok := streamRun(data, workers, func(_ int, qid string, ranked []Hit) {
+				mu.Lock()
+				defer mu.Unlock()
+				if _, seen := got[qid]; seen {
+					twice = qid
+				}
+				got[qid] = slices.Clone(ranked)
+			}, 0)
+			if !ok {
+				continue // visit's work is dropped
+			}
+			if probs != nil {
+				t.Fatalf("%d workers: streamed a file ParseRun reports: %v", workers, probs)
+			}
+			if twice != "" {
+				t.Fatalf("%d workers: query %q visited twice", workers, twice)
+			}
+			for _, q := range dups {
+				if _, kept := run.Hits[q]; kept {
+					t.Errorf("%d workers: query %q named a duplicate, ParseRun keeps it", workers, q)
+				}
+			}
+			if lines != run.Lines || tag != run.Tag || !reflect.DeepEqual(got, run.Hits) {
+				t.Errorf("%d workers: %d lines, tag %q, %v; ParseRun: %d, %q, %v", workers, lines, tag, got, run.Lines, run.Tag, run.Hits)
+			}
+		}
+	})
+}
