@@ -59,12 +59,26 @@ bench:
 	@if [ -x scripts/bench-trec.sh ]; then scripts/bench-trec.sh; TREC_BENCH_SHAPE=shuffled scripts/bench-trec.sh; TREC_BENCH_SHAPE=cacm TREC_BENCH_RUNS=10 scripts/bench-trec.sh; fi
 	@if [ -x scripts/bench-create.sh ]; then scripts/bench-create.sh; fi
 
-# fuzz runs each fuzz target of the module for FUZZTIME.
+# fuzz runs each fuzz target of the module for FUZZTIME. A target fails
+# when it writes a failing input under testdata/fuzz; Go 1.26's fuzzing
+# coordinator can also end a duration-bounded run with a bare "context
+# deadline exceeded" and no input (go.dev/issue/75804, fixed in Go 1.27),
+# which is reported and not counted (a count such as FUZZTIME=200000x
+# avoids it).
 fuzz:
-	@for pkg in $$($(GO) list ./...); do \
+	@out=$$(mktemp); trap 'rm -f $$out' EXIT; \
+	for pkg in $$($(GO) list ./...); do \
+	  dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \
 	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 	    echo "== $$pkg $$f"; \
-	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	    before=$$(ls $$dir/testdata/fuzz/$$f 2>/dev/null | wc -l); \
+	    if ! $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg >$$out 2>&1; then \
+	      cat $$out; \
+	      after=$$(ls $$dir/testdata/fuzz/$$f 2>/dev/null | wc -l); \
+	      if [ "$$after" = "$$before" ] && grep -q '^    context deadline exceeded$$' $$out; then \
+	        echo "== $$f: Go's fuzzing coordinator stopped with 'context deadline exceeded' and wrote no input (go.dev/issue/75804): not counted"; \
+	      else exit 1; fi; \
+	    else tail -n 2 $$out; fi; \
 	  done; \
 	done
 
