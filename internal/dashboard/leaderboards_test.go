@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -200,7 +202,48 @@ func TestLeaderboards(t *testing.T) {
 			if res.StatusCode != 400 {
 				t.Errorf("page, unknown metric: %s", res.Status)
 			}
+
+			// The list at / shows the four submitted bundles, newest
+			// first, each linked to its report; the forged one is not
+			// there, and the submitter is escaped.
+			res, page = do(t, s, httptest.NewRequest(http.MethodGet, "http://localhost/", nil), withToken(hubToken)...)
+			sub := page[strings.Index(page, `<table id="submitted">`)+1:]
+			if res.StatusCode != 200 || strings.Count(sub[:strings.Index(sub, "</table>")], `<a class="stored"`) != 4 ||
+				!strings.Contains(sub, `href="/bundles/`+best.RunID+`"`) || strings.Index(sub, best.RunID) > strings.Index(sub, worst.RunID) ||
+				!strings.Contains(sub, "bob &lt;b&gt;") || strings.Contains(page, "bob <b>") || strings.Contains(page, "mallory") {
+				t.Errorf("the list: %s\n%s", res.Status, page)
+			}
 		})
+	}
+}
+
+// TestBundlesListSubmitted: the list at / has a section of submitted
+// bundles only with a registry; with one and nothing submitted it says
+// how to submit; past 100 it shows the newest 100 and says how many more.
+func TestBundlesListSubmitted(t *testing.T) {
+	s, err := New(Options{Bundles: t.TempDir(), Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if res, page := do(t, s, httptest.NewRequest(http.MethodGet, "http://localhost/", nil)); res.StatusCode != 200 || strings.Contains(page, "Submitted bundles") {
+		t.Errorf("without a registry: %s\n%s", res.Status, page)
+	}
+	hub, reg := newHub(t, sqliteDSN(t), 0)
+	if res, page := do(t, hub, httptest.NewRequest(http.MethodGet, "http://localhost/", nil), withToken(hubToken)...); res.StatusCode != 200 || !strings.Contains(page, `id="no-submitted"`) {
+		t.Errorf("nothing submitted: %s\n%s", res.Status, page)
+	}
+	ctx := context.Background()
+	for i := range submittedShown + 3 {
+		runID := fmt.Sprintf("%064x", i+1)
+		if _, err := reg.PutBundle(ctx, runID, registry.StoredBundle{Benchmark: "faq", ContentHash: "0123456789ab", Submitter: "s"}, []byte("{}")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, page := do(t, hub, httptest.NewRequest(http.MethodGet, "http://localhost/", nil), withToken(hubToken)...)
+	if res.StatusCode != 200 || strings.Count(page, `<a class="stored"`) != submittedShown || !strings.Contains(page, "and 3 older ones") ||
+		!strings.Contains(page, fmt.Sprintf(`href="/bundles/%064x"`, submittedShown+3)) || strings.Contains(page, fmt.Sprintf(`href="/bundles/%064x"`, 1)) {
+		t.Errorf("%d stored: %s, %d shown", submittedShown+3, res.Status, strings.Count(page, `<a class="stored"`))
 	}
 }
 
@@ -236,6 +279,13 @@ func TestLeaderboardsInBrowser(t *testing.T) {
 	ev.listen(t, ctx, srv.URL)
 	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/login?token="+hubToken), chromedp.WaitVisible(chromedp.ID("empty"))); err != nil {
 		t.Fatal(err)
+	}
+	listed, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#submitted tbody tr")].map(r => r.querySelector("a.stored").getAttribute("href") + " " + r.querySelector(".submitter").textContent)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(listed) != 4 || !slices.Contains(listed, "/bundles/"+best.RunID+" bob <b>") {
+		t.Errorf("submitted bundles listed at /: %q", listed)
 	}
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`nav a[href="/leaderboards"]`)), chromedp.WaitVisible(chromedp.CSS("table.leaderboard"))); err != nil {
 		t.Fatal(err)

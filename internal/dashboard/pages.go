@@ -188,9 +188,37 @@ func (s *Server) bundlesPage(w http.ResponseWriter, r *http.Request) {
 		refresh = listRefresh
 	}
 	s.renderPage(w, r, http.StatusOK, "bundles.html", "Bundles", struct {
-		Entries []listRow
-		Usable  []listRow
-	}{rows, usable}, refresh)
+		Entries   []listRow
+		Usable    []listRow
+		Submitted *submittedList
+	}{rows, usable, s.submitted(r.Context())}, refresh)
+}
+
+// submittedShown is how many submitted bundles the list shows, newest
+// first; GET /api/bundles lists them all.
+const submittedShown = 100
+
+// submittedList is the list's section of the bundles submitted to the
+// registry (nil without a registry).
+type submittedList struct {
+	Bundles []registry.StoredBundle
+	More    int    // stored but not shown
+	Error   string // reading them failed
+}
+
+func (s *Server) submitted(ctx context.Context) *submittedList {
+	if s.opts.Registry == nil {
+		return nil
+	}
+	bs, err := s.opts.Registry.Bundles(ctx)
+	if err != nil {
+		return &submittedList{Error: "reading the submitted bundles: " + err.Error()}
+	}
+	l := &submittedList{Bundles: bs}
+	if len(bs) > submittedShown {
+		l.Bundles, l.More = bs[:submittedShown], len(bs)-submittedShown
+	}
+	return l
 }
 
 // listRefresh is how often, in seconds, the list reloads itself while

@@ -84,7 +84,8 @@
 //	                            (always); checked against the registry and
 //	                            stored by run_id: 201, 200 for a duplicate,
 //	                            422 with every finding, 401, 403, 413
-//	GET  /api/bundles           the stored bundles, newest first (JSON)
+//	GET  /api/bundles           the stored bundles, newest first (JSON;
+//	                            the list at / shows the newest 100)
 //	GET  /api/bundles/{run_id}  a stored bundle's JSON
 //	GET  /bundles/{run_id}      a stored bundle's report
 //	GET  /compare?bundle=RUN_ID&baseline=RUN_ID
