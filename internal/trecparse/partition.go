@@ -219,7 +219,10 @@ func (c *partChunk) fill(data []byte, start, end, nb int, seed maphash.Seed, rel
 		copy(r[w+partHeader:], id)
 		bk.cur = r
 	}
-	if last >= 0 { // its run id, cut again (not copied at every line)
+	// The run id of the last line, cut again (not copied at every line):
+	// its block is not released yet (pass releases only blocks before the
+	// line it is given, and finish runs after this).
+	if last >= 0 {
 		sc.reset(last)
 		sc.line(d, last, end, &f)
 		c.tag = string(d[f[5][0]:f[5][1]])
