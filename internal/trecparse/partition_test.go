@@ -258,14 +258,16 @@ func TestQidTable(t *testing.T) {
 	}
 }
 
-// FuzzPartitionRun: whatever the bytes, PartitionRun and Rank do not
-// panic; when they partition a file, split between one worker or three,
-// they hand over exactly what ParseRunJudged keeps with nothing judged (a
-// query with a document retrieved twice is left out, and named in dups),
-// with its Lines and Tag. They give up on a file ParseRun takes only for
-// a control byte.
-func FuzzPartitionRun(f *testing.F) {
+// FuzzRunReaders: whatever the bytes, StreamRun (the grouped path) and
+// PartitionRun with Rank (any order) do not panic; when one takes a
+// file, split between one worker or three, it hands over exactly what
+// ParseRunJudged keeps with nothing judged (a query with a document
+// retrieved twice is left out, and named in dups), each query once, with
+// its Lines and Tag. The partition gives up on a file ParseRun takes only
+// for a control byte.
+func FuzzRunReaders(f *testing.F) {
 	for _, seed := range []string{
+		"q1 Q0 a 1 2 r\nq1 Q0 c 2 1 r\nq2 Q0 b 1 3 r\n",
 		"q1 Q0 a 1 2 r\nq2 Q0 b 1 3 r\nq1 Q0 c 2 1 r\n",
 		"q1 Q0 a 1 2 r\nq1 Q0 a 2 1 r\nq2 Q0 a 1 1 r\n",
 		"  # c\n\nq1\tQ0\ta\t1\t-2.5e3\tr extra\r\n",
@@ -281,30 +283,52 @@ func FuzzPartitionRun(f *testing.F) {
 		run, probs := ParseRunJudged("r", data, 10, func(string) bool { return false })
 		control := slices.ContainsFunc(data, func(c byte) bool { return c < 0x20 && byteClass[c] == 0 })
 		for _, workers := range []int{1, 3} {
-			p, ok := partitionRun(data, workers, nil, 0)
-			if !ok {
-				if probs == nil && run.Lines > 0 && !control {
-					t.Fatalf("%d workers: gave up on a file ParseRun takes (%d lines)", workers, run.Lines)
+			for _, reader := range []string{"stream", "partition"} {
+				var mu sync.Mutex
+				got := map[string][]Hit{}
+				twice := ""
+				visit := func(_ int, qid string, ranked []Hit) {
+					mu.Lock()
+					defer mu.Unlock()
+					if _, seen := got[qid]; seen {
+						twice = qid
+					}
+					got[qid] = slices.Clone(ranked)
 				}
-				continue
-			}
-			if probs != nil {
-				t.Fatalf("%d workers: partitioned a file ParseRun reports: %v", workers, probs)
-			}
-			var mu sync.Mutex
-			got := map[string][]Hit{}
-			dups := p.Rank(workers, func(_ int, qid string, ranked []Hit) {
-				mu.Lock()
-				defer mu.Unlock()
-				got[qid] = slices.Clone(ranked)
-			})
-			for _, q := range dups {
-				if _, kept := run.Hits[q]; kept {
-					t.Errorf("%d workers: query %q named a duplicate, ParseRun keeps it", workers, q)
+				var (
+					tag   string
+					lines int
+					dups  []string
+					ok    bool
+				)
+				if reader == "stream" {
+					tag, lines, dups, ok = streamRun(data, workers, visit, 0)
+				} else {
+					var p *Partition
+					if p, ok = partitionRun(data, workers, nil, 0); ok {
+						dups = p.Rank(workers, visit)
+						tag, lines = p.Tag(), p.Lines()
+					} else if probs == nil && run.Lines > 0 && !control {
+						t.Fatalf("partition, %d workers: gave up on a file ParseRun takes (%d lines)", workers, run.Lines)
+					}
 				}
-			}
-			if p.Lines() != run.Lines || p.Tag() != run.Tag || !reflect.DeepEqual(got, run.Hits) {
-				t.Errorf("%d workers: %d lines, tag %q, %v; ParseRun: %d, %q, %v", workers, p.Lines(), p.Tag(), got, run.Lines, run.Tag, run.Hits)
+				if !ok {
+					continue // what visit saw is dropped
+				}
+				if probs != nil {
+					t.Fatalf("%s, %d workers: took a file ParseRun reports: %v", reader, workers, probs)
+				}
+				if twice != "" {
+					t.Fatalf("%s, %d workers: query %q visited twice", reader, workers, twice)
+				}
+				for _, q := range dups {
+					if _, kept := run.Hits[q]; kept {
+						t.Errorf("%s, %d workers: query %q named a duplicate, ParseRun keeps it", reader, workers, q)
+					}
+				}
+				if lines != run.Lines || tag != run.Tag || !reflect.DeepEqual(got, run.Hits) {
+					t.Errorf("%s, %d workers: %d lines, tag %q, %v; ParseRun: %d, %q, %v", reader, workers, lines, tag, got, run.Lines, run.Tag, run.Hits)
+				}
 			}
 		}
 	})
