@@ -210,15 +210,11 @@ func (s *Server) submitted(ctx context.Context) *submittedList {
 	if s.opts.Registry == nil {
 		return nil
 	}
-	bs, err := s.opts.Registry.Bundles(ctx)
+	bs, total, err := s.opts.Registry.NewestBundles(ctx, submittedShown)
 	if err != nil {
 		return &submittedList{Error: "reading the submitted bundles: " + err.Error()}
 	}
-	l := &submittedList{Bundles: bs}
-	if len(bs) > submittedShown {
-		l.Bundles, l.More = bs[:submittedShown], len(bs)-submittedShown
-	}
-	return l
+	return &submittedList{Bundles: bs, More: max(0, total-len(bs))} // a submission between the two reads
 }
 
 // listRefresh is how often, in seconds, the list reloads itself while

@@ -73,7 +73,22 @@ func (r *Registry) PutBundle(ctx context.Context, runID string, meta StoredBundl
 
 // Bundles returns the metadata of every stored bundle, newest first.
 func (r *Registry) Bundles(ctx context.Context) ([]StoredBundle, error) {
-	rows, err := r.db.QueryContext(ctx, `SELECT run_id, submitter, submitted, size, benchmark, content_hash FROM bundles ORDER BY id DESC`)
+	return r.bundles(ctx, `SELECT run_id, submitter, submitted, size, benchmark, content_hash FROM bundles ORDER BY id DESC`)
+}
+
+// NewestBundles returns the metadata of the n newest stored bundles,
+// newest first, and how many bundles are stored in all.
+func (r *Registry) NewestBundles(ctx context.Context, n int) (bs []StoredBundle, total int, err error) {
+	if err := r.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM bundles`).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	bs, err = r.bundles(ctx, r.d.q(`SELECT run_id, submitter, submitted, size, benchmark, content_hash FROM bundles ORDER BY id DESC LIMIT ?`), n)
+	return bs, total, err
+}
+
+// bundles runs query, which selects the metadata columns of bundles.
+func (r *Registry) bundles(ctx context.Context, query string, args ...any) ([]StoredBundle, error) {
+	rows, err := r.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
