@@ -29,18 +29,14 @@ const (
 	// EnvShard, set to i/n, runs only shard i of n of every benchmark's
 	// queries (engine.Shard: by position among the sorted query ids).
 	EnvShard = "LASAGNA_SHARD"
-	// EnvConcurrency caps the pipeline calls in flight in one Run
-	// (default 8).
+	// EnvConcurrency caps the pipeline calls in flight in one Run; the
+	// default is GOMAXPROCS and at least 8, as for the lasagna CLI's
+	// --concurrency.
 	EnvConcurrency = "LASAGNA_CONCURRENCY"
 	// EnvStepSummary is GitHub's step summary file; when set, Run appends
 	// a Markdown summary to it.
 	EnvStepSummary = "GITHUB_STEP_SUMMARY"
 )
-
-// defaultConcurrency is the number of pipeline calls a Run keeps in flight
-// when LASAGNA_CONCURRENCY is unset: pipelines usually wait on the network,
-// so it is independent of GOMAXPROCS and of go test's -parallel.
-const defaultConcurrency = 8
 
 // settings are the environment variables Run reads, parsed.
 type settings struct {
@@ -48,7 +44,7 @@ type settings struct {
 	update      bool
 	latency     bool
 	shard       engine.Shard
-	concurrency int
+	concurrency int // 0: the engine's default
 	stepSummary string
 }
 
@@ -56,7 +52,6 @@ func readSettings(getenv func(string) string) (settings, error) {
 	s := settings{
 		out:         strings.TrimSpace(getenv(EnvOut)),
 		stepSummary: strings.TrimSpace(getenv(EnvStepSummary)),
-		concurrency: defaultConcurrency,
 	}
 	var errs []error
 	var err error
@@ -66,15 +61,8 @@ func readSettings(getenv func(string) string) (settings, error) {
 	if s.latency, err = boolVar(getenv, EnvLatency); err != nil {
 		errs = append(errs, err)
 	}
-	if v := strings.TrimSpace(getenv(EnvShard)); v != "" {
-		i, n, ok := strings.Cut(v, "/")
-		a, errA := strconv.Atoi(i)
-		b, errB := strconv.Atoi(n)
-		if !ok || errA != nil || errB != nil || b < 1 || a < 1 || a > b {
-			errs = append(errs, fmt.Errorf("%s=%q: want i/n with 1 ≤ i ≤ n, e.g. %s=1/4", EnvShard, v, EnvShard))
-		} else if b > 1 {
-			s.shard = engine.Shard{Index: a, Count: b}
-		}
+	if s.shard, err = engine.ParseShard(strings.TrimSpace(getenv(EnvShard))); err != nil {
+		errs = append(errs, fmt.Errorf("%s: %v", EnvShard, err))
 	}
 	if v := strings.TrimSpace(getenv(EnvConcurrency)); v != "" {
 		n, err := strconv.Atoi(v)

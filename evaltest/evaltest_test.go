@@ -302,16 +302,6 @@ func (t *filterT) Run(name string, f func(tb)) bool {
 }
 
 func TestNames(t *testing.T) {
-	got := uniqueNames([]string{"q 1", "q/1", "q_1", "a\tb", "ok"})
-	want := []string{"q_1", "q_1_2", "q_1_3", "a_b", "ok"}
-	if !slices.Equal(got, want) {
-		t.Errorf("uniqueNames = %q, want %q", got, want)
-	}
-	got = benchmarkNames([]string{"local/faq@0123456789ab", "scifact@aaaaaaaaaaaa", "local/faq@ba9876543210", "local/x y@1"})
-	want = []string{"faq@0123456789ab", "scifact", "faq@ba9876543210", "x_y"}
-	if !slices.Equal(got, want) {
-		t.Errorf("benchmarkNames = %q, want %q", got, want)
-	}
 	if got := bundleName("TestRAG/sub x", noShard); !strings.HasSuffix(got, "-TestRAG_sub_x.json") {
 		t.Errorf("bundleName = %q", got)
 	}
@@ -323,7 +313,7 @@ func TestReadSettings(t *testing.T) {
 		t.Errorf("readSettings = %+v, %v", s, err)
 	}
 	s, err = readSettings(env(nil))
-	if err != nil || s.concurrency != defaultConcurrency || s.shard.Count != 0 {
+	if err != nil || s.concurrency != 0 || s.shard.Count != 0 {
 		t.Errorf("defaults = %+v, %v", s, err)
 	}
 	for _, bad := range []string{"0/2", "1", "a/b", "3/2", "1/0"} {

@@ -2,7 +2,6 @@ package evaltest
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"strings"
 
@@ -105,100 +104,62 @@ func (e *Evaluation) Level(level int) []*TestResult {
 // failures are in the Evaluation.
 func Evaluate(ctx context.Context, name string, cfg Config) (*Evaluation, error) {
 	ev := &Evaluation{Name: name}
-	root := ev.add(name, 0)
-	r, err := newRunner(cfg, os.Getenv, name)
+	rec := engine.NewRecorder(ctx, name)
+	p, err := newPlan(cfg, os.Getenv, name)
 	if err != nil {
-		root.apply(messagesOf(fmt.Sprintf("evaltest: %v", err)))
+		rec.Errorf("evaltest: %v", err)
+		ev.Tests = testsOf(rec, nil)
 		return ev, ctx.Err()
 	}
-	for _, p := range r.problems {
-		root.apply(messagesOf(p))
+	for _, msg := range p.problems {
+		rec.Errorf("%s", msg)
 	}
-	names := make([]string, len(r.benches))
-	for i, br := range r.benches {
-		names[i] = br.Benchmark.Name
+	out, err := engine.Execute(rec, p.Plan)
+	if err != nil {
+		rec.Errorf("evaltest: %v", err)
+	} else {
+		ev.Bundle, ev.BundlePath = p.render(ctx, rec, out, name, "")
+		ev.Verdicts = out.Verdicts
 	}
-	for bi, bname := range benchmarkNames(names) {
-		if ctx.Err() != nil {
-			break
-		}
-		br := r.benches[bi]
-		bt := ev.add(name+"/"+bname, 1)
-		bt.Benchmark = br.Benchmark.Name
-		for _, p := range r.plans {
-			if ctx.Err() != nil {
-				break
-			}
-			at := ev.add(bt.Name+"/"+p.name, 2)
-			at.Benchmark, at.Arm = bt.Benchmark, p.arm.Name
-			ev.runArm(ctx, r, br, p, at)
-			bt.Failed = bt.Failed || at.Failed
-		}
-		bt.apply(r.pairedChecks(br))
-		root.Failed = root.Failed || bt.Failed
-	}
-	out := r.finish(ctx, name, "", len(r.benches)*len(r.plans))
-	root.apply(out.messages)
-	ev.Bundle, ev.BundlePath = out.bundle, out.path
-	r.mu.Lock()
-	ev.Verdicts = r.verdicts
-	r.mu.Unlock()
+	rec.Finish()
+	ev.Tests = testsOf(rec, p)
 	return ev, ctx.Err()
 }
 
-// runArm runs one arm's queries (concurrently, under the run's limiter)
-// and records the arm's test and its queries' tests.
-func (ev *Evaluation) runArm(ctx context.Context, r *runner, br *engine.BenchmarkRun, p armPlan, at *TestResult) {
-	ar, buildErr, err := r.startArm(ctx, br, p)
-	switch {
-	case err != nil:
-		at.apply(messagesOf(err.Error()))
-		return
-	case buildErr != nil:
-		at.apply(messagesOf(buildErr.Error()))
-		return
-	}
-	ids := make([]string, len(ar.queries))
-	for i, q := range ar.queries {
-		ids[i] = q.ID
-	}
-	outs := make([]*outcome, len(ar.queries))
-	for i := range ar.queries {
-		outs[i] = ar.dispatch(i)
-	}
-	for i, qname := range uniqueNames(ids) {
-		<-outs[i].done
-		qt := ev.add(at.Name+"/"+qname, 3)
-		qt.Benchmark, qt.Arm, qt.Query = at.Benchmark, at.Arm, ids[i]
-		attrs, msgs := ar.check(i, outs[i])
-		qt.Attrs = attrs
-		qt.apply(msgs)
-		at.Failed = at.Failed || qt.Failed
-	}
-	at.apply(ar.finish())
-}
-
-// add appends a test to the tree.
-func (ev *Evaluation) add(name string, level int) *TestResult {
-	t := &TestResult{Name: name, Level: level}
-	ev.Tests = append(ev.Tests, t)
-	return t
-}
-
-// apply records messages on t.
-func (t *TestResult) apply(m messages) {
-	for _, l := range m.lines {
-		if l.fail {
-			t.Failed = true
-			t.Errors = append(t.Errors, l.text)
-		} else {
-			t.Logs = append(t.Logs, l.text)
+// testsOf returns the units rec recorded as tests, each labelled with the
+// benchmark, arm and query it evaluates.
+func testsOf(rec *engine.Recorder, p *plan) []*TestResult {
+	benches, arms := map[string]string{}, map[string]string{}
+	if p != nil {
+		names := make([]string, len(p.Benchmarks))
+		for i, br := range p.Benchmarks {
+			names[i] = br.Benchmark.Name
+		}
+		for i, n := range engine.BenchmarkNames(names) {
+			benches[n] = names[i]
+		}
+		for _, a := range p.Arms {
+			arms[engine.SubtestName(a.Name)] = a.Name
 		}
 	}
-}
-
-func messagesOf(failure string) messages {
-	var m messages
-	m.errorf("%s", failure)
-	return m
+	var out []*TestResult
+	for _, u := range rec.Units() {
+		t := &TestResult{Name: u.Name, Level: u.Level, Failed: u.Failed, Errors: u.Errors, Logs: u.Logs}
+		for _, a := range u.Attrs {
+			t.Attrs = append(t.Attrs, Attr{a[0], a[1]})
+		}
+		parts := strings.Split(u.Name, "/")
+		if n := len(parts) - u.Level; n >= 0 && u.Level > 0 {
+			parts = parts[n:] // the root's name may hold '/'
+			t.Benchmark = benches[parts[0]]
+			if u.Level > 1 {
+				t.Arm = arms[parts[1]]
+			}
+			if u.Level > 2 {
+				t.Query, _ = t.Attr("lasagna.query_id")
+			}
+		}
+		out = append(out, t)
+	}
+	return out
 }

@@ -13,17 +13,13 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/internal/atomicfile"
 	"github.com/lasagna-go/lasagna/internal/datasets"
 	"github.com/lasagna-go/lasagna/internal/engine"
-	"github.com/lasagna-go/lasagna/internal/metrics"
 	"github.com/lasagna-go/lasagna/reporters"
 	"github.com/lasagna-go/lasagna/results"
 )
@@ -81,43 +77,24 @@ func artifactsFlag() bool {
 	return f != nil && f.Value.String() == "true"
 }
 
-// armPlan is one arm of a run with its thresholds.
-type armPlan struct {
-	arm        engine.Arm
-	name       string // subtest name
-	thresholds []Threshold
-	attrs      []string
-}
-
-// runner is the state of one Run or Evaluate: the plan, checked before any
-// pipeline call, and the cells and verdicts as they finish.
-type runner struct {
-	cfg      Config
-	set      settings
-	lim      chan struct{}
-	seed     uint64
-	benches  []*engine.BenchmarkRun
-	plans    []armPlan
+// plan is one Run or Evaluate as evaltest sets it up: the engine's plan,
+// checked before any pipeline call, and what the front end renders.
+type plan struct {
+	*engine.Plan
+	cfg Config
+	set settings
+	// baseline is the baseline bundle the gate reads (nil without one).
 	baseline *results.Bundle
-	// updateHint is how to record a new baseline, for the gate's messages:
-	// "LASAGNA_UPDATE_BASELINE=1 go test -run '^TestRAG$'".
-	updateHint string
-	varied     []string // the dimensions any arm varies (see engine.CellConfig)
-	// problems are configuration problems found while planning that do not
-	// stop the run (a missing baseline): the root test reports them.
+	// problems are configuration problems found while planning that do
+	// not stop the run (a missing baseline): the root test reports them.
 	problems []string
-
-	mu       sync.Mutex
-	cells    []*engine.Cell
-	partial  bool
-	verdicts []engine.Verdict
 }
 
-// newRunner reads the environment, loads the benchmarks, converts the arms
-// and checks every threshold and gated metric against what each arm
-// scores, so that a configuration problem fails before the first pipeline
-// call.
-func newRunner(cfg Config, getenv func(string) string, testName string) (*runner, error) {
+// newPlan reads the environment, loads the benchmarks, converts the arms
+// into the engine's plan and checks it — every threshold and gated metric
+// against what each arm scores — so that a configuration problem fails
+// before the first pipeline call.
+func newPlan(cfg Config, getenv func(string) string, testName string) (*plan, error) {
 	set, err := readSettings(getenv)
 	if err != nil {
 		return nil, err
@@ -126,85 +103,128 @@ func newRunner(cfg Config, getenv func(string) string, testName string) (*runner
 	if err != nil {
 		return nil, err
 	}
-	if sweep != nil && cfg.Cutoffs == nil {
-		// A sweep's cutoffs: apply unless Config.Cutoffs sets its own.
-		cfg.Cutoffs = sweep.Options.Cutoffs
-	}
-	if sweep != nil && cfg.Slices == nil {
-		// A sweep's slices: apply unless Config.Slices sets its own.
-		cfg.Slices = sweep.Options.Slices
-	}
-	plans, err := planArms(cfg, sweep)
-	if err != nil {
-		return nil, err
-	}
 	if len(benches) == 0 {
 		return nil, errors.New("no benchmark to run; set Config.Benchmarks (dataset paths), Sweep or Data")
 	}
-	if err := engine.CheckSlices(benches, cfg.Slices); err != nil {
-		return nil, fmt.Errorf("config: Slices: %w", err)
-	}
-	if len(plans) == 0 {
-		return nil, errors.New("no arm to run; set Config.Arms, e.g. []evaltest.Arm{{Name: \"mine\", Retriever: r}, evaltest.BM25()}")
-	}
-	r := &runner{cfg: cfg, set: set, lim: make(chan struct{}, set.concurrency), seed: cfg.StatsSeed,
-		benches: benches, plans: plans, updateHint: fmt.Sprintf("%s=1 go test -run '^%s$'", EnvUpdateBaseline, testName)}
-	if r.seed == 0 {
-		r.seed = engine.DefaultSeed
-	}
-	for _, p := range plans {
-		r.varied = append(r.varied, p.arm.Varied...)
-	}
-	if cfg.Baseline != "" && !set.update {
-		r.baseline, err = engine.ReadBaseline(datasets.OSFS{}, filepath.ToSlash(filepath.Clean(cfg.Baseline)), EnvUpdateBaseline+"=1")
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			r.problems = append(r.problems, fmt.Sprintf("evaltest: baseline %s does not exist; record it with %s=1 go test -run '^%s$' and commit it", cfg.Baseline, EnvUpdateBaseline, testName))
-		case err != nil:
-			r.problems = append(r.problems, fmt.Sprintf("evaltest: %v", err))
+	p := &plan{cfg: cfg, set: set, Plan: &engine.Plan{Benchmarks: benches, Thresholds: map[string][]Threshold{},
+		CutoffsName: "Config.Cutoffs", AttrMetrics: cfg.AttrMetrics, Latency: set.latency, Selection: goTestSelection(),
+		Options: engine.Options{Cutoffs: cfg.Cutoffs, Slices: cfg.Slices, Shard: set.shard, Concurrency: set.concurrency, StatsSeed: cfg.StatsSeed}}}
+	gate := cfg.Gate
+	if sweep != nil {
+		// A sweep's cutoffs, slices and gate apply unless Config sets its own.
+		if cfg.Cutoffs == nil {
+			p.Options.Cutoffs = sweep.Options.Cutoffs
+		}
+		if cfg.Slices == nil {
+			p.Options.Slices = sweep.Options.Slices
+		}
+		if gate.Metrics == nil && gate.Tolerance == 0 && gate.Alpha == 0 && sweep.Gate != nil {
+			gate = sweep.Gate.Gate
 		}
 	}
-	return r, nil
+	if err := p.addArms(sweep); err != nil {
+		return nil, err
+	}
+	if len(p.Arms) == 0 {
+		return nil, errors.New("no arm to run; set Config.Arms, e.g. []evaltest.Arm{{Name: \"mine\", Retriever: r}, evaltest.BM25()}")
+	}
+	if cfg.Baseline != "" && !set.update {
+		p.Gate = &engine.GateOptions{Gate: gate, Path: cfg.Baseline,
+			UpdateHint: fmt.Sprintf("%s=1 go test -run '^%s$'", EnvUpdateBaseline, testName)}
+	}
+	if err := engine.CheckSlices(benches, p.Options.Slices); err != nil {
+		return nil, fmt.Errorf("config: Slices: %w", err)
+	}
+	if err := p.Check(); err != nil {
+		return nil, err
+	}
+	if p.Gate != nil {
+		p.baseline, err = engine.ReadBaseline(datasets.OSFS{}, filepath.ToSlash(filepath.Clean(cfg.Baseline)), EnvUpdateBaseline+"=1")
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			p.problems = append(p.problems, fmt.Sprintf("evaltest: baseline %s does not exist; record it with %s=1 go test -run '^%s$' and commit it", cfg.Baseline, EnvUpdateBaseline, testName))
+		case err != nil:
+			p.problems = append(p.problems, fmt.Sprintf("evaltest: %v", err))
+		}
+		if p.baseline == nil {
+			p.Gate = nil
+		} else {
+			p.Gate.Baseline = p.baseline
+		}
+	}
+	return p, nil
 }
 
-// gateOptions are the options of the baseline gate.
-func (r *runner) gateOptions() engine.GateOptions {
-	return engine.GateOptions{Gate: r.cfg.Gate, Baseline: r.baseline, Path: r.cfg.Baseline, Varied: r.varied,
-		Seed: r.seed, UpdateHint: r.updateHint}
+// addArms converts cfg's arms (and the sweep's, with the sweep's
+// thresholds) into the plan's, with their thresholds.
+func (p *plan) addArms(sweep *engine.Plan) error {
+	cfg := p.cfg
+	var errs []error
+	for _, a := range cfg.Arms {
+		a.Scorers = append(slices.Clone(cfg.Scorers), a.Scorers...)
+		ea, err := a.engineArm()
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, path := range a.JudgeCalibrations {
+			fsys, name := openPath(cfg.FS, path)
+			rec, err := engine.ReadJudgeCalibration(fsys, name)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("arm %s: %w", a.Name, err))
+				continue
+			}
+			rec.File = path
+			ea.JudgeCalibrations = append(ea.JudgeCalibrations, rec)
+		}
+		// Config.Repeats and Pass are every arm's (loadBenchmarks sets
+		// them on a sweep's arms too).
+		ea.Repeats, ea.Pass = cfg.Repeats, cfg.Pass
+		p.Arms = append(p.Arms, ea)
+		p.Thresholds[ea.Name] = append(slices.Clone(cfg.Thresholds), a.Thresholds...)
+	}
+	if sweep != nil {
+		for _, ea := range sweep.Arms {
+			p.Arms = append(p.Arms, ea)
+			p.Thresholds[ea.Name] = append(slices.Clone(cfg.Thresholds), sweep.Thresholds[ea.Name]...)
+		}
+	}
+	// Arms of one Run that differ in their own components compare: those
+	// components are varied for all of them.
+	engine.VaryComponents(p.Arms)
+	return errors.Join(errs...)
 }
 
 func run(t tb, cfg Config, getenv func(string) string, artifacts bool) {
 	t.Helper()
-	r, err := newRunner(cfg, getenv, t.Name())
+	p, err := newPlan(cfg, getenv, t.Name())
 	if err != nil {
 		t.Fatalf("evaltest: %v", err)
 	}
-	for _, p := range r.problems {
-		t.Errorf("%s", p)
+	for _, msg := range p.problems {
+		t.Errorf("%s", msg)
 	}
-	names := make([]string, len(r.benches))
-	for i, br := range r.benches {
-		names[i] = br.Benchmark.Name
-	}
-	for bi, name := range benchmarkNames(names) {
-		br := r.benches[bi]
-		t.Run(name, func(t tb) {
-			t.Helper()
-			for _, p := range r.plans {
-				t.Run(p.name, func(t tb) {
-					t.Helper()
-					r.runArm(t, br, p)
-				})
-			}
-			r.pairedChecks(br).report(t)
-		})
+	out, err := engine.Execute(unit{t}, p.Plan)
+	if err != nil {
+		t.Fatalf("evaltest: %v", err)
 	}
 	dir := ""
 	if artifacts {
 		dir = t.ArtifactDir()
 	}
-	out := r.finish(t.Context(), t.Name(), dir, len(r.benches)*len(r.plans))
-	out.report(t)
+	p.render(t.Context(), t, out, t.Name(), dir)
+}
+
+// unit adapts a tb to the engine's Runner: each unit of the run is a
+// subtest.
+type unit struct{ tb }
+
+func (u unit) Run(name string, f func(engine.Runner)) bool {
+	u.tb.Helper()
+	return u.tb.Run(name, func(t tb) {
+		t.Helper()
+		f(unit{t})
+	})
 }
 
 // loadBenchmarks loads cfg's benchmarks, in the order Benchmarks, Sweep,
@@ -239,6 +259,12 @@ func loadBenchmarks(cfg Config) ([]*engine.BenchmarkRun, *engine.Plan, error) {
 			fsys = datasets.OSFS{}
 		}
 		sw, err := engine.ReadSweep(fsys, name)
+		if err == nil && cfg.Repeats > 0 {
+			// Config.Repeats and Pass override the sweep's, as the CLI's
+			// --repeats and --pass do.
+			sw.SetRepeats(cfg.Repeats)
+			sw.SetPass(cfg.Pass.String())
+		}
 		if err == nil {
 			sweep, err = cfg.Deps.SweepPlan(context.Background(), sw)
 		}
@@ -317,300 +343,93 @@ func openPair(fsys fs.FS, p, corpus string) (fs.FS, string, string) {
 	return os.DirFS(root), filepath.ToSlash(relP), filepath.ToSlash(relC)
 }
 
-// planArms converts cfg's arms (and the sweep's, with the sweep's
-// thresholds) and checks their names.
-func planArms(cfg Config, sweep *engine.Plan) ([]armPlan, error) {
-	var (
-		plans []armPlan
-		errs  []error
-	)
-	for _, a := range cfg.Arms {
-		a.Scorers = append(slices.Clone(cfg.Scorers), a.Scorers...)
-		ea, err := a.engineArm()
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		for _, p := range a.JudgeCalibrations {
-			fsys, name := openPath(cfg.FS, p)
-			rec, err := engine.ReadJudgeCalibration(fsys, name)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("arm %s: %w", a.Name, err))
-				continue
-			}
-			rec.File = p
-			ea.JudgeCalibrations = append(ea.JudgeCalibrations, rec)
-		}
-		plans = append(plans, armPlan{arm: ea, thresholds: append(slices.Clone(cfg.Thresholds), a.Thresholds...)})
-	}
-	if sweep != nil {
-		for _, ea := range sweep.Arms {
-			plans = append(plans, armPlan{arm: ea, thresholds: append(slices.Clone(cfg.Thresholds), sweep.Thresholds[ea.Name]...)})
-		}
-	}
-	// Arms of one Run that differ in their own components compare: those
-	// components are varied for all of them.
-	arms := make([]engine.Arm, len(plans))
-	for i := range plans {
-		arms[i] = plans[i].arm
-	}
-	engine.VaryComponents(arms)
-	for i := range plans {
-		plans[i].arm = arms[i]
-	}
-	seen, dup := map[string]string{}, false
-	for i := range plans {
-		p := &plans[i]
-		// Config.Repeats and Pass apply to every arm that sets none of its
-		// own (a sweep's arm may).
-		if p.arm.Repeats == 0 {
-			p.arm.Repeats, p.arm.Pass = cfg.Repeats, cfg.Pass
-		}
-		p.name = safeName(p.arm.Name)
-		if other, ok := seen[p.name]; ok {
-			errs = append(errs, fmt.Errorf("arms %q and %q have the same subtest name %q; arm names must be unique", other, p.arm.Name, p.name))
-			dup = true
-		}
-		seen[p.name] = p.arm.Name
-		gated := cfg.Gate.GatedMetrics(&p.arm)
-		p.attrs = cfg.AttrMetrics
-		if p.attrs == nil {
-			p.attrs = []string{"ndcg@10", "recall@10", "mrr", "exact_match", "token_f1", engine.MetricLatency}
-			p.attrs = append(p.attrs, metrics.VectaMetricNames()...)
-			for _, sc := range p.arm.Scorers {
-				p.attrs = append(p.attrs, sc.Metrics...)
-			}
-			for _, th := range p.thresholds {
-				p.attrs = append(p.attrs, th.Metric)
-			}
-			if cfg.Baseline != "" {
-				p.attrs = append(p.attrs, gated...)
-			}
-			p.attrs = dedupe(p.attrs)
-		}
-	}
-	// The engine checks the plan's thresholds, gate metrics and paired
-	// thresholds, as for the CLI (once arm names are unique: thresholds
-	// are keyed by them).
-	plan := engine.Plan{Thresholds: map[string][]Threshold{}, CutoffsName: "Config.Cutoffs", Options: engine.Options{Cutoffs: cfg.Cutoffs}}
-	for _, p := range plans {
-		plan.Arms = append(plan.Arms, p.arm)
-		plan.Thresholds[p.arm.Name] = p.thresholds
-	}
-	if cfg.Baseline != "" {
-		plan.Gate = &engine.GateOptions{Gate: cfg.Gate}
-	}
-	if len(plan.Arms) > 0 && !dup {
-		if err := plan.Check(); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return plans, errors.Join(errs...)
+// logger is where render reports: the root test, or the root of an
+// Evaluation.
+type logger interface {
+	Helper()
+	Logf(format string, args ...any)
+	Errorf(format string, args ...any)
 }
 
-// pairedChecks checks the paired thresholds (NotWorseThan) of every arm
-// on br, once all its arms have finished, and records their verdicts.
-func (r *runner) pairedChecks(br *engine.BenchmarkRun) messages {
-	var msgs messages
-	r.mu.Lock()
-	cells, partial := slices.Clone(r.cells), r.partial
-	r.mu.Unlock()
-	for _, p := range r.plans {
-		if !slices.ContainsFunc(p.thresholds, Threshold.Paired) {
-			continue
-		}
-		var c *engine.Cell
-		for _, oc := range cells {
-			if oc.Bench == br && oc.Arm.Name == p.arm.Name && oc.BuildErr == nil {
-				c = oc
-			}
-		}
-		if c == nil {
-			continue // the arm did not run: its subtest says why
-		}
-		if partial {
-			msgs.logf("%s: not_worse_than thresholds not checked: -run selected only some of the queries", p.arm.Name)
-			continue
-		}
-		vs := engine.PairedVerdicts(c, cells, p.thresholds, r.varied, r.seed)
-		r.addVerdicts(vs)
-		for _, v := range vs {
-			if v.Pass {
-				msgs.logf("%s: %s", p.arm.Name, v.Message)
-			} else {
-				msgs.errorf("%s: %s", p.arm.Name, v.Message)
-			}
-		}
-	}
-	return msgs
-}
-
-func dedupe(xs []string) []string {
-	var out []string
-	for _, x := range xs {
-		if !slices.Contains(out, x) {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
-// record adds a finished cell for the bundle, with its verdicts.
-func (r *runner) record(c *engine.Cell, partial bool, vs []engine.Verdict) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.cells = append(r.cells, c)
-	r.partial = r.partial || partial
-	r.verdicts = append(r.verdicts, vs...)
-}
-
-// addVerdicts records per-query verdicts (the baseline update reads them).
-func (r *runner) addVerdicts(vs []engine.Verdict) {
-	if len(vs) == 0 {
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.verdicts = append(r.verdicts, vs...)
-}
-
-// messages are what a test reports, in order: log lines and failures.
-type messages struct {
-	lines []message
-}
-
-type message struct {
-	text string
-	fail bool
-}
-
-func (m *messages) logf(format string, args ...any) {
-	m.lines = append(m.lines, message{text: fmt.Sprintf(format, args...)})
-}
-
-func (m *messages) errorf(format string, args ...any) {
-	m.lines = append(m.lines, message{text: fmt.Sprintf(format, args...), fail: true})
-}
-
-// report sends the messages to t.
-func (m messages) report(t tb) {
-	t.Helper()
-	for _, l := range m.lines {
-		if l.fail {
-			t.Errorf("%s", l.text)
-		} else {
-			t.Logf("%s", l.text)
-		}
-	}
-}
-
-// finished is the outcome of a whole run: its messages and bundle.
-type finished struct {
-	messages
-	bundle *results.Bundle
-	path   string
-}
-
-// finish assembles, writes and reports the bundle, fails on blocking
-// findings and rewrites the baseline when asked. artifactDir is
+// render writes and reports the bundle of out (its path, the results
+// table, the reporters), reports the integrity findings (a blocking one
+// fails the test) and rewrites the baseline when asked. artifactDir is
 // t.ArtifactDir() under go test -artifacts, else "".
-func (r *runner) finish(ctx context.Context, testName, artifactDir string, planned int) finished {
-	var out finished
-	r.mu.Lock()
-	cells, partial, verdicts := r.cells, r.partial || len(r.cells) < planned, r.verdicts
-	r.mu.Unlock()
-	if len(cells) == 0 {
-		out.logf("no query ran (-run or %s left them all out); no bundle written", EnvShard)
-		return out
+func (p *plan) render(ctx context.Context, t logger, out *engine.Outcome, testName, artifactDir string) (b *results.Bundle, path string) {
+	t.Helper()
+	if out.Bundle == nil {
+		t.Logf("no query ran (-run or %s left them all out); no bundle written", EnvShard)
+		return nil, ""
 	}
-	rep := engine.NewReport(cells, r.set.shard)
-	rep.Slices = r.cfg.Slices
-	opts := engine.BundleOptions{LasagnaVersion: version(), Concurrency: r.set.concurrency, StatsSeed: r.seed, Latency: r.set.latency}
-	if partial {
-		opts.Selection = goTestSelection()
-		if opts.Selection == "" {
-			opts.Selection = "(a subset)"
-		}
-	}
-	b, err := rep.Bundle(opts)
-	if err != nil {
-		out.errorf("evaltest: %v", err)
-		return out
-	}
-	out.bundle = b
 	var dir string
 	switch {
 	case artifactDir != "":
 		dir = artifactDir
-	case r.set.out != "":
-		dir = r.set.out
+	case p.set.out != "":
+		dir = p.set.out
 	default:
 		dir = defaultBundleDir()
 	}
-	name := bundleName(testName, r.set.shard)
-	if partial {
+	name := bundleName(testName, p.set.shard)
+	if out.Partial && p.Selection != "" {
 		// A -run subset must not overwrite the whole run's bundle.
-		if sel := goTestSelection(); sel != "" {
-			name = subsetName(name, sel)
-		}
+		name = subsetName(name, p.Selection)
 	}
 	file := filepath.Join(dir, name)
 	var table bytes.Buffer
 	reps := []reporters.Reporter{reporters.JSONFile{Path: file}, reporters.Text{W: &table}}
-	if r.set.stepSummary != "" {
-		reps = append(reps, reporters.Markdown{Path: r.set.stepSummary, Baseline: r.baseline})
+	if p.set.stepSummary != "" {
+		reps = append(reps, reporters.Markdown{Path: p.set.stepSummary, Baseline: p.baseline})
 	}
-	reps = append(reps, r.cfg.Reporters...)
+	reps = append(reps, p.cfg.Reporters...)
 	// Reporters may write beside the bundle (htmlreport's report.html).
 	ctx = reporters.WithBundlePath(ctx, file)
 	for i, rp := range reps {
-		err := rp.Report(ctx, b)
+		err := rp.Report(ctx, out.Bundle)
 		switch {
 		case err != nil:
-			out.errorf("evaltest: reporter %d (%T): %v", i+1, rp, err)
+			t.Errorf("evaltest: reporter %d (%T): %v", i+1, rp, err)
 		case i == 0:
-			out.path = file
-			out.logf("lasagna bundle: %s", file)
+			path = file
+			t.Logf("lasagna bundle: %s", file)
 		}
 	}
-	out.logf("results:\n%s", strings.TrimRight(table.String(), "\n"))
-	for _, f := range rep.Findings {
+	t.Logf("results:\n%s", strings.TrimRight(table.String(), "\n"))
+	for _, f := range out.Report.Findings {
 		if !f.Blocking() {
-			out.logf("integrity warning: %s", engine.GoTestFinding(f))
+			t.Logf("integrity warning: %s", engine.GoTestFinding(f))
 		}
 	}
-	for _, f := range rep.Findings {
+	for _, f := range out.Report.Findings {
 		if f.Blocking() {
-			out.errorf("integrity: %s", engine.GoTestFinding(f))
+			t.Errorf("integrity: %s", engine.GoTestFinding(f))
 		}
 	}
-	if r.set.update {
-		// A baseline leaves latency out: rewriting it from a run whose
-		// scores did not change leaves the committed file as it was.
-		opts.Latency = false
-		if base, err := rep.Bundle(opts); err != nil {
-			out.errorf("evaltest: %v", err)
-		} else {
-			r.updateBaseline(ctx, &out, base, verdicts, rep.Findings, partial)
-		}
+	if p.set.update {
+		p.updateBaseline(ctx, t, out)
 	}
-	return out
+	return out.Bundle, path
 }
 
-func (r *runner) updateBaseline(ctx context.Context, out *finished, b *results.Bundle, vs []engine.Verdict, findings []lasagna.Finding, partial bool) {
-	if r.cfg.Baseline == "" {
-		out.logf("%s is set but Config.Baseline is empty: no baseline to rewrite", EnvUpdateBaseline)
+func (p *plan) updateBaseline(ctx context.Context, t logger, out *engine.Outcome) {
+	t.Helper()
+	if p.cfg.Baseline == "" {
+		t.Logf("%s is set but Config.Baseline is empty: no baseline to rewrite", EnvUpdateBaseline)
 		return
 	}
-	if err := engine.BaselineUpdate(vs, findings, r.set.shard, partial); err != nil {
-		out.errorf("evaltest: not rewriting baseline %s (%s=1): %v", r.cfg.Baseline, EnvUpdateBaseline, err)
+	if err := engine.BaselineUpdate(out.Verdicts, out.Report.Findings, p.set.shard, out.Partial); err != nil {
+		t.Errorf("evaltest: not rewriting baseline %s (%s=1): %v", p.cfg.Baseline, EnvUpdateBaseline, err)
 		return
 	}
-	if err := (reporters.JSONFile{Path: r.cfg.Baseline}).Report(ctx, b); err != nil {
-		out.errorf("evaltest: rewriting baseline: %v", err)
+	b, err := out.BaselineBundle()
+	if err == nil {
+		err = (reporters.JSONFile{Path: p.cfg.Baseline}).Report(ctx, b)
+	}
+	if err != nil {
+		t.Errorf("evaltest: rewriting baseline: %v", err)
 		return
 	}
-	out.logf("baseline %s rewritten from this run (%s=1); review and commit it", r.cfg.Baseline, EnvUpdateBaseline)
+	t.Logf("baseline %s rewritten from this run (%s=1); review and commit it", p.cfg.Baseline, EnvUpdateBaseline)
 }
 
 // bundleName is the bundle's file name: lasagna-<package folder>-<test
@@ -706,27 +525,4 @@ func modulePath(gomod []byte) string {
 		}
 	}
 	return "module"
-}
-
-// version returns the version of the lasagna module this binary was built
-// with, or "dev".
-func version() string {
-	const mod = "github.com/lasagna-go/lasagna"
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "dev"
-	}
-	v := ""
-	if bi.Main.Path == mod {
-		v = bi.Main.Version
-	}
-	for _, d := range bi.Deps {
-		if d.Path == mod {
-			v = d.Version
-		}
-	}
-	if v == "" || v == "(devel)" {
-		return "dev"
-	}
-	return v
 }

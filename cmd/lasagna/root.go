@@ -4,14 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/lasagna-go/lasagna/internal/engine"
 	"io"
 
 	"github.com/spf13/cobra"
 )
 
-// version is the lasagna release, set at build time with
-// -ldflags "-X main.version=…".
-var version = "dev"
+// version is the lasagna module version this binary was built from
+// (engine.Version: "dev" for a build of the checkout), the version every
+// front end records in bundles.
+var version = engine.Version()
 
 // Exit codes: 0 success; 1 the input or the outcome has problems (invalid
 // data, failed validation, blocking integrity, a failed threshold or

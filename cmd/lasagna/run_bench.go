@@ -9,7 +9,6 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -94,7 +93,8 @@ is locked while a run uses it, and an edited or damaged journal line is
 refused. Bundles, baselines and run files are written atomically.
 
 An arm that samples an LLM (a generator or a judge) runs each query once
-unless the sweep sets repeats: N (sweep-wide or per arm) or --repeats N;
+unless the sweep sets repeats: N (sweep-wide or per arm) or --repeats N
+(which overrides every arm's repeats:, as evaltest's Config.Repeats does);
 a repeated query's row holds each metric's mean over its runs, and its
 per-query thresholds pass by the pass rule (pass: or --pass: all, majority,
 any or 'rate >= 0.8'). SINGLE_RUN warns of a sampling arm run once.
@@ -125,7 +125,7 @@ stopped by SIGINT or SIGTERM.`,
 	fl.BoolVar(&f.resume, "resume", false, "reuse the queries a previous run of the same benchmark bytes and arm finished")
 	fl.StringVarP(&f.out, "out", "o", "", "write the results bundle here (default lasagna-out/<run id>.json)")
 	fl.StringVar(&f.runOut, "run-out", "", "also write each arm's ranked lists as a TREC run file (one file per arm when several)")
-	fl.IntVar(&f.concurrency, "concurrency", 0, "queries in flight per arm (default the number of CPUs)")
+	fl.IntVar(&f.concurrency, "concurrency", 0, "pipeline calls in flight (default the number of CPUs, at least 8)")
 	fl.StringVar(&f.split, "split", "", "BEIR qrels split (default test)")
 	fl.StringVar(&f.corpus, "corpus", "", "a corpus `FILE` (BEIR corpus.jsonl layout) beside a JSONL or CSV file, as create takes it")
 	fl.StringVar(&f.name, "name", "", "register the dataset as <name>@<hash> instead of local/<stem>@<hash>")
@@ -233,19 +233,13 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 		return usageError("--repeats is %d; give a positive count", f.repeats)
 	}
 	if f.repeats > 0 {
-		sweep.Repeats = f.repeats
-		for i := range sweep.Arms {
-			sweep.Arms[i].Repeats = 0
-		}
+		sweep.SetRepeats(f.repeats)
 	}
 	if f.pass != "" {
 		if _, err := engine.ParsePassRule(f.pass); err != nil {
 			return usageError("--pass: %v", err)
 		}
-		sweep.Pass = f.pass
-		for i := range sweep.Arms {
-			sweep.Arms[i].Pass = ""
-		}
+		sweep.SetPass(f.pass)
 	}
 	if err := checkRegistryPaths(sweep); err != nil {
 		return err
@@ -253,7 +247,7 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 	if err := checkVectorBackends(sweep); err != nil {
 		return err
 	}
-	shard, err := parseShard(f.shard)
+	shard, err := engine.ParseShard(f.shard)
 	if err != nil {
 		return usageError("--shard: %v", err)
 	}
@@ -285,6 +279,7 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 		// Nothing here reads a corpus text after the run.
 		ReleaseTexts: true,
 	}
+	plan.Latency = f.latency
 	// Thresholds and gate metrics no arm scores are usage errors, found
 	// before any data is read.
 	if err := plan.Check(); err != nil {
@@ -308,7 +303,7 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 	if isTerminal(stderr) {
 		opts.Progress = progressLine(stderr)
 	}
-	rep, verdicts, err := engine.Execute(ctx, plan)
+	outcome, err := engine.Execute(engine.Discard(ctx), plan)
 	var intr *engine.Interrupted
 	if errors.As(err, &intr) {
 		// Stopped (Ctrl-C, SIGTERM): nothing is written but the journal.
@@ -323,10 +318,7 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 	if opts.Progress != nil {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
-	bundle, err := rep.Bundle(engine.BundleOptions{LasagnaVersion: version, Concurrency: f.concurrency, Latency: f.latency})
-	if err != nil {
-		return err
-	}
+	rep, verdicts, bundle := outcome.Report, outcome.Verdicts, outcome.Bundle
 	// The bundle is written before anything is printed, and console errors
 	// are ignored: a closed stdout (| head -1) never costs the bundle.
 	out := f.out
@@ -493,19 +485,6 @@ func writeRunFiles(runOut string, rep *engine.Report) ([]string, error) {
 		names = append(names, name)
 	}
 	return names, nil
-}
-
-func parseShard(s string) (engine.Shard, error) {
-	if s == "" {
-		return engine.Shard{}, nil
-	}
-	i, n, ok := strings.Cut(s, "/")
-	a, err1 := strconv.Atoi(i)
-	b, err2 := strconv.Atoi(n)
-	if !ok || err1 != nil || err2 != nil || b < 1 || a < 1 || a > b {
-		return engine.Shard{}, fmt.Errorf("%q is not i/n with 1 ≤ i ≤ n", s)
-	}
-	return engine.Shard{Index: a, Count: b}, nil
 }
 
 // cacheDir returns $LASAGNA_CACHE_DIR/sub, or the user cache directory's

@@ -312,7 +312,7 @@ func (s *Server) runEvaluation(e *evaluation, sweep *engine.Sweep, bench *lasagn
 			e.total.Store(int64(total))
 			e.done.Store(int64(done))
 		}
-		rep, verdicts, err := engine.Execute(ctx, plan)
+		out, err := engine.Execute(engine.Discard(ctx), plan)
 		if err != nil {
 			return "", err
 		}
@@ -322,11 +322,11 @@ func (s *Server) runEvaluation(e *evaluation, sweep *engine.Sweep, bench *lasagn
 		if err := ctx.Err(); err != nil {
 			return "", err
 		}
-		b, err := rep.Bundle(engine.BundleOptions{LasagnaVersion: s.opts.Version})
-		if err != nil {
-			return "", err
+		b := out.Bundle
+		if b == nil {
+			return "", errors.New("no query ran")
 		}
-		failed, blocking = engine.Failed(verdicts), len(b.Integrity.Blocking)
+		failed, blocking = engine.Failed(out.Verdicts), len(b.Integrity.Blocking)
 		if s.evals.beforeWrite != nil {
 			s.evals.beforeWrite(ctx)
 		}

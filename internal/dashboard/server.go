@@ -150,8 +150,8 @@ type Options struct {
 	// Token, when not empty, is required of every request (see the
 	// package documentation). CheckAddr says when it is mandatory.
 	Token string
-	// Version is shown in the page footer and recorded in the bundles of
-	// evaluations.
+	// Version is shown in the page footer. (The bundles of evaluations
+	// record engine.Version, as every front end's do.)
 	Version string
 	// Registry, when not nil, adds the benchmarks pages and evaluations.
 	// The caller opens and closes it.

@@ -109,7 +109,7 @@ type Arm struct {
 	// carries them beside the arm's config (judge_calibrations).
 	JudgeCalibrations []lasagna.JudgeCalibration
 	// Repeats runs each query of a sampling arm (Sampling) this many times,
-	// sharing one pipeline (StartRepeats); the bundle row holds each
+	// sharing one pipeline (startRepeats); the bundle row holds each
 	// metric's mean over the repeats, and SINGLE_RUN is raised only when a
 	// sampling arm ran each query once. 0 or 1 runs once; an arm that does
 	// not sample always runs once (RunsPerQuery).
@@ -271,7 +271,7 @@ func (a *Arm) Check() error {
 }
 
 // Build assembles the arm's pipeline for benchmark b from its components.
-// Callers of the engine need not call it (Run and StartRepeats do); it is
+// Callers of the engine need not call it (Execute does); it is
 // exported for tools that drive a pipeline themselves. A built-in arm's
 // pipeline may hold connections (a vector store's): release them with
 // ClosePipeline when done.
@@ -354,7 +354,7 @@ type releaser interface{ release() error }
 
 // ClosePipeline releases what a pipeline from Arm.Build holds (a vector
 // store's connections); it does nothing for other pipelines. Run and
-// CellRun.Close call it.
+// cellRun.Close call it.
 func ClosePipeline(p lasagna.Pipeline) error {
 	if r, ok := p.(releaser); ok {
 		return r.release()

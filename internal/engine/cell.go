@@ -12,10 +12,9 @@ import (
 	"github.com/lasagna-go/lasagna/internal/metrics"
 )
 
-// CellRun runs the queries of one cell (an arm on a benchmark) one at a
-// time, for callers that drive the loop themselves, such as evaltest's
-// query subtests. Run uses it too. Query is safe for concurrent use.
-type CellRun struct {
+// cellRun runs the queries of one cell (an arm on a benchmark), one
+// query at a time, concurrently (Execute's query units).
+type cellRun struct {
 	cell    *Cell
 	pipe    lasagna.Pipeline
 	journal *journal
@@ -25,8 +24,8 @@ type CellRun struct {
 	mu      sync.Mutex
 	jerr    error
 	scratch sync.Pool
-	// repeat is the 0-based repeat this CellRun runs (StartRepeats), and
-	// sharedPipe is set when another CellRun owns (releases) the pipeline.
+	// repeat is the 0-based repeat this cellRun runs (startRepeats), and
+	// sharedPipe is set when another cellRun owns (releases) the pipeline.
 	repeat     int
 	sharedPipe bool
 }
@@ -37,18 +36,18 @@ type CellRun struct {
 // unless every query was restored. A pipeline that fails to build is not
 // an error here: it is recorded in the cell (Cell.BuildErr,
 // MISSING_RESULTS) and every query then reports it. The caller must Close
-// the CellRun. StartRepeats is its exported form.
-func startCell(ctx context.Context, cell *Cell, queries []*lasagna.Query, ids *idSet, opts Options) (*CellRun, error) {
+// the cellRun.
+func startCell(ctx context.Context, cell *Cell, queries []*lasagna.Query, ids *idSet, opts Options) (*cellRun, error) {
 	b := cell.Bench.Benchmark
 	arm := cell.Arm
-	cr := &CellRun{
+	cr := &cellRun{
 		cell:  cell,
 		sc:    scorer{b: b, arm: arm, ids: ids, cutoffs: cutoffsOf(arm, opts.Cutoffs)},
 		index: make(map[string]int, len(queries)),
 		once:  make([]sync.Once, len(queries)),
 	}
 	cr.scratch.New = func() any {
-		// Cutoffs are checked before a cell starts (Run, StartRepeats).
+		// Cutoffs are checked before a cell starts (Execute).
 		rs, err := metrics.NewRetrievalScorer(cr.sc.cutoffs)
 		if err != nil {
 			panic(err)
@@ -108,19 +107,7 @@ func startCell(ctx context.Context, cell *Cell, queries []*lasagna.Query, ids *i
 }
 
 // Cell returns the cell being run; its Queries are complete after Close.
-func (cr *CellRun) Cell() *Cell { return cr.cell }
-
-// Query runs (or restores) the query with the given id and returns its
-// scored result. Calling it again for the same id returns the same result
-// without running the pipeline again. An id not in the cell is an error.
-func (cr *CellRun) Query(ctx context.Context, id string) (*QueryResult, error) {
-	n, ok := cr.index[id]
-	if !ok {
-		return nil, fmt.Errorf("query %q is not in %s", id, cr.cell.Where())
-	}
-	cr.run(ctx, n)
-	return &cr.cell.Queries[n], nil
-}
+func (cr *cellRun) Cell() *Cell { return cr.cell }
 
 // scratch is per-goroutine scoring state, pooled per cell.
 type scratch struct {
@@ -129,7 +116,7 @@ type scratch struct {
 }
 
 // run runs query n once.
-func (cr *CellRun) run(ctx context.Context, n int) {
+func (cr *cellRun) run(ctx context.Context, n int) {
 	if cr.repeat > 0 {
 		ctx = WithRepeat(ctx, cr.repeat)
 	}
@@ -178,7 +165,7 @@ func (cr *CellRun) run(ctx context.Context, n int) {
 }
 
 // journalled counts the cell's queries on record in its journal.
-func (cr *CellRun) journalled() int {
+func (cr *cellRun) journalled() int {
 	if cr.journal == nil {
 		return 0
 	}
@@ -195,7 +182,7 @@ func (cr *CellRun) journalled() int {
 // holds (ClosePipeline: a vector store's connections), and returns the
 // first journal write error, else the pipeline's close error. Queries never run
 // keep an empty result (no scores, no error); Run runs them all.
-func (cr *CellRun) Close() error {
+func (cr *cellRun) Close() error {
 	var err error
 	if cr.journal != nil {
 		err = cr.journal.Close()

@@ -25,9 +25,18 @@ func TestCorpusIDsMadeAfterBuild(t *testing.T) {
 		}), nil
 	}}
 	cell := &Cell{Bench: br, Arm: &arm}
-	if _, err := runCell(t.Context(), cell, (Shard{}).Select(br.Benchmark), ids, Options{}, func() {}); err != nil {
+	queries := (Shard{}).Select(br.Benchmark)
+	runs, err := startRepeats(t.Context(), cell, queries, ids, Options{})
+	if err != nil {
 		t.Fatal(err)
 	}
+	for i := range queries {
+		runs[0].run(t.Context(), i)
+	}
+	if err := runs[0].Close(); err != nil {
+		t.Fatal(err)
+	}
+	mergeRuns(cell, runs)
 	if !built || len(ids.ids) != len(br.Benchmark.Corpus) {
 		t.Fatalf("built %v; id set of %d ids, want %d", built, len(ids.ids), len(br.Benchmark.Corpus))
 	}

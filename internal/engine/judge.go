@@ -12,7 +12,7 @@ import (
 // judgeQuery runs the arm's judge on a scored query r: the scores join
 // r.Scores, a failure is r.JudgeErr. Failed and unanswered queries are not
 // judged.
-func (cr *CellRun) judgeQuery(ctx context.Context, r *QueryResult) {
+func (cr *cellRun) judgeQuery(ctx context.Context, r *QueryResult) {
 	j := cr.cell.Arm.Judge
 	if j == nil || r.Err != nil || !r.Output.Answered {
 		return

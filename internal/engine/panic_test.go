@@ -91,7 +91,7 @@ func TestPanicKeepsUserStack(t *testing.T) {
 		}
 	}
 	for _, l := range lines {
-		for _, bad := range []string{"runtime.", "engine.callPipeline", "engine.(*CellRun)", "lasagna.RetrieverFunc", "/tmp/", "/home/"} {
+		for _, bad := range []string{"runtime.", "engine.callPipeline", "engine.(*cellRun)", "lasagna.RetrieverFunc", "/tmp/", "/home/"} {
 			if strings.Contains(l, bad) {
 				t.Errorf("stack holds %q:\n%s", bad, err)
 			}

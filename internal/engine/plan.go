@@ -11,6 +11,7 @@ import (
 	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/internal/datasets"
 	"github.com/lasagna-go/lasagna/internal/suggest"
+	"github.com/lasagna-go/lasagna/results"
 )
 
 // LoadBenchmarks loads and selects every benchmark entry of s from fsys
@@ -138,6 +139,19 @@ type Plan struct {
 	CutoffsName string
 	// Options set how the run goes; Options.Cutoffs are the plan's cutoffs.
 	Options Options
+	// AttrMetrics are the metrics each query unit records as attributes
+	// (lasagna.<metric>); nil means the default of each arm (see
+	// Execute).
+	AttrMetrics []string
+	// Latency records each row's latency_ms in the bundle (see
+	// BundleOptions.Latency).
+	Latency bool
+	// Selection names how the front end selects part of the plan (go
+	// test's -run and -skip patterns); the bundle of a run that left part
+	// of the plan out records it as its subset.
+	Selection string
+	// Submitter, when set, names who publishes the bundle.
+	Submitter *results.Submitter
 }
 
 // SweepPlan returns the plan of sweep s without its benchmarks: its arms
@@ -234,28 +248,6 @@ func (p *Plan) cutoffsName() string {
 		return "the run's cutoffs"
 	}
 	return p.CutoffsName
-}
-
-// Execute checks p (Check), runs it (Run) and decides its verdicts
-// (Verdicts): each query, each arm's thresholds and, when gated, the
-// baseline gate. The error is one that stops the whole run (a problem of
-// the plan, a journal error, Interrupted); failed queries and pipelines
-// are findings of the report and failed verdicts.
-func Execute(ctx context.Context, p *Plan) (*Report, []Verdict, error) {
-	if len(p.Benchmarks) == 0 {
-		return nil, nil, errors.New("the plan has no benchmarks")
-	}
-	if err := p.Check(); err != nil {
-		return nil, nil, err
-	}
-	if p.Gate != nil && p.Gate.Baseline == nil {
-		return nil, nil, errors.New("the plan is gated but has no baseline bundle; read it with ReadBaseline")
-	}
-	rep, err := Run(ctx, p.Benchmarks, p.Arms, p.Options)
-	if err != nil {
-		return nil, nil, err
-	}
-	return rep, Verdicts(rep, VerdictPlan{Thresholds: p.Thresholds, Gate: p.Gate, Seed: p.Options.StatsSeed}), nil
 }
 
 // notVariedByDifference are the settings that never become varied

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -60,31 +59,15 @@ func (a *Arm) RunsPerQuery() int {
 	return max(1, a.Repeats)
 }
 
-// StartRepeats starts one CellRun per run of arm's queries on br
-// (RunsPerQuery; nil queries means all of the benchmark's), all sharing
-// one pipeline, built once (see startCell for journals, resume and a
-// pipeline that fails to build): the CellRun of
-// repeat r runs its queries with WithRepeat(ctx, r) (see CellRun.Query)
-// and, with a journal, keeps its own. Each CellRun's cell describes arm
-// itself. When the pipeline fails to build, every cell records it
-// (Cell.BuildErr). The caller closes every CellRun; the shared pipeline
-// is released by the first.
-func StartRepeats(ctx context.Context, br *BenchmarkRun, arm *Arm, queries []*lasagna.Query, opts Options) ([]*CellRun, error) {
-	if queries == nil {
-		queries = Shard{}.Select(br.Benchmark)
-	}
-	if err := checkPlan([]*BenchmarkRun{br}, []Arm{*arm}); err != nil {
-		return nil, err
-	}
-	if err := errors.Join(checkOptions(Options{Cutoffs: opts.Cutoffs})...); err != nil {
-		return nil, err
-	}
-	return startRepeats(ctx, &Cell{Bench: br, Arm: arm}, queries, corpusIDs(br.Benchmark), opts)
-}
-
-// startRepeats is StartRepeats for a checked plan; cell describes the arm
-// and receives the merged results (mergeRuns).
-func startRepeats(ctx context.Context, cell *Cell, queries []*lasagna.Query, ids *idSet, opts Options) ([]*CellRun, error) {
+// startRepeats starts one cellRun per run of the cell's arm's queries
+// (RunsPerQuery), all sharing one pipeline, built once (see startCell for
+// journals, resume and a pipeline that fails to build): the cellRun of
+// repeat r runs its queries with WithRepeat(ctx, r) and, with a journal,
+// keeps its own. Each cellRun's cell describes the arm itself. When the
+// pipeline fails to build, every cell records it (Cell.BuildErr). The
+// caller closes every cellRun; the shared pipeline is released by the
+// first. cell receives the merged results (mergeRuns).
+func startRepeats(ctx context.Context, cell *Cell, queries []*lasagna.Query, ids *idSet, opts Options) ([]*cellRun, error) {
 	arm := cell.Arm
 	n := arm.RunsPerQuery()
 	if n == 1 {
@@ -92,7 +75,7 @@ func startRepeats(ctx context.Context, cell *Cell, queries []*lasagna.Query, ids
 		if err != nil {
 			return nil, err
 		}
-		return []*CellRun{cr}, nil
+		return []*cellRun{cr}, nil
 	}
 	shared := *arm
 	var (
@@ -106,7 +89,7 @@ func startRepeats(ctx context.Context, cell *Cell, queries []*lasagna.Query, ids
 	}
 	shared.Retriever, shared.Generator, shared.Passages = nil, nil, 0
 	shared.Mode = arm.ResolvedMode()
-	var runs []*CellRun
+	var runs []*cellRun
 	for r := range n {
 		o := opts
 		o.repeat = r
@@ -130,7 +113,7 @@ func startRepeats(ctx context.Context, cell *Cell, queries []*lasagna.Query, ids
 // mergeRuns fills cell (the arm's cell of a report) from the finished
 // CellRuns of its repeats: query by query, MergeRepeats of the runs, with
 // the runs themselves in QueryResult.Repeats when there are several.
-func mergeRuns(cell *Cell, runs []*CellRun) {
+func mergeRuns(cell *Cell, runs []*cellRun) {
 	if len(runs) == 1 {
 		*cell = *runs[0].cell
 		return

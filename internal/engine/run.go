@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/lasagna-go/lasagna"
@@ -83,7 +83,7 @@ type Options struct {
 	// unanswerable queries always gets.
 	Slices []string
 
-	// repeat is the 0-based repeat a CellRun runs (StartRepeats).
+	// repeat is the 0-based repeat a cellRun runs (startRepeats).
 	repeat int
 }
 
@@ -96,6 +96,25 @@ var ErrNoPrediction = errors.New("no prediction")
 // ids is congruent to Index-1 modulo Count (1 ≤ Index ≤ Count). The zero
 // Shard selects all.
 type Shard struct{ Index, Count int }
+
+// ParseShard reads a shard as i/n with 1 ≤ i ≤ n ("2/4"), as
+// LASAGNA_SHARD and the CLI's --shard write it; "" and i/1 are the zero
+// Shard (every query).
+func ParseShard(s string) (Shard, error) {
+	if s == "" {
+		return Shard{}, nil
+	}
+	i, n, ok := strings.Cut(s, "/")
+	a, err1 := strconv.Atoi(strings.TrimSpace(i))
+	b, err2 := strconv.Atoi(strings.TrimSpace(n))
+	if !ok || err1 != nil || err2 != nil || b < 1 || a < 1 || a > b {
+		return Shard{}, fmt.Errorf("%q is not i/n with 1 ≤ i ≤ n, e.g. 1/4", s)
+	}
+	if b == 1 {
+		return Shard{}, nil
+	}
+	return Shard{Index: a, Count: b}, nil
+}
 
 // Report is the outcome of a run: one cell per benchmark × arm, in plan
 // order, and the integrity findings raised while running.
@@ -180,70 +199,16 @@ func (r *QueryResult) LatencyMS() (float64, bool) {
 // Where returns "benchmark/arm" for c.
 func (c *Cell) Where() string { return c.Bench.Benchmark.Name + "/" + c.Arm.Name }
 
-// Run runs every arm on every benchmark. Benchmarks must be loaded and
-// selected already (see LoadPlan); Run refuses a benchmark that cannot
-// support an arm's tracks before building anything. It returns an error only
-// for problems that stop the whole run (a refused track, a journal that
-// cannot be written, a cancelled context); failed queries and pipelines are
-// findings in the report.
+// Run runs every arm on every benchmark, as Execute does with a Recorder
+// that keeps nothing and a plan of benches, arms and opts with no
+// thresholds or gate, and returns the report. Benchmarks must be loaded
+// and selected already (LoadBenchmarksWith).
 func Run(ctx context.Context, benches []*BenchmarkRun, arms []Arm, opts Options) (*Report, error) {
-	if err := checkPlan(benches, arms); err != nil {
+	out, err := Execute(Discard(ctx), &Plan{Benchmarks: benches, Arms: arms, Options: opts})
+	if err != nil {
 		return nil, err
 	}
-	if err := errors.Join(checkOptions(opts)...); err != nil {
-		return nil, err
-	}
-	if err := CheckSlices(benches, opts.Slices); err != nil {
-		return nil, err
-	}
-	for _, br := range benches {
-		br.CorpusDigest = br.corpusDigest() // while the texts are there
-	}
-	rep := &Report{Shard: opts.Shard}
-	total := 0
-	shardQueries := make([][]*lasagna.Query, len(benches))
-	for i, br := range benches {
-		shardQueries[i] = opts.Shard.Select(br.Benchmark)
-		total += len(shardQueries[i]) * len(arms)
-	}
-	var done atomic.Int64
-	journalled := 0
-	// See Options.ReleaseTexts.
-	textFree := opts.ReleaseTexts
-	for ai := range arms {
-		textFree = textFree && arms[ai].textFree()
-	}
-	for bi, br := range benches {
-		ids := corpusIDs(br.Benchmark)
-		for ai := range arms {
-			arm := &arms[ai]
-			cell := &Cell{Bench: br, Arm: arm}
-			rep.Cells = append(rep.Cells, cell)
-			cctx := ctx
-			if textFree && ai == len(arms)-1 {
-				cctx = context.WithValue(ctx, releaseTextsKey{}, true)
-			}
-			n, err := runCell(cctx, cell, shardQueries[bi], ids, opts, func() {
-				n := done.Add(1)
-				if opts.Progress != nil {
-					opts.Progress(int(n), total)
-				}
-			})
-			journalled += n
-			if err == nil {
-				err = ctx.Err()
-			}
-			if err != nil {
-				if ctx.Err() != nil {
-					return nil, &Interrupted{Journalled: journalled, Total: total, Err: err}
-				}
-				return nil, err
-			}
-		}
-	}
-	out := NewReport(rep.Cells, rep.Shard)
-	out.Slices = opts.Slices
-	return out, nil
+	return out.Report, nil
 }
 
 func checkPlan(benches []*BenchmarkRun, arms []Arm) error {
@@ -284,6 +249,7 @@ func checkPlan(benches []*BenchmarkRun, arms []Arm) error {
 func checkArms(arms []Arm) []error {
 	var errs []error
 	names := map[string]bool{}
+	units := map[string]string{}
 	for i := range arms {
 		a := &arms[i]
 		if err := a.Check(); err != nil {
@@ -291,8 +257,11 @@ func checkArms(arms []Arm) []error {
 		}
 		if names[a.Name] {
 			errs = append(errs, fmt.Errorf("arm name %q is used twice; arm names must be unique", a.Name))
+		} else if other, ok := units[SubtestName(a.Name)]; ok {
+			errs = append(errs, fmt.Errorf("arms %q and %q have the same subtest name %q; arm names must be unique", other, a.Name, SubtestName(a.Name)))
 		}
 		names[a.Name] = true
+		units[SubtestName(a.Name)] = a.Name
 	}
 	return errs
 }
@@ -358,54 +327,6 @@ func (s *idSet) has(id string) bool {
 	})
 	_, ok := s.ids[id]
 	return ok
-}
-
-// runCell runs one cell and returns how many of its queries are on record
-// in its journal (0 without one).
-func runCell(ctx context.Context, cell *Cell, queries []*lasagna.Query, ids *idSet, opts Options, tick func()) (int, error) {
-	runs, err := startRepeats(ctx, cell, queries, ids, opts)
-	if err != nil {
-		return 0, err
-	}
-	conc := opts.Concurrency
-	if conc <= 0 {
-		conc = runtime.GOMAXPROCS(0)
-	}
-	var (
-		next atomic.Int64
-		wg   sync.WaitGroup
-	)
-	for range max(1, min(conc, len(queries))) {
-		wg.Go(func() {
-			for {
-				n := int(next.Add(1)) - 1
-				if n >= len(queries) || ctx.Err() != nil {
-					return
-				}
-				for _, cr := range runs {
-					cr.run(ctx, n)
-				}
-				tick()
-			}
-		})
-	}
-	wg.Wait()
-	// A query is on record when every repeat of it is.
-	journalled := -1
-	var first error
-	for _, cr := range runs {
-		if j := cr.journalled(); journalled < 0 || j < journalled {
-			journalled = j
-		}
-		if err := cr.Close(); err != nil && first == nil {
-			first = err
-		}
-	}
-	mergeRuns(cell, runs)
-	if first != nil {
-		return journalled, first
-	}
-	return journalled, ctx.Err()
 }
 
 // Interrupted is the error Run returns when its context ends before every

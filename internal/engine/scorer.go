@@ -107,7 +107,7 @@ func checkJudgeMetrics(a *Arm) error {
 // values join r.Scores; a failure (an error, a panic, a metric the scorer
 // did not declare, a value that is not a finite number) is r.JudgeErr, and
 // that scorer's metrics are left out of the row.
-func (cr *CellRun) scoreQuery(ctx context.Context, r *QueryResult) {
+func (cr *cellRun) scoreQuery(ctx context.Context, r *QueryResult) {
 	if r.Err != nil {
 		return
 	}

@@ -546,3 +546,23 @@ func seqOf(n *yaml.Node) []*yaml.Node {
 	}
 	return n.Content
 }
+
+// SetRepeats makes every arm of s run n times (the CLI's --repeats,
+// evaltest's Config.Repeats): it overrides the sweep's repeats: and each
+// arm's own.
+func (s *Sweep) SetRepeats(n int) {
+	s.Repeats = n
+	for i := range s.Arms {
+		s.Arms[i].Repeats = 0
+	}
+}
+
+// SetPass makes rule the pass rule of every arm of s (the CLI's --pass,
+// evaltest's Config.Pass), overriding the sweep's pass: and each arm's
+// own.
+func (s *Sweep) SetPass(rule string) {
+	s.Pass = rule
+	for i := range s.Arms {
+		s.Arms[i].Pass = ""
+	}
+}

@@ -141,10 +141,11 @@ func TestRagasSweepMatchesRagasFormulas(t *testing.T) {
 		t.Fatal(err)
 	}
 	plan.Benchmarks = []*engine.BenchmarkRun{tinyBench(t)}
-	rep, verdicts, err := engine.Execute(t.Context(), plan)
+	out, err := engine.Execute(engine.Discard(t.Context()), plan)
 	if err != nil {
 		t.Fatal(err)
 	}
+	rep, verdicts := out.Report, out.Verdicts
 	words := func(s string) []string { return fixtures.Words(s) }
 	in := func(w, ctx string) int { return b2i(strings.Contains(strings.ToLower(ctx), w)) }
 	n := 0
