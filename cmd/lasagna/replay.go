@@ -242,36 +242,26 @@ func replayOutput(preds map[string]datasets.Prediction, id, file string, needHit
 	return out, nil
 }
 
-// vectaSetMetrics computes the Vecta chunk-level set metrics of cell c: a
-// Vecta CSV's chunk_ids against each prediction's retrieved list, taken
-// whole, over the entries that have chunk_ids and whose replay did not
-// fail (failed rows are left out, as the bundle's metrics leave them out).
-// A Vecta CSV has no corpus, so the lists are kept out of the engine (their
-// ids would all be unknown documents).
+// vectaSetMetrics averages the Vecta set metrics of cell c as the engine
+// scores them (engine.VectaScores): a Vecta CSV's chunk_ids against each
+// prediction's retrieved list, taken whole, over the entries that have
+// chunk_ids and whose replay did not fail (failed rows are left out, as
+// the bundle's metrics leave them out). A Vecta CSV has no corpus, so the
+// lists are kept out of the run (their ids would all be unknown
+// documents) and scored here from the predictions.
 func vectaSetMetrics(c *engine.Cell, preds map[string]datasets.Prediction, seed uint64) *results.ArmResult {
-	names := []string{"chunk_precision", "chunk_recall", "chunk_f1"}
 	per := map[string][]float64{}
 	for _, r := range c.Queries {
 		if r.Err != nil {
 			continue
 		}
-		chunks, _ := r.Query.Metadata["chunk_ids"].([]string) // a Vecta CSV's lists are typed
-		gold := metrics.VectaRefs{ChunkIDs: chunks}
-		hits := preds[r.Query.ID].Hits
-		ranked := make([]string, len(hits))
-		for i, h := range hits {
-			ranked[i] = h.ID
-		}
-		s := metrics.ScoreVecta(metrics.VectaRefs{ChunkIDs: ranked}, gold)
-		if s.Chunk.OK {
-			per[names[0]] = append(per[names[0]], s.Chunk.Precision)
-			per[names[1]] = append(per[names[1]], s.Chunk.Recall)
-			per[names[2]] = append(per[names[2]], s.Chunk.F1)
+		for n, v := range engine.VectaScores(c.Bench.Benchmark, r.Query, preds[r.Query.ID].Hits) {
+			per[n] = append(per[n], v)
 		}
 	}
 	a := &results.ArmResult{Label: c.Arm.Name, Config: results.Config{Name: c.Arm.Name, Benchmark: c.Bench.Benchmark.Name},
 		Result: results.Result{Metrics: map[string]float64{}, MetricStats: map[string]results.MetricStat{}}}
-	for _, n := range names {
+	for _, n := range metrics.VectaMetricNames() {
 		if xs, ok := per[n]; ok {
 			st := results.NewMetricStat(xs, results.StatsOptions{Seed: orSeed(seed)})
 			a.Result.Metrics[n] = st.Mean
