@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -28,7 +29,52 @@ func newImportHFCmd(stdout io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "import-hf DATASET [--from DIR | --revision REV] [--name N] [--split S] [--limit N] [--config C] | import-hf --list",
 		Short: "Register a Hugging Face dataset (MS MARCO, GPQA, BEIR, SQuAD, NQ-open), downloaded from the Hub or on disk",
-		Long: `import-hf converts a Hugging Face dataset into a benchmark and registers
+		Long:  importHFLong,
+		Args: func(c *cobra.Command, args []string) error {
+			if list {
+				if len(args) > 0 {
+					return usageError("import-hf --list takes no dataset (got %q)", args[0])
+				}
+				return nil
+			}
+			return exactArgs(1)(c, args)
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			if list {
+				printCatalogue(stdout)
+				return nil
+			}
+			o.Dataset, o.Draft = args[0], draft
+			if err := checkImportHF(&o); err != nil {
+				return err
+			}
+			if o.Dir == "" {
+				hub, err := hf.HubFromEnv(os.Getenv)
+				if err != nil {
+					return usageError("import-hf %s: %v", o.Dataset, err)
+				}
+				if stderr := c.ErrOrStderr(); isTerminal(stderr) {
+					hub.Progress = downloadProgress(stderr)
+				}
+				o.Hub = &hub
+			}
+			return importHF(c.Context(), stdout, o)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.Dir, "from", "", "read the dataset from `DIR` (a Hugging Face cache folder or a plain folder) instead of downloading it")
+	fl.StringVar(&o.Revision, "revision", "", "download the branch, tag or commit `REV` (default main)")
+	fl.StringVar(&o.Name, "name", "", "register as `NAME` (default ms_marco-<config>-<split>, gpqa_diamond, NAME-<split> for BeIR/NAME, squad-<split>, …)")
+	fl.StringVar(&o.Split, "split", "", "`SPLIT` to import (validation by default; GPQA: train; BEIR: test, the qrels file <split>.tsv)")
+	fl.StringVar(&o.Config, "config", "", "`CONFIG`: v1.1 or v2.1 for MS MARCO (default: the only one there); gpqa_diamond, gpqa_main, gpqa_extended or gpqa_experts for GPQA")
+	fl.BoolVar(&list, "list", false, "list the datasets import-hf knows, with their configs, splits, files and what each becomes")
+	fl.IntVar(&o.Limit, "limit", 0, "import the first `N` rows only (0 = all)")
+	fl.BoolVar(&draft, "draft", false, "leave the benchmark a draft")
+	return cmd
+}
+
+// importHFLong is `benchmark import-hf --help`'s text.
+const importHFLong = `import-hf converts a Hugging Face dataset into a benchmark and registers
 it, with the checks and the single transaction of create: a failed import
 leaves the registry unchanged. --list names the datasets it knows, with
 what each becomes (docs/registry.md, "Standard datasets").
@@ -62,87 +108,66 @@ folder's identity: the same digest and numbers as create --from the folder.
 for BeIR/NAME, squad-<split>, squad_v2-<split> or nq_open-<split>; --limit N
 imports the first N rows of the split (not for BEIR).` + registryNote + `
 Exit status: 0 done, 1 the data has problems, the download failed or NAME
-is archived, 2 usage error.`,
-		Args: func(c *cobra.Command, args []string) error {
-			if list {
-				if len(args) > 0 {
-					return usageError("import-hf --list takes no dataset (got %q)", args[0])
-				}
-				return nil
-			}
-			return exactArgs(1)(c, args)
-		},
-		RunE: func(c *cobra.Command, args []string) error {
-			if list {
-				printCatalogue(stdout)
-				return nil
-			}
-			o.Dataset, o.Draft = args[0], draft
-			if o.Dir != "" {
-				if o.Revision != "" {
-					return usageError("import-hf %s: --revision chooses what to download; with --from, give the snapshots/<revision> folder instead", o.Dataset)
-				}
-				if _, err := os.Stat(o.Dir); err != nil {
-					return usageError("import-hf %s: --from %s: no such folder", o.Dataset, o.Dir)
-				}
-			}
-			if o.Limit < 0 {
-				return usageError("import-hf: --limit must be ≥ 0")
-			}
-			if !hf.Known(o.Dataset) {
-				var names []string
-				for _, sp := range hf.Catalogue() {
-					names = append(names, sp.Repo)
-				}
-				hint := ""
-				for _, n := range names { // squad → rajpurkar/squad
-					if _, base, _ := strings.Cut(n, "/"); strings.EqualFold(base, o.Dataset) {
-						hint = fmt.Sprintf("did you mean %q? ", n)
-					}
-				}
-				if s, ok := suggest.Nearest(o.Dataset, names); ok && hint == "" {
-					hint = fmt.Sprintf("did you mean %q? ", s)
-				}
-				return usageError("import-hf: unknown dataset %q; %swant one of %s (see `lasagna benchmark import-hf --list`)", o.Dataset, hint, strings.Join(names, ", "))
-			}
-			if o.Name != "" {
-				if err := registry.CheckName(o.Name); err != nil {
-					return usageError("import-hf: --name: %v", err)
-				}
-			}
-			if o.Dir == "" {
-				hub, err := hf.HubFromEnv(os.Getenv)
-				if err != nil {
-					return usageError("import-hf %s: %v", o.Dataset, err)
-				}
-				if stderr := c.ErrOrStderr(); isTerminal(stderr) {
-					hub.Progress = downloadProgress(stderr)
-				}
-				o.Hub = &hub
-			}
-			ctx := c.Context()
-			return withRegistry(ctx, func(r *registry.Registry) error {
-				inf, _, err := hf.Import(ctx, r, o)
-				if err != nil {
-					return fmt.Errorf("import-hf %s: %w", o.Dataset, err)
-				}
-				// inf.Change is decided under the registry's write lock
-				// (see benchmark create).
-				fmt.Fprintf(stdout, "%s %s: %s, %s, %s, from %s\n", inf.Change, inf.Revision, plural(inf.Questions, "question"), plural(inf.Documents, "document"), inf.Status, inf.Source.String())
-				return nil
-			})
-		},
+is archived, 2 usage error.`
+
+// checkImportHF checks import-hf's arguments before anything is read or
+// downloaded: usage errors (exit 2).
+func checkImportHF(o *hf.Options) error {
+	if o.Dir != "" {
+		if o.Revision != "" {
+			return usageError("import-hf %s: --revision chooses what to download; with --from, give the snapshots/<revision> folder instead", o.Dataset)
+		}
+		if _, err := os.Stat(o.Dir); err != nil {
+			return usageError("import-hf %s: --from %s: no such folder", o.Dataset, o.Dir)
+		}
 	}
-	fl := cmd.Flags()
-	fl.StringVar(&o.Dir, "from", "", "read the dataset from `DIR` (a Hugging Face cache folder or a plain folder) instead of downloading it")
-	fl.StringVar(&o.Revision, "revision", "", "download the branch, tag or commit `REV` (default main)")
-	fl.StringVar(&o.Name, "name", "", "register as `NAME` (default ms_marco-<config>-<split>, gpqa_diamond, NAME-<split> for BeIR/NAME, squad-<split>, …)")
-	fl.StringVar(&o.Split, "split", "", "`SPLIT` to import (validation by default; GPQA: train; BEIR: test, the qrels file <split>.tsv)")
-	fl.StringVar(&o.Config, "config", "", "`CONFIG`: v1.1 or v2.1 for MS MARCO (default: the only one there); gpqa_diamond, gpqa_main, gpqa_extended or gpqa_experts for GPQA")
-	fl.BoolVar(&list, "list", false, "list the datasets import-hf knows, with their configs, splits, files and what each becomes")
-	fl.IntVar(&o.Limit, "limit", 0, "import the first `N` rows only (0 = all)")
-	fl.BoolVar(&draft, "draft", false, "leave the benchmark a draft")
-	return cmd
+	if o.Limit < 0 {
+		return usageError("import-hf: --limit must be ≥ 0")
+	}
+	if !hf.Known(o.Dataset) {
+		return unknownHFDataset(o.Dataset)
+	}
+	if o.Name != "" {
+		if err := registry.CheckName(o.Name); err != nil {
+			return usageError("import-hf: --name: %v", err)
+		}
+	}
+	return nil
+}
+
+// unknownHFDataset is the usage error for a dataset import-hf does not
+// know, with the nearest known one (a bare name matches its repository:
+// squad → rajpurkar/squad).
+func unknownHFDataset(dataset string) error {
+	var names []string
+	for _, sp := range hf.Catalogue() {
+		names = append(names, sp.Repo)
+	}
+	hint := ""
+	for _, n := range names {
+		if _, base, _ := strings.Cut(n, "/"); strings.EqualFold(base, dataset) {
+			hint = fmt.Sprintf("did you mean %q? ", n)
+		}
+	}
+	if s, ok := suggest.Nearest(dataset, names); ok && hint == "" {
+		hint = fmt.Sprintf("did you mean %q? ", s)
+	}
+	return usageError("import-hf: unknown dataset %q; %swant one of %s (see `lasagna benchmark import-hf --list`)", dataset, hint, strings.Join(names, ", "))
+}
+
+// importHF imports the dataset o names into the registry and prints what
+// it registered.
+func importHF(ctx context.Context, stdout io.Writer, o hf.Options) error {
+	return withRegistry(ctx, func(r *registry.Registry) error {
+		inf, _, err := hf.Import(ctx, r, o)
+		if err != nil {
+			return fmt.Errorf("import-hf %s: %w", o.Dataset, err)
+		}
+		// inf.Change is decided under the registry's write lock
+		// (see benchmark create).
+		fmt.Fprintf(stdout, "%s %s: %s, %s, %s, from %s\n", inf.Change, inf.Revision, plural(inf.Questions, "question"), plural(inf.Documents, "document"), inf.Status, inf.Source.String())
+		return nil
+	})
 }
 
 // printCatalogue writes the datasets import-hf knows (hf.Catalogue).

@@ -186,35 +186,7 @@ Exit status: 0 done, 1 no such benchmark, 2 usage error.`,
 					}
 					return writeJSON(stdout, map[string]any{"benchmark": inf, "revisions": revs, "entries": entries, "entries_total": total, "offset": offset})
 				}
-				printInfo(stdout, inf)
-				if len(revs) > 0 {
-					fmt.Fprintln(stdout, "revisions:")
-					for _, rv := range revs {
-						mark := ""
-						if rv.Current {
-							mark = "  (current)"
-						}
-						fmt.Fprintf(stdout, "  %s  %s  %d questions%s\n", rv.Revision, rv.RevisionCreated.Format(timeLayout), rv.Questions, mark)
-					}
-				}
-				if total == 0 {
-					fmt.Fprintln(stdout, "entries:     none yet")
-					return nil
-				}
-				fmt.Fprintf(stdout, "entries (%d–%d of %d):\n", min(offset+1, total), offset+len(entries), total)
-				for _, e := range entries {
-					answer := e.Answer
-					if e.Unanswerable {
-						answer = "(unanswerable)"
-					}
-					fmt.Fprintf(stdout, "  %s  %s\n      → %s\n", e.ID, oneLine(e.Question, 100), oneLine(answer, 100))
-					if cites := citations(e); cites != "" {
-						fmt.Fprintf(stdout, "      %s\n", cites)
-					}
-				}
-				if rest := total - offset - len(entries); rest > 0 {
-					fmt.Fprintf(stdout, "… %d more (--offset %d, or --limit 0 for all)\n", rest, offset+len(entries))
-				}
+				printShow(stdout, inf, revs, entries, total, offset)
 				return nil
 			})
 		},
@@ -223,6 +195,40 @@ Exit status: 0 done, 1 no such benchmark, 2 usage error.`,
 	cmd.Flags().IntVar(&offset, "offset", 0, "skip this many entries")
 	cmd.Flags().IntVar(&limit, "limit", 20, "show at most this many entries (0 = all)")
 	return cmd
+}
+
+// printShow prints a benchmark as show does without --json: its info, its
+// revisions and the entries from offset of its total.
+func printShow(stdout io.Writer, inf registry.Info, revs []registry.Info, entries []registry.Entry, total, offset int) {
+	printInfo(stdout, inf)
+	if len(revs) > 0 {
+		fmt.Fprintln(stdout, "revisions:")
+		for _, rv := range revs {
+			mark := ""
+			if rv.Current {
+				mark = "  (current)"
+			}
+			fmt.Fprintf(stdout, "  %s  %s  %d questions%s\n", rv.Revision, rv.RevisionCreated.Format(timeLayout), rv.Questions, mark)
+		}
+	}
+	if total == 0 {
+		fmt.Fprintln(stdout, "entries:     none yet")
+		return
+	}
+	fmt.Fprintf(stdout, "entries (%d–%d of %d):\n", min(offset+1, total), offset+len(entries), total)
+	for _, e := range entries {
+		answer := e.Answer
+		if e.Unanswerable {
+			answer = "(unanswerable)"
+		}
+		fmt.Fprintf(stdout, "  %s  %s\n      → %s\n", e.ID, oneLine(e.Question, 100), oneLine(answer, 100))
+		if cites := citations(e); cites != "" {
+			fmt.Fprintf(stdout, "      %s\n", cites)
+		}
+	}
+	if rest := total - offset - len(entries); rest > 0 {
+		fmt.Fprintf(stdout, "… %d more (--offset %d, or --limit 0 for all)\n", rest, offset+len(entries))
+	}
 }
 
 func printInfo(w io.Writer, inf registry.Info) {
@@ -278,24 +284,8 @@ func newCreateCmd(stdout io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "create NAME (--from PATH | --draft)",
 		Short: "Register a benchmark from a file or folder, or as an empty draft",
-		Long: `create registers the benchmark NAME.
-
-With --from PATH it imports a JSONL or CSV file, a Vecta benchmark CSV or a
-BEIR folder, with the checks and file:line messages of validate-data, in
-one transaction: a failed import leaves the registry unchanged. The
-benchmark is registered as NAME@<12 hex of sha256>, the identity the file
-has when run with --name NAME, and is active. Creating an existing NAME
-again adds a revision (NAME@newhash, now the current one; the old ones
-stay addressable as NAME@hash); the same bytes again add nothing.
---format auto (the default) reads a folder as BEIR, .jsonl as JSONL, and a
-.csv with a chunk_ids, page_nums or source_paths column as a Vecta CSV
-(so an exported CSV imports back), any other .csv as CSV.
-
-With --draft it registers an empty draft (for example while synthesis
-fills it); create NAME --from PATH fills and activates it.` + registryNote + `
-Exit status: 0 done, 1 the data has problems or NAME is archived, 2 usage
-error.`,
-		Args: exactArgs(1),
+		Long:  createLong,
+		Args:  exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			name := args[0]
 			if err := registry.CheckName(name); err != nil {
@@ -338,17 +328,7 @@ error.`,
 				// inf.Change is decided under the write lock: of two
 				// creates of one content at once, one says created and
 				// the other unchanged.
-				switch inf.Change {
-				case registry.ChangeCreated:
-					fmt.Fprintf(stdout, "created %s: %s, %s, %s\n", inf.Revision, plural(inf.Questions, "question"), plural(inf.Documents, "document"), inf.Status)
-				case registry.ChangeUnchanged:
-					fmt.Fprintf(stdout, "unchanged: %s is already the current revision (%s)\n", inf.Revision, inf.Status)
-				case registry.ChangeRestored:
-					fmt.Fprintf(stdout, "%s: the same content as revision %s, which is current again (%s)\n", inf.Name, inf.Revision, inf.Status)
-				default:
-					fmt.Fprintf(stdout, "added %s: %s, %s, %s; revision %d of %s (the previous ones stay addressable as %s@hash)\n",
-						inf.Revision, plural(inf.Questions, "question"), plural(inf.Documents, "document"), inf.Status, inf.Revisions, inf.Name, inf.Name)
-				}
+				printCreated(stdout, inf)
 				return nil
 			})
 		},
@@ -360,6 +340,41 @@ error.`,
 	fl.StringVar(&corpus, "corpus", "", "a corpus `FILE` (BEIR corpus.jsonl layout) beside a JSONL or CSV file")
 	fl.BoolVar(&draft, "draft", false, "register an empty draft")
 	return cmd
+}
+
+// createLong is `benchmark create --help`'s text.
+const createLong = `create registers the benchmark NAME.
+
+With --from PATH it imports a JSONL or CSV file, a Vecta benchmark CSV or a
+BEIR folder, with the checks and file:line messages of validate-data, in
+one transaction: a failed import leaves the registry unchanged. The
+benchmark is registered as NAME@<12 hex of sha256>, the identity the file
+has when run with --name NAME, and is active. Creating an existing NAME
+again adds a revision (NAME@newhash, now the current one; the old ones
+stay addressable as NAME@hash); the same bytes again add nothing.
+--format auto (the default) reads a folder as BEIR, .jsonl as JSONL, and a
+.csv with a chunk_ids, page_nums or source_paths column as a Vecta CSV
+(so an exported CSV imports back), any other .csv as CSV.
+
+With --draft it registers an empty draft (for example while synthesis
+fills it); create NAME --from PATH fills and activates it.` + registryNote + `
+Exit status: 0 done, 1 the data has problems or NAME is archived, 2 usage
+error.`
+
+// printCreated says what create did: created, unchanged, restored an
+// older revision or added a revision.
+func printCreated(stdout io.Writer, inf registry.Info) {
+	switch inf.Change {
+	case registry.ChangeCreated:
+		fmt.Fprintf(stdout, "created %s: %s, %s, %s\n", inf.Revision, plural(inf.Questions, "question"), plural(inf.Documents, "document"), inf.Status)
+	case registry.ChangeUnchanged:
+		fmt.Fprintf(stdout, "unchanged: %s is already the current revision (%s)\n", inf.Revision, inf.Status)
+	case registry.ChangeRestored:
+		fmt.Fprintf(stdout, "%s: the same content as revision %s, which is current again (%s)\n", inf.Name, inf.Revision, inf.Status)
+	default:
+		fmt.Fprintf(stdout, "added %s: %s, %s, %s; revision %d of %s (the previous ones stay addressable as %s@hash)\n",
+			inf.Revision, plural(inf.Questions, "question"), plural(inf.Documents, "document"), inf.Status, inf.Revisions, inf.Name, inf.Name)
+	}
 }
 
 // writeOut writes with fn to the file out, or to stdout when out is "" or

@@ -78,9 +78,55 @@ type replayed struct {
 // a null or absent "retrieved" when other lines retrieve. Errors are
 // returned ready for exitCode.
 func replay(ctx context.Context, in replayInput) (*replayed, error) {
-	b, err := scoreLoadBenchmark(in.data, in.format)
+	out, preds, err := loadReplay(in)
+	if err != nil {
+		return nil, err
+	}
+	sel, info, err := datasets.Select(out.bench, datasets.Selection{})
 	if err != nil {
 		return nil, problems(err)
+	}
+	if in.normalization != "" {
+		sel.AnswerNormalization = in.normalization
+	}
+	sc, err := replayScope(in, sel, preds, out)
+	if err != nil {
+		return nil, err
+	}
+	arm, err := replayArm(in, sel, out, preds, sc)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := engine.Run(ctx, []*engine.BenchmarkRun{{Benchmark: sel, Sample: info}}, []engine.Arm{arm}, engine.Options{Cutoffs: in.cutoffs, Slices: in.slices})
+	if err != nil {
+		return nil, problems(err)
+	}
+	out.rep, out.arm = rep, rep.Cells[0].Arm
+	out.bundle, err = rep.Bundle(engine.BundleOptions{LasagnaVersion: version, StatsSeed: in.seed})
+	if err != nil {
+		return nil, err
+	}
+	if sc.vecta {
+		out.vecta = vectaSetMetrics(rep.Cells[0], preds, in.seed)
+		hasPages, hasSources := false, false
+		for _, q := range out.bench.Queries {
+			hasPages = hasPages || q.Metadata["page_nums"] != nil
+			hasSources = hasSources || q.Metadata["source_paths"] != nil
+		}
+		if hasPages || hasSources {
+			out.notes = append(out.notes, "page_* and document_* metrics not available: predictions list chunk ids only, without page numbers or source paths")
+		}
+	}
+	return out, nil
+}
+
+// loadReplay loads the dataset and the predictions (or TREC run) of in,
+// keyed by query id, and lists the dataset queries without a prediction
+// and the prediction ids that are not dataset queries.
+func loadReplay(in replayInput) (*replayed, map[string]datasets.Prediction, error) {
+	b, err := scoreLoadBenchmark(in.data, in.format)
+	if err != nil {
+		return nil, nil, problems(err)
 	}
 	out := &replayed{bench: b, kind: "predictions", source: in.predictions}
 	var preds map[string]datasets.Prediction
@@ -91,7 +137,7 @@ func replay(ctx context.Context, in replayInput) (*replayed, error) {
 		preds, err = loadPredictions(in.predictions)
 	}
 	if err != nil {
-		return nil, problems(err)
+		return nil, nil, problems(err)
 	}
 	out.entries = len(preds)
 
@@ -108,43 +154,55 @@ func replay(ctx context.Context, in replayInput) (*replayed, error) {
 		}
 	}
 	slices.Sort(out.unknown)
+	return out, preds, nil
+}
 
-	sel, info, err := datasets.Select(b, datasets.Selection{})
-	if err != nil {
-		return nil, problems(err)
-	}
-	if in.normalization != "" {
-		sel.AnswerNormalization = in.normalization
-	}
-	retrieves, answers := in.run != "", false
-	topK := 1
+// replayScoring is what a replay scores: the ranked lists (retrieves),
+// the answers, the Vecta set metrics of a Vecta CSV's lists (vecta), and
+// the depth of the longest list (topK, at least 1).
+type replayScoring struct {
+	retrieves, answers, vecta bool
+	topK                      int
+}
+
+// replayScope decides what the predictions (or the TREC run) of in can
+// be scored on in the selected dataset sel; what cannot be is a note on
+// out, or an error when nothing is left to score.
+func replayScope(in replayInput, sel *lasagna.Benchmark, preds map[string]datasets.Prediction, out *replayed) (replayScoring, error) {
+	sc := replayScoring{retrieves: in.run != "", topK: 1}
 	for _, p := range preds {
-		retrieves = retrieves || p.Hits != nil
-		answers = answers || p.Answered || p.Abstained
-		topK = max(topK, len(p.Hits))
+		sc.retrieves = sc.retrieves || p.Hits != nil
+		sc.answers = sc.answers || p.Answered || p.Abstained
+		sc.topK = max(sc.topK, len(p.Hits))
 	}
-	if !retrieves && !answers {
-		return nil, problems(fmt.Errorf("%s: no prediction has an answer or a retrieved list; nothing to score", out.source))
+	if !sc.retrieves && !sc.answers {
+		return sc, problems(fmt.Errorf("%s: no prediction has an answer or a retrieved list; nothing to score", out.source))
 	}
-	vecta := b.Format == lasagna.FormatVecta && retrieves
-	if answers && !sel.HasAnswers() {
+	sc.vecta = out.bench.Format == lasagna.FormatVecta && sc.retrieves
+	if sc.answers && !sel.HasAnswers() {
 		out.notes = append(out.notes, "answers not scored: the dataset has no reference answers (or unanswerable marks)")
-		answers = false
+		sc.answers = false
 	}
-	if retrieves {
+	if sc.retrieves {
 		if err := datasets.RequireTracks(sel, lasagna.TrackRetrieval); err != nil {
 			switch {
-			case vecta:
+			case sc.vecta:
 				out.notes = append(out.notes, "ranked retrieval metrics (ndcg@k, recall@k, …) not computed: a Vecta CSV has no corpus to judge ranked lists against; its chunk_ids are scored by the Vecta set metrics")
-			case !answers:
-				return nil, problems(fmt.Errorf("cannot score the retrieved lists of %s: %w", out.source, err))
+			case !sc.answers:
+				return sc, problems(fmt.Errorf("cannot score the retrieved lists of %s: %w", out.source, err))
 			default:
 				out.notes = append(out.notes, fmt.Sprintf("retrieved lists not scored: %v", err))
 			}
-			retrieves = false
+			sc.retrieves = false
 		}
 	}
+	return sc, nil
+}
 
+// replayArm is the arm that replays the predictions: named after the file
+// (or in.arm), in the mode of what sc scores, its pipeline returning each
+// query's recorded prediction (replayOutput). It sets out.scoresNothing.
+func replayArm(in replayInput, sel *lasagna.Benchmark, out *replayed, preds map[string]datasets.Prediction, sc replayScoring) (engine.Arm, error) {
 	base := filepath.Base(out.source)
 	what := "predictions " + base
 	if in.run != "" {
@@ -154,16 +212,17 @@ func replay(ctx context.Context, in replayInput) (*replayed, error) {
 	if name == "" {
 		name = atomicfile.SafeName(strings.TrimSuffix(base, filepath.Ext(base)))
 	}
+	topK := sc.topK
 	if in.topK > 0 {
 		topK = in.topK
 	}
 	arm := engine.Arm{Name: name, TopK: topK, Stages: map[lasagna.Stage]string{}, MissingZero: in.missingZero}
 	switch {
-	case retrieves && answers:
+	case sc.retrieves && sc.answers:
 		arm.Mode = lasagna.ModeRAG
 		arm.Stages[lasagna.StageRetriever] = what
 		arm.Stages[lasagna.StageGenerator] = what
-	case retrieves:
+	case sc.retrieves:
 		arm.Mode = lasagna.ModeRetrieval
 		arm.Stages[lasagna.StageRetriever] = what
 	default:
@@ -175,39 +234,20 @@ func replay(ctx context.Context, in replayInput) (*replayed, error) {
 			arm.Mode = lasagna.ModeClosedBook
 		}
 	}
-	out.scoresNothing = !retrieves && !answers
+	out.scoresNothing = !sc.retrieves && !sc.answers
 	if in.ownIndex {
-		if !retrieves {
-			return nil, problems(fmt.Errorf("--own-index: %s has no ranked list the run scores; drop --own-index", out.source))
+		if !sc.retrieves {
+			return arm, problems(fmt.Errorf("--own-index: %s has no ranked list the run scores; drop --own-index", out.source))
 		}
 		arm.OwnIndex = true
 	}
+	retrieves, answers, needHits := sc.retrieves, sc.answers, sc.retrieves || sc.vecta
 	arm.Pipeline = func(context.Context, *lasagna.Benchmark) (lasagna.Pipeline, error) {
 		return lasagna.PipelineFunc(func(ctx context.Context, q lasagna.Query) (lasagna.Output, error) {
-			return replayOutput(preds, q.ID, base, retrieves || vecta, retrieves, answers)
+			return replayOutput(preds, q.ID, base, needHits, retrieves, answers)
 		}), nil
 	}
-	rep, err := engine.Run(ctx, []*engine.BenchmarkRun{{Benchmark: sel, Sample: info}}, []engine.Arm{arm}, engine.Options{Cutoffs: in.cutoffs, Slices: in.slices})
-	if err != nil {
-		return nil, problems(err)
-	}
-	out.rep, out.arm = rep, rep.Cells[0].Arm
-	out.bundle, err = rep.Bundle(engine.BundleOptions{LasagnaVersion: version, StatsSeed: in.seed})
-	if err != nil {
-		return nil, err
-	}
-	if vecta {
-		out.vecta = vectaSetMetrics(rep.Cells[0], preds, in.seed)
-		hasPages, hasSources := false, false
-		for _, q := range b.Queries {
-			hasPages = hasPages || q.Metadata["page_nums"] != nil
-			hasSources = hasSources || q.Metadata["source_paths"] != nil
-		}
-		if hasPages || hasSources {
-			out.notes = append(out.notes, "page_* and document_* metrics not available: predictions list chunk ids only, without page numbers or source paths")
-		}
-	}
-	return out, nil
+	return arm, nil
 }
 
 // replayOutput is the replayed pipeline's output for query id: the
@@ -242,36 +282,26 @@ func replayOutput(preds map[string]datasets.Prediction, id, file string, needHit
 	return out, nil
 }
 
-// vectaSetMetrics computes the Vecta chunk-level set metrics of cell c: a
-// Vecta CSV's chunk_ids against each prediction's retrieved list, taken
-// whole, over the entries that have chunk_ids and whose replay did not
-// fail (failed rows are left out, as the bundle's metrics leave them out).
-// A Vecta CSV has no corpus, so the lists are kept out of the engine (their
-// ids would all be unknown documents).
+// vectaSetMetrics averages the Vecta set metrics of cell c as the engine
+// scores them (engine.VectaScores): a Vecta CSV's chunk_ids against each
+// prediction's retrieved list, taken whole, over the entries that have
+// chunk_ids and whose replay did not fail (failed rows are left out, as
+// the bundle's metrics leave them out). A Vecta CSV has no corpus, so the
+// lists are kept out of the run (their ids would all be unknown
+// documents) and scored here from the predictions.
 func vectaSetMetrics(c *engine.Cell, preds map[string]datasets.Prediction, seed uint64) *results.ArmResult {
-	names := []string{"chunk_precision", "chunk_recall", "chunk_f1"}
 	per := map[string][]float64{}
 	for _, r := range c.Queries {
 		if r.Err != nil {
 			continue
 		}
-		chunks, _ := r.Query.Metadata["chunk_ids"].([]string) // a Vecta CSV's lists are typed
-		gold := metrics.VectaRefs{ChunkIDs: chunks}
-		hits := preds[r.Query.ID].Hits
-		ranked := make([]string, len(hits))
-		for i, h := range hits {
-			ranked[i] = h.ID
-		}
-		s := metrics.ScoreVecta(metrics.VectaRefs{ChunkIDs: ranked}, gold)
-		if s.Chunk.OK {
-			per[names[0]] = append(per[names[0]], s.Chunk.Precision)
-			per[names[1]] = append(per[names[1]], s.Chunk.Recall)
-			per[names[2]] = append(per[names[2]], s.Chunk.F1)
+		for n, v := range engine.VectaScores(c.Bench.Benchmark, r.Query, preds[r.Query.ID].Hits) {
+			per[n] = append(per[n], v)
 		}
 	}
 	a := &results.ArmResult{Label: c.Arm.Name, Config: results.Config{Name: c.Arm.Name, Benchmark: c.Bench.Benchmark.Name},
 		Result: results.Result{Metrics: map[string]float64{}, MetricStats: map[string]results.MetricStat{}}}
-	for _, n := range names {
+	for _, n := range metrics.VectaMetricNames() {
 		if xs, ok := per[n]; ok {
 			st := results.NewMetricStat(xs, results.StatsOptions{Seed: orSeed(seed)})
 			a.Result.Metrics[n] = st.Mean

@@ -75,19 +75,13 @@ type submitReply struct {
 	} `json:"findings"`
 }
 
+// resultsSubmit posts each bundle at paths to the lasagna serve at to
+// with token, prints what the server did with it and a count; a refused
+// bundle makes it exit 1 after the others are sent.
 func resultsSubmit(ctx context.Context, w, errw io.Writer, paths []string, to, token string) error {
-	if to == "" {
-		return usageError("results submit: give --to URL, the lasagna serve to submit to (for example --to https://hub.example.org)")
-	}
-	base, err := url.Parse(strings.TrimRight(to, "/"))
-	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
-		return usageError("results submit: --to %q is not an http:// or https:// URL of a lasagna serve", to)
-	}
-	if base.User != nil {
-		return usageError("results submit: --to must not hold a user or password; the token comes from %s", dashboard.TokenEnv)
-	}
-	if token == "" {
-		return usageError("results submit: %s is not set: set it to the token the lasagna serve at %s runs with (in CI, from a secret)", dashboard.TokenEnv, base.Redacted())
+	base, err := submitBase(to, token)
+	if err != nil {
+		return err
 	}
 	if base.Scheme == "http" && !loopbackURL(base) {
 		fmt.Fprintf(errw, "lasagna results submit: warning: %s is plain http: the token crosses the network unencrypted; put a TLS proxy in front of lasagna serve and use https://\n", base.Redacted())
@@ -107,35 +101,9 @@ func resultsSubmit(ctx context.Context, w, errw io.Writer, paths []string, to, t
 			refused++
 			continue
 		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(raw))
+		ans, status, err := postBundle(ctx, client, endpoint, base, token, raw)
 		if err != nil {
-			return problems(fmt.Errorf("results submit: %w", err))
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Authorization", "Bearer "+token)
-		res, err := client.Do(req)
-		if err != nil {
-			var ue *url.Error
-			if errors.As(err, &ue) {
-				err = ue.Err
-			}
-			return problems(fmt.Errorf("results submit: %s: the server cannot be reached: %v (is lasagna serve running there?)", endpoint, err))
-		}
-		// Every finding of a refused bundle: large for a large forgery.
-		body, err := io.ReadAll(io.LimitReader(res.Body, maxAnswer))
-		res.Body.Close()
-		if err != nil {
-			return problems(fmt.Errorf("results submit: %s: reading the answer: %w", endpoint, err))
-		}
-		var ans submitReply
-		jsonErr := json.Unmarshal(body, &ans)
-		switch {
-		case res.StatusCode == http.StatusUnauthorized:
-			return problems(fmt.Errorf("results submit: %s refused the token (401): %s is not the token that lasagna serve runs with", base.Redacted(), dashboard.TokenEnv))
-		case res.StatusCode == http.StatusForbidden && jsonErr == nil:
-			return problems(fmt.Errorf("results submit: %s refused the submission (403): %s", base.Redacted(), ans.Error))
-		case jsonErr != nil:
-			return problems(fmt.Errorf("results submit: %s answered %s, not a lasagna serve's JSON (is --to the base URL of a lasagna serve of this version?)", endpoint, res.Status))
+			return err
 		}
 		switch ans.Status {
 		case "accepted", "duplicate":
@@ -148,22 +116,7 @@ func resultsSubmit(ctx context.Context, w, errw io.Writer, paths []string, to, t
 			fmt.Fprintf(w, "%s: %s: run_id %s on %s@%s; report %s\n", p, what, ans.RunID, ans.Benchmark, ans.ContentHash, base.JoinPath(ans.Report).Redacted())
 		default:
 			refused++
-			msg := ans.Error
-			if res.StatusCode == http.StatusRequestEntityTooLarge {
-				msg = "too large (413): " + msg
-			}
-			fmt.Fprintf(w, "%s: refused: %s\n", p, msg)
-			for _, f := range ans.Findings {
-				line := "  " + f.Code
-				if f.Where != "" {
-					line += " at " + f.Where
-				}
-				line += ": " + f.Detail
-				if f.Fix != "" && !strings.Contains(f.Detail, "(fix: ") {
-					line += " (fix: " + f.Fix + ")"
-				}
-				fmt.Fprintln(w, line)
-			}
+			printRefusal(w, p, ans, status)
 		}
 	}
 	fmt.Fprintf(w, "submitted %d to %s: %d accepted, %d duplicate, %d refused\n", len(paths), base.Redacted(), accepted, duplicates, refused)
@@ -171,6 +124,84 @@ func resultsSubmit(ctx context.Context, w, errw io.Writer, paths []string, to, t
 		return problems(nil)
 	}
 	return nil
+}
+
+// submitBase checks --to and the token (usage errors) and returns the
+// server's base URL.
+func submitBase(to, token string) (*url.URL, error) {
+	if to == "" {
+		return nil, usageError("results submit: give --to URL, the lasagna serve to submit to (for example --to https://hub.example.org)")
+	}
+	base, err := url.Parse(strings.TrimRight(to, "/"))
+	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
+		return nil, usageError("results submit: --to %q is not an http:// or https:// URL of a lasagna serve", to)
+	}
+	if base.User != nil {
+		return nil, usageError("results submit: --to must not hold a user or password; the token comes from %s", dashboard.TokenEnv)
+	}
+	if token == "" {
+		return nil, usageError("results submit: %s is not set: set it to the token the lasagna serve at %s runs with (in CI, from a secret)", dashboard.TokenEnv, base.Redacted())
+	}
+	return base, nil
+}
+
+// postBundle posts one bundle's bytes to endpoint and returns the
+// server's answer and HTTP status. An error (the server cannot be reached,
+// refuses the token or the submission, or is not a lasagna serve) stops
+// the submission: it is returned ready for exitCode.
+func postBundle(ctx context.Context, client *http.Client, endpoint string, base *url.URL, token string, raw []byte) (submitReply, int, error) {
+	var ans submitReply
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(raw))
+	if err != nil {
+		return ans, 0, problems(fmt.Errorf("results submit: %w", err))
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := client.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return ans, 0, problems(fmt.Errorf("results submit: %s: the server cannot be reached: %v (is lasagna serve running there?)", endpoint, err))
+	}
+	// Every finding of a refused bundle: large for a large forgery.
+	body, err := io.ReadAll(io.LimitReader(res.Body, maxAnswer))
+	res.Body.Close()
+	if err != nil {
+		return ans, 0, problems(fmt.Errorf("results submit: %s: reading the answer: %w", endpoint, err))
+	}
+	jsonErr := json.Unmarshal(body, &ans)
+	switch {
+	case res.StatusCode == http.StatusUnauthorized:
+		return ans, 0, problems(fmt.Errorf("results submit: %s refused the token (401): %s is not the token that lasagna serve runs with", base.Redacted(), dashboard.TokenEnv))
+	case res.StatusCode == http.StatusForbidden && jsonErr == nil:
+		return ans, 0, problems(fmt.Errorf("results submit: %s refused the submission (403): %s", base.Redacted(), ans.Error))
+	case jsonErr != nil:
+		return ans, 0, problems(fmt.Errorf("results submit: %s answered %s, not a lasagna serve's JSON (is --to the base URL of a lasagna serve of this version?)", endpoint, res.Status))
+	}
+	return ans, res.StatusCode, nil
+}
+
+// printRefusal prints why the server refused the bundle at p, with every
+// finding.
+func printRefusal(w io.Writer, p string, ans submitReply, status int) {
+	msg := ans.Error
+	if status == http.StatusRequestEntityTooLarge {
+		msg = "too large (413): " + msg
+	}
+	fmt.Fprintf(w, "%s: refused: %s\n", p, msg)
+	for _, f := range ans.Findings {
+		line := "  " + f.Code
+		if f.Where != "" {
+			line += " at " + f.Where
+		}
+		line += ": " + f.Detail
+		if f.Fix != "" && !strings.Contains(f.Detail, "(fix: ") {
+			line += " (fix: " + f.Fix + ")"
+		}
+		fmt.Fprintln(w, line)
+	}
 }
 
 // loopbackURL reports whether u's host is localhost or a loopback address.

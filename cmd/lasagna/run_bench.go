@@ -54,7 +54,39 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run PATH|SWEEP.yaml",
 		Short: "Run a benchmark (a JSONL/CSV file or BEIR folder with --profile) or a sweep file",
-		Long: `Run evaluates arms on benchmarks and writes a results bundle.
+		Long:  runLong(),
+		Args:  exactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return runBenchmark(c.Context(), args[0], f, stdout, stderr)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.profile, "profile", "", "built-in arms to run on a dataset: "+strings.Join(engine.ProfileNames(), ", ")+" (default speed)")
+	fl.IntVar(&f.nSamples, "n-samples", 0, "run this many queries per benchmark, chosen deterministically by --seed (0 = all)")
+	fl.Uint64Var(&f.seed, "seed", 0, "sampling seed (default 42, or the sweep's seed)")
+	fl.BoolVar(&f.resume, "resume", false, "reuse the queries a previous run of the same benchmark bytes and arm finished")
+	fl.StringVarP(&f.out, "out", "o", "", "write the results bundle here (default lasagna-out/<run id>.json)")
+	fl.StringVar(&f.runOut, "run-out", "", "also write each arm's ranked lists as a TREC run file (one file per arm when several)")
+	fl.IntVar(&f.concurrency, "concurrency", 0, "pipeline calls in flight (default the number of CPUs, at least 8)")
+	fl.StringVar(&f.split, "split", "", "BEIR qrels split (default test)")
+	fl.StringVar(&f.corpus, "corpus", "", "a corpus `FILE` (BEIR corpus.jsonl layout) beside a JSONL or CSV file, as create takes it")
+	fl.StringVar(&f.name, "name", "", "register the dataset as <name>@<hash> instead of local/<stem>@<hash>")
+	fl.StringVar(&f.shard, "shard", "", "run only shard i of n of every benchmark's queries, as i/n")
+	fl.IntVar(&f.topK, "top-k", 0, "depth of ranked lists (default 100, or the sweep's)")
+	fl.IntVar(&f.repeats, "repeats", 0, "run each query of every arm that samples an LLM this many times (default 1, or the sweep's repeats:)")
+	fl.StringVar(&f.pass, "pass", "", "pass rule of repeated queries' per-query thresholds: all, majority, any or 'rate >= X' (default all, or the sweep's pass:)")
+	fl.StringVar(&f.embeddingModel, "embedding-model", engine.DefaultEmbeddingModel, "embedding model of the dense and hybrid profiles")
+	fl.StringVar(&f.model, "model", "", "chat model of generators and judges that name none (default $MODEL_NAME)")
+	fl.StringVar(&f.judgeModel, "judge-model", "", "judge model of every judged arm (default --model; pin a dated snapshot such as gpt-4o-2024-08-06)")
+	fl.StringVar(&f.baseline, "baseline", "", "gate every arm against the same arm in this baseline bundle (`FILE`; see the sweep's gate:)")
+	fl.BoolVar(&f.latency, "latency", false, "record each query's pipeline time in the bundle rows (latency_ms); the bundle is then no longer byte-reproducible")
+	fl.BoolVar(&f.updateBaseline, "update-baseline", false, "write this run's bundle to the --baseline file (refused when a check fails, on blocking problems and with --shard)")
+	return cmd
+}
+
+// runLong is `benchmark run --help`'s text, with the profiles listed.
+func runLong() string {
+	return `Run evaluates arms on benchmarks and writes a results bundle.
 
 PATH is a dataset (a .jsonl or .csv file, a BEIR folder, or a registered
 benchmark as registry:NAME[@hash]) run with a profile's arms (--profile,
@@ -112,34 +144,7 @@ Exit status: 0 every check passed; 1 a threshold, query or baseline check
 failed, a blocking integrity problem was raised (the bundle is written all
 the same), or the data has problems; 2 usage errors, including sweep files
 with problems and thresholds or gate metrics no arm can score; 130 or 143
-stopped by SIGINT or SIGTERM.`,
-		Args: exactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			return runBenchmark(c.Context(), args[0], f, stdout, stderr)
-		},
-	}
-	fl := cmd.Flags()
-	fl.StringVar(&f.profile, "profile", "", "built-in arms to run on a dataset: "+strings.Join(engine.ProfileNames(), ", ")+" (default speed)")
-	fl.IntVar(&f.nSamples, "n-samples", 0, "run this many queries per benchmark, chosen deterministically by --seed (0 = all)")
-	fl.Uint64Var(&f.seed, "seed", 0, "sampling seed (default 42, or the sweep's seed)")
-	fl.BoolVar(&f.resume, "resume", false, "reuse the queries a previous run of the same benchmark bytes and arm finished")
-	fl.StringVarP(&f.out, "out", "o", "", "write the results bundle here (default lasagna-out/<run id>.json)")
-	fl.StringVar(&f.runOut, "run-out", "", "also write each arm's ranked lists as a TREC run file (one file per arm when several)")
-	fl.IntVar(&f.concurrency, "concurrency", 0, "pipeline calls in flight (default the number of CPUs, at least 8)")
-	fl.StringVar(&f.split, "split", "", "BEIR qrels split (default test)")
-	fl.StringVar(&f.corpus, "corpus", "", "a corpus `FILE` (BEIR corpus.jsonl layout) beside a JSONL or CSV file, as create takes it")
-	fl.StringVar(&f.name, "name", "", "register the dataset as <name>@<hash> instead of local/<stem>@<hash>")
-	fl.StringVar(&f.shard, "shard", "", "run only shard i of n of every benchmark's queries, as i/n")
-	fl.IntVar(&f.topK, "top-k", 0, "depth of ranked lists (default 100, or the sweep's)")
-	fl.IntVar(&f.repeats, "repeats", 0, "run each query of every arm that samples an LLM this many times (default 1, or the sweep's repeats:)")
-	fl.StringVar(&f.pass, "pass", "", "pass rule of repeated queries' per-query thresholds: all, majority, any or 'rate >= X' (default all, or the sweep's pass:)")
-	fl.StringVar(&f.embeddingModel, "embedding-model", engine.DefaultEmbeddingModel, "embedding model of the dense and hybrid profiles")
-	fl.StringVar(&f.model, "model", "", "chat model of generators and judges that name none (default $MODEL_NAME)")
-	fl.StringVar(&f.judgeModel, "judge-model", "", "judge model of every judged arm (default --model; pin a dated snapshot such as gpt-4o-2024-08-06)")
-	fl.StringVar(&f.baseline, "baseline", "", "gate every arm against the same arm in this baseline bundle (`FILE`; see the sweep's gate:)")
-	fl.BoolVar(&f.latency, "latency", false, "record each query's pipeline time in the bundle rows (latency_ms); the bundle is then no longer byte-reproducible")
-	fl.BoolVar(&f.updateBaseline, "update-baseline", false, "write this run's bundle to the --baseline file (refused when a check fails, on blocking problems and with --shard)")
-	return cmd
+stopped by SIGINT or SIGTERM.`
 }
 
 func profileList() string {

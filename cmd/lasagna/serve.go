@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -22,7 +23,52 @@ func newServeCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve [--addr 127.0.0.1:8080] [--bundles DIR]",
 		Short: "Serve the dashboard: the bundles of a folder, their reports, comparisons",
-		Long: `serve runs the dashboard, a web server over a folder of results bundles:
+		Long:  serveLong,
+		Args:  noArgsUsage,
+		RunE: func(c *cobra.Command, args []string) error {
+			ctx := c.Context()
+			token := os.Getenv(dashboard.TokenEnv)
+			if err := dashboard.CheckAddr(addr, token); err != nil {
+				return usageError("serve: %v", err)
+			}
+			if dsn == "" {
+				var err error
+				if dsn, err = registry.DefaultDSN(); err != nil {
+					return usageError("serve: %v", err)
+				}
+			}
+			if os.Getenv("GOMEMLIMIT") == "" {
+				defer debug.SetMemoryLimit(debug.SetMemoryLimit(serveMemoryLimit))
+			}
+			reg, err := registry.Open(ctx, dsn)
+			if err != nil {
+				return usageError("serve: registry: %v (give --registry or %s: a SQLite file path or a postgres:// URL)", err, registry.EnvVar)
+			}
+			defer reg.Close()
+			if maxUpload < 1 {
+				return usageError("serve: --max-upload %d: give the largest bundle to accept, in bytes (at least 1)", maxUpload)
+			}
+			o := serveOptions(bundles, token, sweeps, reg)
+			o.MaxUpload = maxUpload
+			srv, err := dashboard.New(o)
+			if err != nil {
+				return usageError("serve: %v", err)
+			}
+			// Cancels the evaluations still running, after the requests.
+			defer srv.Close()
+			return serveOn(ctx, stdout, stderr, srv, addr, bundles, token)
+		},
+	}
+	cmd.Flags().StringVar(&addr, "addr", addr, "listen on `HOST:PORT` (not loopback: needs LASAGNA_SERVE_TOKEN)")
+	cmd.Flags().StringVar(&bundles, "bundles", bundles, "serve the results bundles (*.json) under `DIR`")
+	cmd.Flags().StringVar(&dsn, "registry", "", "the benchmark registry: a SQLite file path or a postgres:// URL (`DSN`; default $LASAGNA_REGISTRY, else registry.db in the user data folder)")
+	cmd.Flags().StringVar(&sweeps, "sweeps", "", "offer the sweep files (*.yaml) under `DIR` for evaluations")
+	cmd.Flags().Int64Var(&maxUpload, "max-upload", maxUpload, "accept submitted bundles (POST /api/bundles) of at most `BYTES`")
+	return cmd
+}
+
+// serveLong is `serve --help`'s text.
+const serveLong = `serve runs the dashboard, a web server over a folder of results bundles:
 the list of bundles (run id, benchmarks, arms, queries, integrity counts),
 each bundle's report (the page lasagna results report writes) and a page
 comparing a bundle with a baseline bundle; and over the benchmark registry
@@ -68,73 +114,38 @@ the requests in flight finish.
 Exit status: 0 stopped by SIGINT or SIGTERM; 1 the server failed (the
 address is in use); 2 usage error: a bad flag, a non-loopback --addr without
 LASAGNA_SERVE_TOKEN, a token too short, no bundles folder, no sweeps folder,
-a registry that cannot be opened.`,
-		Args: noArgsUsage,
-		RunE: func(c *cobra.Command, args []string) error {
-			ctx := c.Context()
-			token := os.Getenv(dashboard.TokenEnv)
-			if err := dashboard.CheckAddr(addr, token); err != nil {
-				return usageError("serve: %v", err)
-			}
-			if dsn == "" {
-				var err error
-				if dsn, err = registry.DefaultDSN(); err != nil {
-					return usageError("serve: %v", err)
-				}
-			}
-			if os.Getenv("GOMEMLIMIT") == "" {
-				defer debug.SetMemoryLimit(debug.SetMemoryLimit(serveMemoryLimit))
-			}
-			reg, err := registry.Open(ctx, dsn)
-			if err != nil {
-				return usageError("serve: registry: %v (give --registry or %s: a SQLite file path or a postgres:// URL)", err, registry.EnvVar)
-			}
-			defer reg.Close()
-			if maxUpload < 1 {
-				return usageError("serve: --max-upload %d: give the largest bundle to accept, in bytes (at least 1)", maxUpload)
-			}
-			o := serveOptions(bundles, token, sweeps, reg)
-			o.MaxUpload = maxUpload
-			srv, err := dashboard.New(o)
-			if err != nil {
-				return usageError("serve: %v", err)
-			}
-			// Cancels the evaluations still running, after the requests.
-			defer srv.Close()
-			ln, err := net.Listen("tcp", addr)
-			if err != nil {
-				return problems(fmt.Errorf("serve: %w", err))
-			}
-			// The address as given, with the port chosen (for :0).
-			where := ln.Addr().String()
-			if host, _, _ := net.SplitHostPort(addr); host != "" {
-				_, port, _ := net.SplitHostPort(where)
-				where = net.JoinHostPort(host, port)
-			}
-			fmt.Fprintf(stdout, "lasagna serve: http://%s/ (bundles: %s)\n", where, bundles)
-			if token != "" {
-				fmt.Fprintf(stdout, "sign in: open http://%s/login?token=… with the value of %s\n", where, dashboard.TokenEnv)
-			}
-			err = dashboard.Serve(ctx, ln, srv, dashboard.DefaultTimeouts, stderr, func() {
-				fmt.Fprintf(stdout, "lasagna serve: %s: shutting down (finishing the requests in flight)\n", interruption(ctx))
-				// Before the requests finish: no evaluation writes after the signal.
-				if n := srv.CancelEvaluations(); n > 0 {
-					fmt.Fprintf(stdout, "lasagna serve: canceled %d running evaluation(s); they write no bundle\n", n)
-				}
-			})
-			if err != nil {
-				return problems(fmt.Errorf("serve: %w", err))
-			}
-			fmt.Fprintln(stdout, "lasagna serve: stopped")
-			return nil
-		},
+a registry that cannot be opened.`
+
+// serveOn serves srv on addr until ctx is done (SIGINT or SIGTERM), saying
+// where it listens and, on the signal, that it shuts down and how many
+// running evaluations it canceled.
+func serveOn(ctx context.Context, stdout, stderr io.Writer, srv *dashboard.Server, addr, bundles, token string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return problems(fmt.Errorf("serve: %w", err))
 	}
-	cmd.Flags().StringVar(&addr, "addr", addr, "listen on `HOST:PORT` (not loopback: needs LASAGNA_SERVE_TOKEN)")
-	cmd.Flags().StringVar(&bundles, "bundles", bundles, "serve the results bundles (*.json) under `DIR`")
-	cmd.Flags().StringVar(&dsn, "registry", "", "the benchmark registry: a SQLite file path or a postgres:// URL (`DSN`; default $LASAGNA_REGISTRY, else registry.db in the user data folder)")
-	cmd.Flags().StringVar(&sweeps, "sweeps", "", "offer the sweep files (*.yaml) under `DIR` for evaluations")
-	cmd.Flags().Int64Var(&maxUpload, "max-upload", maxUpload, "accept submitted bundles (POST /api/bundles) of at most `BYTES`")
-	return cmd
+	// The address as given, with the port chosen (for :0).
+	where := ln.Addr().String()
+	if host, _, _ := net.SplitHostPort(addr); host != "" {
+		_, port, _ := net.SplitHostPort(where)
+		where = net.JoinHostPort(host, port)
+	}
+	fmt.Fprintf(stdout, "lasagna serve: http://%s/ (bundles: %s)\n", where, bundles)
+	if token != "" {
+		fmt.Fprintf(stdout, "sign in: open http://%s/login?token=… with the value of %s\n", where, dashboard.TokenEnv)
+	}
+	err = dashboard.Serve(ctx, ln, srv, dashboard.DefaultTimeouts, stderr, func() {
+		fmt.Fprintf(stdout, "lasagna serve: %s: shutting down (finishing the requests in flight)\n", interruption(ctx))
+		// Before the requests finish: no evaluation writes after the signal.
+		if n := srv.CancelEvaluations(); n > 0 {
+			fmt.Fprintf(stdout, "lasagna serve: canceled %d running evaluation(s); they write no bundle\n", n)
+		}
+	})
+	if err != nil {
+		return problems(fmt.Errorf("serve: %w", err))
+	}
+	fmt.Fprintln(stdout, "lasagna serve: stopped")
+	return nil
 }
 
 // serveMemoryLimit is the soft memory limit serve gives the Go runtime

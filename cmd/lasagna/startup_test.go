@@ -62,24 +62,3 @@ func TestStartupInitIsLazy(t *testing.T) {
 		t.Fatalf("no inittrace line for a package of %s in:\n%s", module, trace)
 	}
 }
-
-// TestTrecHeldCap: a streamed run holds at most as many hits as its file
-// can have lines while the qrels are parsed, so `metrics trec` on a small
-// run does not allocate (and fault in) the 24 MB a 5M-line run may use.
-func TestTrecHeldCap(t *testing.T) {
-	line := "q1 Q0 d1 1 1.0 r\n"
-	for _, tc := range []struct{ bytes, min, max int }{
-		{len(line), 1, 2},
-		{1000 * len(line), 1000, 2000},
-		{219_000_000, trecPendingHits, trecPendingHits},
-	} {
-		if got := trecHeldCap(tc.bytes); got < tc.min || got > tc.max {
-			t.Errorf("trecHeldCap(%d) = %d, want %d to %d", tc.bytes, got, tc.min, tc.max)
-		}
-	}
-	// The shortest line the parser takes is 10 bytes: never fewer slots
-	// than lines.
-	if got, lines := trecHeldCap(100*len("q Q0 d 1 1\n")), 100; got < lines {
-		t.Errorf("trecHeldCap of %d short lines = %d, want at least %d", lines, got, lines)
-	}
-}

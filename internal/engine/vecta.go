@@ -59,6 +59,17 @@ func scoreVecta(b *lasagna.Benchmark, q *lasagna.Query, hits []lasagna.Hit, dst 
 	s.AddTo(dst)
 }
 
+// VectaScores returns the Vecta set metrics that a run records for query
+// q of benchmark b with the ranked list hits (see scoreVecta), keyed by
+// their names (metrics.VectaMetricNames); a level that is not available
+// is absent. The CLI scores a replayed Vecta CSV with it: the lists of a
+// benchmark without a corpus do not go through the run.
+func VectaScores(b *lasagna.Benchmark, q *lasagna.Query, hits []lasagna.Hit) map[string]float64 {
+	m := map[string]float64{}
+	scoreVecta(b, q, hits, m)
+	return m
+}
+
 // metaStrings reads a list of strings from metadata: []string, or []any
 // of strings (JSON). Anything else, or an empty item, is nil: the level
 // has no usable ground truth.

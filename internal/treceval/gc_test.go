@@ -1,4 +1,4 @@
-package main
+package treceval
 
 import (
 	"runtime/debug"

@@ -1,0 +1,18 @@
+// Package treceval is `lasagna metrics trec`'s evaluator: it reads a TREC
+// run and its qrels, evaluates the run as trec_eval 10 does and prints
+// trec_eval's output, byte for byte.
+//
+// ParseMeasures reads trec_eval's -m values (measure names, the sets
+// official, all_trec and set, and cutoff parameters) into a Selection,
+// whose Options are the metrics options that compute what it prints.
+// Evaluate does the rest: it reads the qrels while the run is parsed
+// (internal/trecparse, on all CPUs), evaluates a run grouped by query
+// query by query as it is parsed, partitions any other by query first or,
+// when it has problems to report, parses it whole, and writes the
+// trec_eval-format blocks. The run file is memory-mapped on Linux and its
+// ids alias the mapping until Evaluate returns; the garbage collector's
+// pacing is paused meanwhile, since nearly all it allocates stays live.
+//
+// The scoring itself is internal/metrics'; the command line (flags, exit
+// statuses, the hints that name flags) is cmd/lasagna's.
+package treceval

@@ -1,0 +1,316 @@
+package treceval
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/lasagna-go/lasagna/internal/metrics"
+	"github.com/lasagna-go/lasagna/internal/suggest"
+)
+
+// trecMeasure is one trec_eval measure (or family of cutoff measures) in
+// trec_eval's output order.
+type trecMeasure struct {
+	name         string
+	implemented  bool
+	cut          bool // takes cutoff parameters: name.k1,k2,…
+	fcut         bool // takes fractional parameters: name.0.1,0.5 (printed %3.2f)
+	summaryOnly  bool // printed only in the "all" block (runid, num_q, gm_map)
+	perQueryOnly bool // printed only in query blocks (relstring)
+}
+
+// trecMeasures lists trec_eval 10's measures in the order it prints them;
+// lasagna implements those marked.
+var trecMeasures = []trecMeasure{
+	{name: "runid", implemented: true, summaryOnly: true},
+	{name: "num_q", implemented: true, summaryOnly: true},
+	{name: "num_ret", implemented: true},
+	{name: "num_rel", implemented: true},
+	{name: "num_rel_ret", implemented: true},
+	{name: "map", implemented: true},
+	{name: "gm_map", implemented: true, summaryOnly: true},
+	{name: "Rprec", implemented: true},
+	{name: "bpref", implemented: true},
+	{name: "recip_rank", implemented: true},
+	{name: "iprec_at_recall", implemented: true, fcut: true},
+	{name: "P", implemented: true, cut: true},
+	{name: "relstring", implemented: true, perQueryOnly: true},
+	{name: "recall", implemented: true, cut: true},
+	{name: "infAP", implemented: true},
+	{name: "gm_bpref", implemented: true, summaryOnly: true},
+	{name: "Rprec_mult", implemented: true, fcut: true},
+	{name: "utility", implemented: true},
+	{name: "11pt_avg", implemented: true},
+	{name: "binG", implemented: true},
+	{name: "G", implemented: true},
+	{name: "dcg", implemented: true},
+	{name: "ideal_dcg", implemented: true},
+	{name: "ndcg", implemented: true},
+	{name: "ndcg_rel", implemented: true},
+	{name: "Rndcg", implemented: true},
+	{name: "ndcg_cut", implemented: true, cut: true},
+	{name: "map_cut", implemented: true, cut: true},
+	{name: "relative_P", implemented: true, cut: true},
+	{name: "success", implemented: true, cut: true},
+	{name: "set_P", implemented: true},
+	{name: "set_relative_P", implemented: true},
+	{name: "set_recall", implemented: true},
+	{name: "set_map", implemented: true},
+	{name: "set_F", implemented: true},
+	{name: "num_nonrel_judged_ret", implemented: true},
+	{name: "rbp", implemented: true},
+	{name: "rbp_resid", implemented: true},
+	{name: "unj", implemented: true, cut: true},
+}
+
+// trecNicknames are trec_eval's names for sets of measures.
+var trecNicknames = map[string][]string{
+	"official": {"runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P"},
+	"all_trec": {"runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P", "relstring",
+		"recall", "infAP", "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success",
+		"map_cut", "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map", "set_F",
+		"num_nonrel_judged_ret", "rbp", "rbp_resid", "unj"},
+	"set": {"runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall", "set_relative_P", "set_map", "set_F"},
+}
+
+// Selection is what -m asked for: the measures to print and the cutoffs
+// of the cutoff measures.
+type Selection struct {
+	on      map[string]bool
+	cutoffs map[string][]int     // only for measures given with parameters
+	fcuts   map[string][]float64 // the same for fractional parameters
+	// relstringParam is relstring's -m parameter as written (it names the
+	// measure, "relstring_20"); relstringLen the number of ranks it shows.
+	relstringParam string
+	relstringLen   int
+}
+
+func findTrecMeasure(name string) (trecMeasure, bool) {
+	for _, m := range trecMeasures {
+		if m.name == name {
+			return m, true
+		}
+	}
+	return trecMeasure{}, false
+}
+
+func implementedTrecNames() []string {
+	var names []string
+	for _, m := range trecMeasures {
+		if m.implemented {
+			names = append(names, m.name)
+		}
+	}
+	return names
+}
+
+// ParseMeasures interprets -m values as trec_eval does: a measure name,
+// a nickname (official, all_trec, set), or name.params where params are
+// comma-separated cutoffs; the first parameters given for a measure win.
+// No -m means "official".
+func ParseMeasures(specs []string) (*Selection, error) {
+	if len(specs) == 0 {
+		specs = []string{"official"}
+	}
+	sel := &Selection{on: map[string]bool{}, cutoffs: map[string][]int{}, fcuts: map[string][]float64{}}
+	for _, spec := range specs {
+		name, params, hasParams := strings.Cut(spec, ".")
+		if hasParams && params == "" {
+			return nil, fmt.Errorf("measure %q has an empty parameter list after '.'; write e.g. P.5,10", spec)
+		}
+		if list, ok := trecNicknames[name]; ok {
+			if hasParams {
+				return nil, fmt.Errorf("measure set %q takes no parameters", name)
+			}
+			for _, n := range list {
+				sel.on[n] = true
+			}
+			continue
+		}
+		m, ok := findTrecMeasure(name)
+		if te, isLasagna := lasagnaToTrec(spec); !ok && isLasagna {
+			if strings.HasPrefix(spec, "mrr@") {
+				return nil, fmt.Errorf("%q is lasagna's name; trec_eval's reciprocal rank has no cutoff: write -m %s", spec, te)
+			}
+			return nil, fmt.Errorf("%q is lasagna's name; did you mean trec_eval's %s? (write -m %s)", spec, te, te)
+		}
+		if !ok {
+			return nil, fmt.Errorf("unknown trec_eval measure %q%s (lasagna implements %s; sets: official, all_trec, set)", name, didYouMean(name), strings.Join(implementedTrecNames(), ", "))
+		}
+		if !m.implemented {
+			return nil, fmt.Errorf("trec_eval measure %q is not implemented by lasagna (it implements %s)", name, strings.Join(implementedTrecNames(), ", "))
+		}
+		sel.on[name] = true
+		if !hasParams {
+			continue
+		}
+		if name == "relstring" {
+			if sel.relstringParam == "" {
+				x, err := strconv.ParseFloat(params, 64)
+				if err != nil || x < 0 || x > 1e6 {
+					return nil, fmt.Errorf("measure relstring: parameter %q is not a number of ranks; write e.g. relstring.20", params)
+				}
+				sel.relstringParam, sel.relstringLen = params, int(x)
+			}
+			continue
+		}
+		if !m.cut && !m.fcut {
+			return nil, fmt.Errorf("measure %q takes no parameters in lasagna (trec_eval's parameters of ndcg, ndcg_rel, Rndcg, G, rbp, rbp_resid, utility, 11pt_avg and set_F are not implemented)", spec)
+		}
+		_, done := sel.cutoffs[name]
+		_, fdone := sel.fcuts[name]
+		if done || fdone {
+			continue // trec_eval uses the first parameters given
+		}
+		if m.fcut {
+			cuts, err := parseFloatCutoffs(name, params)
+			if err != nil {
+				return nil, err
+			}
+			sel.fcuts[name] = cuts
+			continue
+		}
+		cuts, err := parseCutoffs(name, params)
+		if err != nil {
+			return nil, err
+		}
+		sel.cutoffs[name] = cuts
+	}
+	return sel, nil
+}
+
+// parseCutoffs parses "5,10,3" like trec_eval: integers (a fractional part
+// is dropped, as strtol does), sorted ascending, positive and distinct.
+func parseCutoffs(name, params string) ([]int, error) {
+	var cuts []int
+	for p := range strings.SplitSeq(params, ",") {
+		digits := p
+		if i := strings.IndexByte(p, '.'); i > 0 && strings.Trim(p[i+1:], "0123456789") == "" {
+			digits = p[:i]
+		}
+		k, err := strconv.Atoi(digits)
+		if err != nil {
+			return nil, fmt.Errorf("measure %s: cutoff %q is not an integer; write e.g. %s.5,10,100", name, p, name)
+		}
+		if k <= 0 {
+			return nil, fmt.Errorf("measure %s: cutoff %d is not positive", name, k)
+		}
+		cuts = append(cuts, k)
+	}
+	slices.Sort(cuts)
+	for i := 1; i < len(cuts); i++ {
+		if cuts[i] == cuts[i-1] {
+			return nil, fmt.Errorf("measure %s: cutoff %d is given twice", name, cuts[i])
+		}
+	}
+	return cuts, nil
+}
+
+// parseFloatCutoffs parses "0.1,.5" like trec_eval: numbers, sorted
+// ascending and distinct.
+func parseFloatCutoffs(name, params string) ([]float64, error) {
+	var cuts []float64
+	for p := range strings.SplitSeq(params, ",") {
+		x, err := strconv.ParseFloat(p, 64)
+		if err != nil || x < 0 || math.IsInf(x, 0) || math.IsNaN(x) {
+			return nil, fmt.Errorf("measure %s: parameter %q is not a number >= 0; write e.g. %s.0.1,0.5", name, p, name)
+		}
+		cuts = append(cuts, x)
+	}
+	slices.Sort(cuts)
+	for i := 1; i < len(cuts); i++ {
+		if cuts[i] == cuts[i-1] {
+			return nil, fmt.Errorf("measure %s: parameter %v is given twice", name, cuts[i])
+		}
+	}
+	return cuts, nil
+}
+
+// lasagnaToTrec returns the trec_eval -m spec of a lasagna retrieval
+// metric name (the table of the README's metrics section), e.g. ndcg@10 →
+// ndcg_cut.10; mrr@k maps to recip_rank, which has no cutoff.
+func lasagnaToTrec(name string) (string, bool) {
+	family, k, cut := strings.Cut(name, "@")
+	if !cut {
+		te, ok := map[string]string{"mrr": "recip_rank", "r_precision": "Rprec"}[name]
+		return te, ok
+	}
+	if n, err := strconv.Atoi(k); err != nil || n < 1 {
+		return "", false
+	}
+	te, ok := map[string]string{"ndcg": "ndcg_cut.", "recall": "recall.", "precision": "P.", "map": "map_cut.", "hit": "success."}[family]
+	if ok {
+		return te + k, true
+	}
+	if family == "mrr" {
+		return "recip_rank", true // trec_eval's reciprocal rank has no cutoff
+	}
+	return "", false
+}
+
+func didYouMean(name string) string {
+	names := make([]string, len(trecMeasures))
+	for i, m := range trecMeasures {
+		names[i] = m.name
+	}
+	return suggest.Hint(name, names)
+}
+
+// Options turns the selection into metrics options: selected cutoff
+// measures get their -m parameters or trec_eval's defaults.
+func (s *Selection) Options(level int) metrics.TrecOptions {
+	d := metrics.DefaultTrecOptions()
+	pick := func(name string, def []int) []int {
+		if !s.on[name] {
+			return nil
+		}
+		if c, ok := s.cutoffs[name]; ok {
+			return c
+		}
+		return def
+	}
+	relstringLen := 0
+	if s.on["relstring"] {
+		relstringLen = d.RelString
+		if s.relstringParam != "" {
+			relstringLen = s.relstringLen
+		}
+	}
+	fpick := func(name string, def []float64) []float64 {
+		if !s.on[name] {
+			return nil
+		}
+		if c, ok := s.fcuts[name]; ok {
+			return c
+		}
+		return def
+	}
+	// Measures nobody prints are not computed.
+	var omit metrics.TrecOmit
+	if !s.on["binG"] && !s.on["G"] && !s.on["ndcg_rel"] && !s.on["Rndcg"] {
+		omit |= metrics.OmitGain
+	}
+	if !s.on["infAP"] && !s.on["rbp"] && !s.on["rbp_resid"] {
+		omit |= metrics.OmitInfAPRBP
+	}
+	if !s.on["11pt_avg"] {
+		omit |= metrics.Omit11pt
+	}
+	return metrics.TrecOptions{
+		Omit:          omit,
+		RelLevel:      level,
+		P:             pick("P", d.P),
+		Recall:        pick("recall", d.Recall),
+		NDCGCut:       pick("ndcg_cut", d.NDCGCut),
+		MAPCut:        pick("map_cut", d.MAPCut),
+		Success:       pick("success", d.Success),
+		RelativeP:     pick("relative_P", d.RelativeP),
+		Unj:           pick("unj", d.Unj),
+		IPrecAtRecall: fpick("iprec_at_recall", d.IPrecAtRecall),
+		RPrecMult:     fpick("Rprec_mult", d.RPrecMult),
+		RelString:     relstringLen,
+	}
+}
