@@ -1,11 +1,6 @@
 package reporters
 
-import (
-	"fmt"
-
-	"github.com/lasagna-go/lasagna/internal/numfmt"
-	"github.com/lasagna-go/lasagna/results"
-)
+import "github.com/lasagna-go/lasagna/internal/numfmt"
 
 // FormatNumber formats x with the given number of decimals, without a
 // negative zero ("-0.000" is written "0.000"). The tables of this package
@@ -19,9 +14,3 @@ func FormatSigned(x float64, decimals int) string { return numfmt.Signed(x, deci
 // FormatP formats a p-value: two significant digits from 0.001 up ("0.62",
 // "0.012"), else a power of ten ("1e-4", "2.5e-6"); 0 and below are "0".
 func FormatP(p float64) string { return numfmt.P(p) }
-
-// FormatHolmP formats c's Holm-adjusted p with the number of comparisons
-// its Holm family holds, as tables print it: "0.062 (of 2)".
-func FormatHolmP(c results.Comparison) string {
-	return fmt.Sprintf("%s (of %d)", numfmt.P(c.HolmP), c.FamilySize)
-}

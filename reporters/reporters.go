@@ -278,7 +278,7 @@ func MarkdownBaseline(b, baseline *results.Bundle, metrics []string) string {
 		sb.WriteString("| benchmark | arm | metric | baseline | now | Δ (paired) | Holm p | n |\n| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n")
 		for _, c := range cs.Comparisons {
 			fmt.Fprintf(&sb, "| %s | %s | %s | %s | %s | %s | %s | %d |\n", mdCell(c.Benchmark), mdCell(c.Arm), mdCell(c.Metric),
-				FormatNumber(c.BaselineMean, 4), FormatNumber(c.Mean, 4), FormatSigned(c.Stats.MeanDiff, 4), FormatHolmP(c), c.Stats.N)
+				FormatNumber(c.BaselineMean, 4), FormatNumber(c.Mean, 4), FormatSigned(c.Stats.MeanDiff, 4), c.HolmCell(), c.Stats.N)
 		}
 		sb.WriteString("\n")
 		for _, c := range cs.Comparisons {

@@ -40,11 +40,12 @@ func Arms(b *Bundle, prefix string) []ArmResult {
 	return out
 }
 
-// DefaultGateMetrics returns the metrics the regression gate checks by
-// default for an arm of mode m: ndcg@10 and recall@10 when it retrieves
+// gateDefaults returns the metrics the regression gate checks by default
+// for an arm of mode m (engine.Gate.GatedMetrics, which a test of the
+// engine holds to this list): ndcg@10 and recall@10 when it retrieves
 // (retrieval and rag, and an unknown mode, read as rag), token_f1 when it
 // answers (every mode but retrieval).
-func DefaultGateMetrics(m lasagna.Mode) []string {
+func gateDefaults(m lasagna.Mode) []string {
 	if m == "" {
 		m = lasagna.ModeRAG
 	}
@@ -60,14 +61,15 @@ func DefaultGateMetrics(m lasagna.Mode) []string {
 
 // GateMetrics returns the metrics a comparison of pair p tests when no
 // metric is chosen: the default gate metrics of the arm's resolved mode
-// (DefaultGateMetrics) that both arms score, in that order; when they
+// (ndcg@10 and recall@10 when it retrieves, token_f1 when it answers) that
+// both arms score, in that order; when they
 // share none of them, every metric both score, sorted. The regression
 // gate, results compare, results report, the Markdown summary and the
 // leaderboards all start from it, so their families (see Compare) match.
 func GateMetrics(p Pair) []string {
 	a, b := p.Arm, p.Baseline
 	var ms []string
-	for _, m := range DefaultGateMetrics(a.Config.HeldFixed.ResolvedMode) {
+	for _, m := range gateDefaults(a.Config.HeldFixed.ResolvedMode) {
 		_, inA := a.Result.Metrics[m]
 		_, inB := b.Result.Metrics[m]
 		if inA && inB {
@@ -407,7 +409,11 @@ func heldFixedOrder() []string {
 // in both, with the metric scored in both) and compared with
 // metrics.ComparePaired (the sign-flip test seeded with CompareOptions.Seed,
 // or the candidate's stats seed); the p-values are then Holm-adjusted
-// family by family (see Family). Pairs that are not comparable (see
+// family by family: a family is every comparison made between one arm and
+// its baseline arm on one benchmark, one per metric compared (Metrics or
+// PairMetrics, by default GateMetrics), less those refused; comparisons of
+// other arms or other benchmarks, made in the same call or printed beside
+// them, are other families (see holmFamilies). Pairs that are not comparable (see
 // Comparable) or that share no scored query are returned as refusals, never
 // compared. Equal inputs and options give identical results.
 //
@@ -477,31 +483,21 @@ func Compare(pairs []Pair, o CompareOptions) Comparisons {
 	return out
 }
 
-// FamilyKey names the family of a comparison: the comparisons one Holm
-// correction covers. See Family.
-type FamilyKey struct {
-	Benchmark, Arm, Baseline string
-}
-
-// Family returns the key of c's family. A family is every comparison made
-// between one arm and its baseline arm on one benchmark: one per metric
-// compared (CompareOptions.Metrics or PairMetrics, by default GateMetrics),
-// less those refused. Comparisons of other arms or other benchmarks, made
-// in the same call or printed beside them, are other families: the p of a
-// comparison does not depend on what else is compared, and the regression
-// gate, which decides arm by arm (in evaltest as each arm finishes), can
-// use the same families as the commands that read bundles afterwards.
-func (c Comparison) Family() FamilyKey {
-	return FamilyKey{Benchmark: c.Benchmark, Arm: c.Arm, Baseline: c.Baseline}
-}
-
 // holmFamilies groups the indexes of cs by family, in order of first
-// appearance.
+// appearance: it is the one definition of which comparisons one Holm
+// correction covers. A family is every comparison between one arm and its
+// baseline arm on one benchmark (one per metric compared). Comparisons of
+// other arms or other benchmarks are other families: the p of a comparison
+// does not depend on what else is compared, and the regression gate, which
+// decides arm by arm (in evaltest as each arm finishes, before later arms
+// have run), uses the same families as the commands that read bundles
+// afterwards.
 func holmFamilies(cs []Comparison) [][]int {
+	type key struct{ bench, arm, baseline string }
 	var out [][]int
-	at := map[FamilyKey]int{}
+	at := map[key]int{}
 	for i, c := range cs {
-		k := c.Family()
+		k := key{c.Benchmark, c.Arm, c.Baseline}
 		j, ok := at[k]
 		if !ok {
 			j = len(out)
@@ -605,6 +601,12 @@ func pairScores(a, b Result, m string) (xa, xb []float64, dropped int, why strin
 		parts = append(parts, fmt.Sprintf("%d scored on %s in one arm only", oneSided, m))
 	}
 	return xa, xb, missing + failed + oneSided, strings.Join(parts, ", ")
+}
+
+// HolmCell formats c's Holm p with the size of its family as tables
+// print it: "0.062 (of 2)".
+func (c Comparison) HolmCell() string {
+	return fmt.Sprintf("%s (of %d)", numfmt.P(c.HolmP), c.FamilySize)
 }
 
 // HolmText formats c's Holm p with the size of its family, as the verdict

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	lasagna "github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/numfmt"
 )
 
 // armWith builds an arm whose ndcg@10 on query i is scores[i]; NaN marks a
@@ -120,8 +121,8 @@ func TestCompareHolmOrdering(t *testing.T) {
 		t.Fatalf("got %+v", got)
 	}
 	for _, c := range got.Comparisons {
-		if c.FamilySize != 3 || c.Family() != (FamilyKey{Benchmark: hf.Benchmark, Arm: c.Arm, Baseline: "base"}) {
-			t.Errorf("%s %s: family %v of %d, want %s against base, 3", c.Arm, c.Metric, c.Family(), c.FamilySize, c.Arm)
+		if c.FamilySize != 3 || c.Baseline != "base" || c.HolmCell() != numfmt.P(c.HolmP)+" (of 3)" {
+			t.Errorf("%s %s against %s: family of %d (%s), want 3", c.Arm, c.Metric, c.Baseline, c.FamilySize, c.HolmCell())
 		}
 		if !strings.Contains(c.Verdict(), " over 3 comparisons") {
 			t.Errorf("verdict without its family size: %s", c.Verdict())

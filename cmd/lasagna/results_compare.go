@@ -372,7 +372,7 @@ func printComparisons(w io.Writer, cs []results.Comparison, level float64) {
 			c.Benchmark, c.Arm, c.Baseline, c.Metric, c.Stats.N, c.Dropped,
 			reporters.FormatNumber(c.Mean, 4), reporters.FormatNumber(c.BaselineMean, 4),
 			reporters.FormatSigned(c.Stats.MeanDiff, 4), reporters.FormatSigned(c.Stats.Lo, 4), reporters.FormatSigned(c.Stats.Hi, 4),
-			dz, reporters.FormatP(c.Stats.P), reporters.FormatHolmP(c))
+			dz, reporters.FormatP(c.Stats.P), c.HolmCell())
 	}
 	tw.Flush()
 }

@@ -206,13 +206,20 @@ func (g Gate) alpha() float64 {
 	return 0.05
 }
 
-// GatedMetrics returns the metrics g gates for arm a: g.Metrics, or
-// results.DefaultGateMetrics of the arm's mode.
+// GatedMetrics returns the metrics g gates for arm a: g.Metrics, or by
+// default those of results.GateMetrics (a test holds the two lists equal).
 func (g Gate) GatedMetrics(a *Arm) []string {
 	if g.Metrics != nil {
 		return slices.Clone(g.Metrics)
 	}
-	return results.DefaultGateMetrics(a.ResolvedMode())
+	var ms []string
+	if a.Retrieves() {
+		ms = append(ms, "ndcg@10", "recall@10")
+	}
+	if a.Answers() {
+		ms = append(ms, "token_f1")
+	}
+	return ms
 }
 
 // VerdictKind says what a verdict checked.
