@@ -62,10 +62,10 @@ func gateDefaults(m lasagna.Mode) []string {
 // GateMetrics returns the metrics a comparison of pair p tests when no
 // metric is chosen: the default gate metrics of the arm's resolved mode
 // (ndcg@10 and recall@10 when it retrieves, token_f1 when it answers) that
-// both arms score, in that order; when they
-// share none of them, every metric both score, sorted. The regression
-// gate, results compare, results report, the Markdown summary and the
-// leaderboards all start from it, so their families (see Compare) match.
+// both arms score, in that order; when they share none of them, every
+// metric both score, sorted. The regression gate, results compare, results
+// report, the Markdown summary and the leaderboards all start from it, so
+// their families (see Compare) match.
 func GateMetrics(p Pair) []string {
 	a, b := p.Arm, p.Baseline
 	var ms []string
@@ -411,11 +411,12 @@ func heldFixedOrder() []string {
 // or the candidate's stats seed); the p-values are then Holm-adjusted
 // family by family: a family is every comparison made between one arm and
 // its baseline arm on one benchmark, one per metric compared (Metrics or
-// PairMetrics, by default GateMetrics), less those refused; comparisons of
-// other arms or other benchmarks, made in the same call or printed beside
-// them, are other families (see holmFamilies). Pairs that are not comparable (see
-// Comparable) or that share no scored query are returned as refusals, never
-// compared. Equal inputs and options give identical results.
+// PairMetrics; the commands and the gate pass GateMetrics unless metrics
+// are chosen), less those refused; comparisons of other arms or other
+// benchmarks, made in the same call or printed beside them, are other
+// families (see holmFamilies). Pairs that are not comparable (see
+// Comparable) or that share no scored query are returned as refusals,
+// never compared. Equal inputs and options give identical results.
 //
 // Compare is the one place lasagna computes a Holm p: the regression gate,
 // the not_worse_than thresholds, results compare and significance, results
