@@ -176,8 +176,8 @@ func TestGateGrownBEIR(t *testing.T) {
 	grown := beirFolder(t, t.TempDir(), 13)
 	got, failed, _ = fakeEval(t, cfg(grown, missingArm()), nil)
 	for _, want := range []string{
-		"TestRAG/beir/mine: baseline gate: ndcg@10 1 → 1 (+0.0000, Holm p = 1, 12 paired queries): no drop, passes; " + note,
-		"TestRAG/beir/mine: baseline gate: recall@10 1 → 1 (+0.0000, Holm p = 1, 12 paired queries): no drop, passes; " + note,
+		"TestRAG/beir/mine: baseline gate: ndcg@10 1 → 1 (+0.0000, Holm p = 1 over 2 comparisons, 12 paired queries): no drop, passes; " + note,
+		"TestRAG/beir/mine: baseline gate: recall@10 1 → 1 (+0.0000, Holm p = 1 over 2 comparisons, 12 paired queries): no drop, passes; " + note,
 	} {
 		if failed || !strings.Contains(got, want) {
 			t.Errorf("unchanged arm on the grown folder: failed %v, log lacks %q:\n%s", failed, want, got)
@@ -186,7 +186,7 @@ func TestGateGrownBEIR(t *testing.T) {
 	checkDocs(t, "TestGateGrownBEIR", got)
 
 	got, failed, _ = fakeEval(t, cfg(grown, missingArm("q01", "q02", "q03", "q04", "q05", "q06", "q07", "q08")), nil)
-	if want := "regression: recall@10 fell from 1 to 0.3333 (drop 0.6667 > tolerance 0.01) and the drop is significant (Holm p = 0.016 < 0.05 across 2 gated metrics, 12 paired queries); " +
+	if want := "regression: recall@10 fell from 1 to 0.3333 (drop 0.6667 > tolerance 0.01) and the drop is significant (Holm p = 0.016 < 0.05 over 2 comparisons, 12 paired queries); " +
 		note + "; baseline $BASELINE; fix the regression, or if it is intended record a new baseline with LASAGNA_UPDATE_BASELINE=1 go test -run '^TestRAG$'"; !failed || !strings.Contains(got, want) {
 		t.Errorf("worse arm on the grown folder: failed %v, log lacks %q:\n%s", failed, want, got)
 	}

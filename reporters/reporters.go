@@ -256,14 +256,12 @@ func MarkdownSummary(b *results.Bundle, metrics []string) string {
 // MarkdownBaseline returns the comparison of b with a baseline bundle as a
 // Markdown section: for each arm of b paired with the baseline's arm of the
 // same benchmark and name, and each metric, the baseline's mean, b's mean,
-// the paired difference and its Holm-adjusted p (as results compare
-// computes them), then one verdict line per comparison. Pairs that cannot
-// be compared are listed with the reason. metrics nil means
-// SummaryMetrics(b).
+// the paired difference and its Holm-adjusted p with the size of its
+// family (as results compare and the gate compute them), then one verdict
+// line per comparison. Pairs that cannot be compared are listed with the
+// reason. metrics nil means each pair's gate metrics (results.GateMetrics),
+// as results compare and the gate compare by default.
 func MarkdownBaseline(b, baseline *results.Bundle, metrics []string) string {
-	if metrics == nil {
-		metrics = SummaryMetrics(b)
-	}
 	pairs, unpaired := results.PairAcross(results.Arms(b, ""), results.Arms(baseline, "baseline "))
 	var sb strings.Builder
 	sb.WriteString("#### against the baseline\n\n")
@@ -271,12 +269,16 @@ func MarkdownBaseline(b, baseline *results.Bundle, metrics []string) string {
 		sb.WriteString("No arm of this run has a counterpart in the baseline.\n\n")
 		return sb.String()
 	}
-	cs := results.Compare(pairs, results.CompareOptions{Metrics: metrics})
+	o := results.CompareOptions{Metrics: metrics}
+	if metrics == nil {
+		o.PairMetrics = results.GateMetrics
+	}
+	cs := results.Compare(pairs, o)
 	if len(cs.Comparisons) > 0 {
 		sb.WriteString("| benchmark | arm | metric | baseline | now | Δ (paired) | Holm p | n |\n| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n")
 		for _, c := range cs.Comparisons {
 			fmt.Fprintf(&sb, "| %s | %s | %s | %s | %s | %s | %s | %d |\n", mdCell(c.Benchmark), mdCell(c.Arm), mdCell(c.Metric),
-				FormatNumber(c.BaselineMean, 4), FormatNumber(c.Mean, 4), FormatSigned(c.Stats.MeanDiff, 4), FormatP(c.HolmP), c.Stats.N)
+				FormatNumber(c.BaselineMean, 4), FormatNumber(c.Mean, 4), FormatSigned(c.Stats.MeanDiff, 4), c.HolmCell(), c.Stats.N)
 		}
 		sb.WriteString("\n")
 		for _, c := range cs.Comparisons {

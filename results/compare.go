@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -20,6 +21,11 @@ type ArmResult struct {
 	Label  string
 	Config Config
 	Result Result
+	// StatsSeed is the stats seed of the arm's run (its bundle's
+	// experiment.stats_seed); 0 means 42, the default. A comparison with
+	// this arm as the candidate (Pair.Arm) seeds its sign-flip test with it
+	// unless CompareOptions.Seed says otherwise.
+	StatsSeed uint64
 }
 
 // Arms returns the arms of b that have both a config and a result, in the
@@ -28,10 +34,58 @@ func Arms(b *Bundle, prefix string) []ArmResult {
 	var out []ArmResult
 	for _, c := range b.Configs {
 		if r, ok := b.Result(c.Benchmark, c.Name); ok {
-			out = append(out, ArmResult{Label: prefix + c.Name, Config: c, Result: *r})
+			out = append(out, ArmResult{Label: prefix + c.Name, Config: c, Result: *r, StatsSeed: b.Experiment.StatsSeed})
 		}
 	}
 	return out
+}
+
+// gateDefaults returns the metrics the regression gate checks by default
+// for an arm of mode m (engine.Gate.GatedMetrics, which a test of the
+// engine holds to this list): ndcg@10 and recall@10 when it retrieves
+// (retrieval and rag, and an unknown mode, read as rag), token_f1 when it
+// answers (every mode but retrieval).
+func gateDefaults(m lasagna.Mode) []string {
+	if m == "" {
+		m = lasagna.ModeRAG
+	}
+	var ms []string
+	if m == lasagna.ModeRetrieval || m == lasagna.ModeRAG {
+		ms = append(ms, "ndcg@10", "recall@10")
+	}
+	if m != lasagna.ModeRetrieval {
+		ms = append(ms, "token_f1")
+	}
+	return ms
+}
+
+// GateMetrics returns the metrics a comparison of pair p tests when no
+// metric is chosen: the default gate metrics of the arm's resolved mode
+// (ndcg@10 and recall@10 when it retrieves, token_f1 when it answers) that
+// both arms score, in that order; when they share none of them, every
+// metric both score, sorted. The regression gate, results compare, results
+// report, the Markdown summary and the leaderboards all start from it, so
+// their families (see Compare) match.
+func GateMetrics(p Pair) []string {
+	a, b := p.Arm, p.Baseline
+	var ms []string
+	for _, m := range gateDefaults(a.Config.HeldFixed.ResolvedMode) {
+		_, inA := a.Result.Metrics[m]
+		_, inB := b.Result.Metrics[m]
+		if inA && inB {
+			ms = append(ms, m)
+		}
+	}
+	if len(ms) > 0 {
+		return ms
+	}
+	for m := range a.Result.Metrics {
+		if _, ok := b.Result.Metrics[m]; ok {
+			ms = append(ms, m)
+		}
+	}
+	slices.Sort(ms)
+	return ms
 }
 
 // Pair is one comparison to make: Arm against Baseline (differences are
@@ -134,18 +188,22 @@ func PairAcross(candidate, baseline []ArmResult) (pairs []Pair, unpaired []strin
 }
 
 // CompareOptions configures Compare. The zero value works: every metric
-// both arms score per query, 10000 resamples, seed 0, 95% intervals and a
-// 0.05 significance level on Holm-adjusted p-values.
+// both arms score per query, 10000 resamples, the candidate's stats seed,
+// 95% intervals and a 0.05 significance level on Holm-adjusted p-values.
 type CompareOptions struct {
 	// Metrics to compare; nil means every metric both arms of a pair score
 	// per query, sorted by name.
 	Metrics []string
 	// PairMetrics, when set, gives the metrics to compare for each pair in
-	// place of Metrics (nil again means every shared metric). The Holm
-	// correction covers the comparisons made, so it covers these only.
+	// place of Metrics (nil again means every shared metric). The metrics
+	// compared are part of the family (see Compare): the Holm correction
+	// covers them only.
 	PairMetrics func(Pair) []string
 	Resamples   int
-	Seed        uint64
+	// Seed seeds every paired test; 0 means each pair's candidate's
+	// ArmResult.StatsSeed (42 when that is 0), so that the same two arms
+	// get the same p wherever they are compared.
+	Seed uint64
 	// Level is the confidence level of the intervals (default 0.95); a
 	// difference is significant when its Holm p-value is below 1 − Level.
 	Level float64
@@ -168,8 +226,10 @@ type Comparison struct {
 	Mean         float64 // Arm's mean over the paired queries
 	BaselineMean float64 // Baseline's mean over the same queries
 	Stats        metrics.Paired
-	// HolmP is Stats.P adjusted by Holm over every comparison of the call.
+	// HolmP is Stats.P adjusted by Holm over the comparison's family (see
+	// Compare), and FamilySize the number of comparisons the family holds.
 	HolmP       float64
+	FamilySize  int
 	Significant bool
 	// Dropped counts the queries of either arm left out of the pairing:
 	// absent from the other arm, failed in either, or scored on this metric
@@ -347,14 +407,30 @@ func heldFixedOrder() []string {
 // and each metric (CompareOptions.PairMetrics or Metrics), the two arms'
 // per-query scores are paired by query id (queries present and error-free
 // in both, with the metric scored in both) and compared with
-// metrics.ComparePaired; the p-values of all comparisons are then
-// Holm-adjusted as one family. Pairs that are not comparable (see
-// Comparable) or that share no scored query are returned as refusals, never
-// compared. Equal inputs and options give identical results.
+// metrics.ComparePaired (the sign-flip test seeded with CompareOptions.Seed,
+// or the candidate's stats seed); the p-values are then Holm-adjusted
+// family by family: a family is every comparison made between one arm and
+// its baseline arm on one benchmark, one per metric compared (Metrics or
+// PairMetrics; the commands and the gate pass GateMetrics unless metrics
+// are chosen), less those refused; comparisons of other arms or other
+// benchmarks, made in the same call or printed beside them, are other
+// families (see holmFamilies). Pairs that are not comparable (see
+// Comparable) or that share no scored query are returned as refusals,
+// never compared. Equal inputs and options give identical results.
+//
+// Compare is the one place lasagna computes a Holm p: the regression gate,
+// the not_worse_than thresholds, results compare and significance, results
+// report, the Markdown summary, the dashboard's comparison page and the
+// leaderboards' ties all call it, so one pair of arms compared on the same
+// metrics gets the same p and the same Holm p in each of them.
 func Compare(pairs []Pair, o CompareOptions) Comparisons {
 	var out Comparisons
 	alpha := 1 - o.level()
 	for _, p := range pairs {
+		seed := o.Seed
+		if seed == 0 {
+			seed = cmp.Or(p.Arm.StatsSeed, defaultStatsSeed)
+		}
 		if ref := Comparable(p.Arm, p.Baseline); ref != nil {
 			out.Refusals = append(out.Refusals, *ref)
 			continue
@@ -378,7 +454,7 @@ func Compare(pairs []Pair, o CompareOptions) Comparisons {
 					Reason: fmt.Sprintf("no query has a %s score in both arms (%d queries dropped)", m, dropped)})
 				continue
 			}
-			st, err := metrics.ComparePaired(a, b, metrics.PairedOptions{Resamples: o.Resamples, Seed: o.Seed, Level: o.level()})
+			st, err := metrics.ComparePaired(a, b, metrics.PairedOptions{Resamples: o.Resamples, Seed: seed, Level: o.level()})
 			if err != nil {
 				out.Refusals = append(out.Refusals, Refusal{Benchmark: p.Arm.Config.Benchmark, Arm: p.Arm.Label, Baseline: p.Baseline.Label,
 					Reason: fmt.Sprintf("%s: %v", m, err)})
@@ -395,13 +471,41 @@ func Compare(pairs []Pair, o CompareOptions) Comparisons {
 			})
 		}
 	}
-	ps := make([]float64, len(out.Comparisons))
-	for i, c := range out.Comparisons {
-		ps[i] = c.Stats.P
+	for _, idx := range holmFamilies(out.Comparisons) {
+		ps := make([]float64, len(idx))
+		for j, i := range idx {
+			ps[j] = out.Comparisons[i].Stats.P
+		}
+		for j, h := range metrics.Holm(ps) {
+			c := &out.Comparisons[idx[j]]
+			c.HolmP, c.FamilySize, c.Significant = h, len(idx), h < alpha
+		}
 	}
-	for i, h := range metrics.Holm(ps) {
-		out.Comparisons[i].HolmP = h
-		out.Comparisons[i].Significant = h < alpha
+	return out
+}
+
+// holmFamilies groups the indexes of cs by family, in order of first
+// appearance: it is the one definition of which comparisons one Holm
+// correction covers. A family is every comparison between one arm and its
+// baseline arm on one benchmark (one per metric compared). Comparisons of
+// other arms or other benchmarks are other families: the p of a comparison
+// does not depend on what else is compared, and the regression gate, which
+// decides arm by arm (in evaltest as each arm finishes, before later arms
+// have run), uses the same families as the commands that read bundles
+// afterwards.
+func holmFamilies(cs []Comparison) [][]int {
+	type key struct{ bench, arm, baseline string }
+	var out [][]int
+	at := map[key]int{}
+	for i, c := range cs {
+		k := key{c.Benchmark, c.Arm, c.Baseline}
+		j, ok := at[k]
+		if !ok {
+			j = len(out)
+			at[k] = j
+			out = append(out, nil)
+		}
+		out[j] = append(out[j], i)
 	}
 	return out
 }
@@ -500,10 +604,22 @@ func pairScores(a, b Result, m string) (xa, xb []float64, dropped int, why strin
 	return xa, xb, missing + failed + oneSided, strings.Join(parts, ", ")
 }
 
+// HolmCell formats c's Holm p with the size of its family as tables
+// print it: "0.062 (of 2)".
+func (c Comparison) HolmCell() string {
+	return fmt.Sprintf("%s (of %d)", numfmt.P(c.HolmP), c.FamilySize)
+}
+
+// HolmText formats c's Holm p with the size of its family, as the verdict
+// lines and the gate print it: "0.062 over 2 comparisons".
+func (c Comparison) HolmText() string {
+	return fmt.Sprintf("%s over %d %s", numfmt.P(c.HolmP), c.FamilySize, plural(c.FamilySize, "comparison", "comparisons"))
+}
+
 // Verdict returns the one-line reading of c, e.g.
 //
-//	bm25 beats dense by +0.091 ndcg@10 (d_z 0.38, Holm p = 1e-4) on 100 queries
-//	no significant difference: bm25 vs dense on ndcg@10 (+0.004, Holm p = 0.62, 100 queries)
+//	bm25 beats dense by +0.091 ndcg@10 (d_z 0.38, Holm p = 1e-4 over 2 comparisons) on 100 queries
+//	no significant difference: bm25 vs dense on ndcg@10 (+0.004, Holm p = 0.62 over 2 comparisons, 100 queries)
 //
 // A significant negative difference is read the other way round (the
 // baseline beats the arm). Dropped queries and small samples are noted.
@@ -520,10 +636,10 @@ func (c Comparison) Verdict() string {
 			dz = "d_z " + numfmt.Number(math.Abs(c.Stats.Dz), 2)
 		}
 		s = fmt.Sprintf("%s beats %s by +%s %s (%s, Holm p = %s) on %d %s", win, lose,
-			numfmt.Number(math.Abs(c.Stats.MeanDiff), 3), c.Metric, dz, numfmt.P(c.HolmP), n, plural(n, "query", "queries"))
+			numfmt.Number(math.Abs(c.Stats.MeanDiff), 3), c.Metric, dz, c.HolmText(), n, plural(n, "query", "queries"))
 	} else {
 		s = fmt.Sprintf("no significant difference: %s vs %s on %s (%s, Holm p = %s, %d %s)", c.Arm, c.Baseline, c.Metric,
-			numfmt.Signed(c.Stats.MeanDiff, 3), numfmt.P(c.HolmP), n, plural(n, "query", "queries"))
+			numfmt.Signed(c.Stats.MeanDiff, 3), c.HolmText(), n, plural(n, "query", "queries"))
 	}
 	var notes []string
 	if c.Dropped > 0 {

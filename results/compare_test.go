@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	lasagna "github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/numfmt"
 )
 
 // armWith builds an arm whose ndcg@10 on query i is scores[i]; NaN marks a
@@ -48,7 +49,7 @@ func TestCompareIdenticalArms(t *testing.T) {
 	if c.Significant || c.Stats.MeanDiff != 0 || c.HolmP != 1 || c.Stats.N != 40 {
 		t.Errorf("identical arms: %+v", c)
 	}
-	want := "no significant difference: bm25 vs dense on ndcg@10 (+0.000, Holm p = 1, 40 queries)"
+	want := "no significant difference: bm25 vs dense on ndcg@10 (+0.000, Holm p = 1 over 1 comparison, 40 queries)"
 	if v := c.Verdict(); v != want {
 		t.Errorf("verdict %q\nwant    %q", v, want)
 	}
@@ -65,8 +66,8 @@ func TestCompareShiftedArm(t *testing.T) {
 		arm, baseline ArmResult
 		want          string
 	}{
-		{armWith(t, hf, "bm25", better), armWith(t, hf, "dense", base), "bm25 beats dense by +0.100 ndcg@10 (d_z 6.98, Holm p = 1e-4) on 40 queries"},
-		{armWith(t, hf, "dense", base), armWith(t, hf, "bm25", better), "bm25 beats dense by +0.100 ndcg@10 (d_z 6.98, Holm p = 1e-4) on 40 queries"},
+		{armWith(t, hf, "bm25", better), armWith(t, hf, "dense", base), "bm25 beats dense by +0.100 ndcg@10 (d_z 6.98, Holm p = 1e-4 over 1 comparison) on 40 queries"},
+		{armWith(t, hf, "dense", base), armWith(t, hf, "bm25", better), "bm25 beats dense by +0.100 ndcg@10 (d_z 6.98, Holm p = 1e-4 over 1 comparison) on 40 queries"},
 	} {
 		got := Compare([]Pair{{c.arm, c.baseline}}, CompareOptions{Seed: 1})
 		if len(got.Comparisons) != 1 {
@@ -86,31 +87,55 @@ func TestCompareShiftedArm(t *testing.T) {
 }
 
 func TestCompareHolmOrdering(t *testing.T) {
-	// Against a baseline of zeros, arm "six" is better on 6 of 8 queries,
-	// "five" on 5, "none" on none. The exact sign-flip p-values are 2/2^6,
-	// 2/2^5 and 1; Holm over the family of three multiplies the smallest by
-	// 3 and the next by 2, keeping the order: 0.09375, 0.125, 1.
+	// Against a baseline of zeros, arm "tuned" is better on 6 of 8
+	// queries on metric six, on 5 on metric five and on none on metric
+	// none. The exact sign-flip p-values are 2/2^6, 2/2^5 and 1; Holm over
+	// the family of three (one arm pair, three metrics) multiplies the
+	// smallest by 3 and the next by 2, keeping the order: 0.09375, 0.125, 1.
 	hf := testHeldFixed()
 	zero := make([]float64, 8)
 	six := []float64{.5, .5, .5, .5, .5, .5, 0, 0}
 	five := []float64{.5, .5, .5, .5, .5, 0, 0, 0}
-	arms := []ArmResult{armWith(t, hf, "base", zero), armWith(t, hf, "none", zero), armWith(t, hf, "five", five), armWith(t, hf, "six", six)}
-	pairs, err := PairWithin(arms, "base")
+	metricsArm := func(name string, by map[string][]float64) ArmResult {
+		a := armWith(t, hf, name, zero)
+		for i := range a.Result.PerSampleScores {
+			a.Result.PerSampleScores[i].Scores = map[string]float64{}
+			for m, xs := range by {
+				a.Result.PerSampleScores[i].Scores[m] = xs[i]
+			}
+		}
+		return a
+	}
+	base := metricsArm("base", map[string][]float64{"none": zero, "five": zero, "six": zero})
+	tuned := metricsArm("tuned", map[string][]float64{"none": zero, "five": five, "six": six})
+	// A second arm is a family of its own: its comparisons change nothing
+	// in tuned's Holm p-values.
+	other := metricsArm("other", map[string][]float64{"none": six, "five": six, "six": six})
+	pairs, err := PairWithin([]ArmResult{base, tuned, other}, "base")
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := Compare(pairs, CompareOptions{})
+	got := Compare(pairs, CompareOptions{Metrics: []string{"none", "five", "six"}})
 	want := map[string][2]float64{"none": {1, 1}, "five": {2.0 / 32, 0.125}, "six": {2.0 / 64, 0.09375}}
-	if len(got.Comparisons) != 3 {
+	if len(got.Comparisons) != 6 {
 		t.Fatalf("got %+v", got)
 	}
 	for _, c := range got.Comparisons {
-		w := want[c.Arm]
+		if c.FamilySize != 3 || c.Baseline != "base" || c.HolmCell() != numfmt.P(c.HolmP)+" (of 3)" {
+			t.Errorf("%s %s against %s: family of %d (%s), want 3", c.Arm, c.Metric, c.Baseline, c.FamilySize, c.HolmCell())
+		}
+		if !strings.Contains(c.Verdict(), " over 3 comparisons") {
+			t.Errorf("verdict without its family size: %s", c.Verdict())
+		}
+		if c.Arm != "tuned" {
+			continue
+		}
+		w := want[c.Metric]
 		if math.Abs(c.Stats.P-w[0]) > 1e-12 || math.Abs(c.HolmP-w[1]) > 1e-12 {
-			t.Errorf("%s: p %v, Holm p %v; want %v, %v", c.Arm, c.Stats.P, c.HolmP, w[0], w[1])
+			t.Errorf("%s: p %v, Holm p %v; want %v, %v", c.Metric, c.Stats.P, c.HolmP, w[0], w[1])
 		}
 		if c.Significant {
-			t.Errorf("%s significant at Holm p %v", c.Arm, c.HolmP)
+			t.Errorf("%s significant at Holm p %v", c.Metric, c.HolmP)
 		}
 		if !c.Stats.SmallSample || !strings.Contains(c.Verdict(), "SMALL_SAMPLE") {
 			t.Errorf("8 pairs not flagged small: %s", c.Verdict())
@@ -209,7 +234,7 @@ func TestCompareConstantShiftHasNoDz(t *testing.T) {
 	base := series(30, func(i int) float64 { return float64((i*37)%90) / 97 })
 	shifted := series(30, func(i int) float64 { return base[i] + 0.1 })
 	c := Compare([]Pair{{armWith(t, hf, "a", shifted), armWith(t, hf, "b", base)}}, CompareOptions{}).Comparisons[0]
-	if !c.Stats.DzUndefined || c.Stats.Dz != 0 || !strings.Contains(c.Verdict(), "(d_z n/a, Holm p = 1e-4)") {
+	if !c.Stats.DzUndefined || c.Stats.Dz != 0 || !strings.Contains(c.Verdict(), "(d_z n/a, Holm p = 1e-4 over 1 comparison)") {
 		t.Errorf("constant shift: %+v\n%s", c.Stats, c.Verdict())
 	}
 }

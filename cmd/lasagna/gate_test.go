@@ -183,7 +183,7 @@ func TestBenchmarkRunBaseline(t *testing.T) {
 	// The unchanged arm passes, with a line per gated metric.
 	out, errOut, code = runCLI(t, "benchmark", "run", base, "--baseline", baseline, "-o", bundle)
 	if code != 0 || !strings.Contains(out, "pass: local/pairs@") ||
-		!strings.Contains(out, "/bm25: baseline gate: ndcg@10 1 → 1 (+0.0000, Holm p = 1, 12 paired queries): no drop, passes") ||
+		!strings.Contains(out, "/bm25: baseline gate: ndcg@10 1 → 1 (+0.0000, Holm p = 1 over 2 comparisons, 12 paired queries): no drop, passes") ||
 		!strings.Contains(out, "baseline gate: recall@10") {
 		t.Errorf("unchanged arm: exit %d\n%s%s", code, out, errOut)
 	}
@@ -193,7 +193,7 @@ func TestBenchmarkRunBaseline(t *testing.T) {
 	// queries, so significant.
 	out, errOut, code = runCLI(t, "benchmark", "run", worse, "--baseline", baseline, "-o", bundle)
 	for _, want := range []string{
-		"/bm25: regression: recall@10 fell from 1 to 0.5 (drop 0.5 > tolerance 0.01) and the drop is significant (Holm p = 9.8e-4 < 0.05 across 2 gated metrics, 12 paired queries); baseline " + baseline + "; fix the regression, or if it is intended record a new baseline with --update-baseline",
+		"/bm25: regression: recall@10 fell from 1 to 0.5 (drop 0.5 > tolerance 0.01) and the drop is significant (Holm p = 9.8e-4 < 0.05 over 2 comparisons, 12 paired queries); baseline " + baseline + "; fix the regression, or if it is intended record a new baseline with --update-baseline",
 		"/bm25: regression: ndcg@10 fell from 1 to 0.6131",
 	} {
 		if code != 1 || !strings.Contains(out, want) {
@@ -415,14 +415,14 @@ func TestBenchmarkRunBaselineGrownBEIR(t *testing.T) {
 
 	out, errOut, code := runCLI(t, "benchmark", "run", base, "--baseline", baseline, "-o", filepath.Join(grown, "b.json"))
 	if code != 0 || strings.Contains(out, "pass: "+from) ||
-		!strings.Contains(out, "/bm25: baseline gate: ndcg@10 1 → 1 (+0.0000, Holm p = 1, 12 paired queries): no drop, passes; "+note) ||
-		!strings.Contains(out, "/bm25: baseline gate: recall@10 1 → 1 (+0.0000, Holm p = 1, 12 paired queries): no drop, passes; "+note) {
+		!strings.Contains(out, "/bm25: baseline gate: ndcg@10 1 → 1 (+0.0000, Holm p = 1 over 2 comparisons, 12 paired queries): no drop, passes; "+note) ||
+		!strings.Contains(out, "/bm25: baseline gate: recall@10 1 → 1 (+0.0000, Holm p = 1 over 2 comparisons, 12 paired queries): no drop, passes; "+note) {
 		t.Errorf("unchanged arm on the grown folder: exit %d\n%s%s", code, out, errOut)
 	}
 
 	out, errOut, code = runCLI(t, "benchmark", "run", worse, "--baseline", baseline, "-o", filepath.Join(grown, "b.json"))
 	for _, want := range []string{
-		"/bm25: regression: recall@10 fell from 1 to 0.5 (drop 0.5 > tolerance 0.01) and the drop is significant (Holm p = 9.8e-4 < 0.05 across 2 gated metrics, 12 paired queries); " + note + "; baseline " + baseline + "; fix the regression, or if it is intended record a new baseline with --update-baseline",
+		"/bm25: regression: recall@10 fell from 1 to 0.5 (drop 0.5 > tolerance 0.01) and the drop is significant (Holm p = 9.8e-4 < 0.05 over 2 comparisons, 12 paired queries); " + note + "; baseline " + baseline + "; fix the regression, or if it is intended record a new baseline with --update-baseline",
 		"/bm25: regression: ndcg@10 fell from 1 to 0.6131",
 	} {
 		if code != 1 || !strings.Contains(out, want) {

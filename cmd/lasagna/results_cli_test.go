@@ -108,8 +108,8 @@ func TestResultsCompareCmd(t *testing.T) {
 	for _, want := range []string{
 		"benchmark               arm    metric     n   mean    95% CI",
 		"dense vs bm25",
-		"bm25 beats dense by +0.138 ndcg@10 (d_z 4.79, Holm p = 2e-4) on 20 queries",
-		"no significant difference: dense vs bm25 on recall@10 (-0.017, Holm p = 1, 20 queries)",
+		"bm25 beats dense by +0.138 ndcg@10 (d_z 4.79, Holm p = 2e-4 over 2 comparisons) on 20 queries",
+		"no significant difference: dense vs bm25 on recall@10 (-0.017, Holm p = 1 over 2 comparisons, 20 queries)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -118,7 +118,7 @@ func TestResultsCompareCmd(t *testing.T) {
 	// Two bundles: each arm of B against A's arm of the same name.
 	a, b := copyGolden(t, "retrieval.json", "old.json"), copyGolden(t, "retrieval.json", "new.json")
 	out, _, code = runResults(t, "compare", a, b, "--metric", "ndcg@10")
-	if code != 0 || !strings.Contains(out, "no significant difference: new:bm25 vs old:bm25 on ndcg@10 (+0.000, Holm p = 1, 20 queries)") {
+	if code != 0 || !strings.Contains(out, "no significant difference: new:bm25 vs old:bm25 on ndcg@10 (+0.000, Holm p = 1 over 1 comparison, 20 queries)") {
 		t.Errorf("two bundles: exit %d\n%s", code, out)
 	}
 	if _, _, code := runResults(t, "compare", a, b, "--baseline", "bm25"); code != 2 {
@@ -136,7 +136,7 @@ func TestResultsSignificanceCmd(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
-	if !strings.Contains(out, "bm25 vs dense") || !strings.Contains(out, "bm25 beats dense by +0.138 ndcg@10 (d_z 4.79, Holm p = 1e-4) on 20 queries") || strings.Contains(out, "recall@10") {
+	if !strings.Contains(out, "bm25 vs dense") || !strings.Contains(out, "bm25 beats dense by +0.138 ndcg@10 (d_z 4.79, Holm p = 1e-4 over 1 comparison) on 20 queries") || strings.Contains(out, "recall@10") {
 		t.Errorf("output:\n%s", out)
 	}
 	// A different sampling seed makes the arms incomparable.
@@ -222,7 +222,7 @@ arms:
 		t.Errorf("no word on --metric all:\n%s", out)
 	}
 	// Holm over the two gate metrics only: the printed Holm p-values are
-	// those of a family of two (0.12 here, where the family of all 25
+	// those of a family of two (0.12 here, where the family of all 22
 	// shared metrics gives 1).
 	b, err := results.ReadFile(bundle)
 	if err != nil {
@@ -233,6 +233,9 @@ arms:
 		t.Fatal(err)
 	}
 	res := results.Compare(pairs, results.CompareOptions{Metrics: []string{"ndcg@10", "recall@10"}, Resamples: 10000})
+	if len(res.Comparisons) != 2 || res.Comparisons[0].FamilySize != 2 || !strings.Contains(out, "0.12 (of 2)") {
+		t.Errorf("want a family of 2 with Holm p 0.12 (of 2): %+v\n%s", res.Comparisons, out)
+	}
 	for _, c := range res.Comparisons {
 		if !strings.Contains(out, c.Verdict()) {
 			t.Errorf("output lacks the two-metric verdict %q:\n%s", c.Verdict(), out)
@@ -241,7 +244,7 @@ arms:
 
 	out, _, code = runResults(t, "compare", bundle, "--metric", "all")
 	arms, cmps = compareTableMetrics(out)
-	if code != 0 || len(arms) < 20 || len(cmps) < 10 || !slices.Contains(cmps, "shallow mrr@10") || !strings.Contains(out, "shallow vs deep on ndcg@10 (-0.041, Holm p = 1,") {
+	if code != 0 || len(arms) < 20 || len(cmps) < 10 || !slices.Contains(cmps, "shallow mrr@10") || !strings.Contains(out, "shallow vs deep on ndcg@10 (-0.041, Holm p = 1 over 22 comparisons,") {
 		t.Errorf("--metric all: exit %d, %d arm rows, %d comparisons\n%s", code, len(arms), len(cmps), out)
 	}
 	if _, _, code := runResults(t, "compare", bundle, "--metric", "all", "--metric", "ndcg@10"); code != 2 {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/internal/datasets"
-	"github.com/lasagna-go/lasagna/internal/engine"
 	"github.com/lasagna-go/lasagna/reporters"
 	"github.com/lasagna-go/lasagna/results"
 	"github.com/lasagna-go/lasagna/results/schema"
@@ -33,7 +32,7 @@ func (f *compareFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.baseline, "baseline", "", "compare every arm against `ARM` (default: the first arm of each benchmark)")
 	cmd.Flags().StringArrayVar(&f.data, "data", nil, "re-score each bundle against the benchmark `PATH` it ran on before comparing (as results validate --data does; repeatable)")
 	cmd.Flags().StringArrayVar(&f.metrics, "metric", nil, "compare `METRIC` only (repeatable), or \"all\" for every metric both arms score per query (default: the gate metrics, ndcg@10 and recall@10 for a retrieving arm and token_f1 for an answering one)")
-	cmd.Flags().Uint64Var(&f.seed, "seed", 0, "`SEED` of the bootstrap and randomisation resampling")
+	cmd.Flags().Uint64Var(&f.seed, "seed", 0, "`SEED` of the bootstrap and randomisation resampling (default: the candidate bundle's experiment.stats_seed, 42 when absent, as the gate uses)")
 	cmd.Flags().IntVar(&f.resamples, "resamples", 10000, "number of bootstrap and sign-flip resamples")
 	cmd.Flags().Float64Var(&f.level, "level", 0.95, "confidence level; a difference is significant when its Holm p < 1 - LEVEL")
 }
@@ -76,34 +75,9 @@ func (f *compareFlags) shown(a results.ArmResult) []string {
 			}
 		}
 	default:
-		ms = gateMetrics(a, a)
+		ms = results.GateMetrics(results.Pair{Arm: a, Baseline: a})
 	}
 	slices.SortFunc(ms, compareMetricNames)
-	return ms
-}
-
-// gateMetrics returns the default gate metrics (engine.Gate's, by the
-// arm's resolved mode) that both a and b have, in the gate's order; when
-// they share none of them, every metric both have.
-func gateMetrics(a, b results.ArmResult) []string {
-	arm := engine.Arm{Mode: a.Config.HeldFixed.ResolvedMode}
-	var ms []string
-	for _, m := range (engine.Gate{}).GatedMetrics(&arm) {
-		_, inA := a.Result.Metrics[m]
-		_, inB := b.Result.Metrics[m]
-		if inA && inB {
-			ms = append(ms, m)
-		}
-	}
-	if len(ms) > 0 {
-		return ms
-	}
-	for m := range a.Result.Metrics {
-		if _, ok := b.Result.Metrics[m]; ok {
-			ms = append(ms, m)
-		}
-	}
-	slices.Sort(ms)
 	return ms
 }
 
@@ -120,13 +94,17 @@ Only queries present and error-free in both arms are paired; the number
 dropped is shown. Pairs whose held_fixed blocks (comparability keys) differ,
 or that differ in an undeclared stage (STAGE_ISOLATION), are refused.
 Each comparison gets a verdict line: the mean difference, the effect size
-d_z and the Holm-adjusted p-value of a paired sign-flip test.
+d_z and the Holm-adjusted p-value of a paired sign-flip test, with the
+number of comparisons its Holm family holds.
 
 By default the tables show, and the tests compare, the gate metrics of
 benchmark run --baseline: ndcg@10 and recall@10 for an arm that retrieves,
 token_f1 for one that answers (an arm with none of them shows all of its
 metrics). --metric M (repeatable) picks metrics, --metric all shows every
-metric. The Holm correction covers the comparisons printed, no others.
+metric. One Holm correction covers the metrics compared between one arm
+and its baseline on one benchmark (docs/metrics.md, "Statistics"): the gate
+of benchmark run --baseline, results report and the dashboard use the same
+families, the same test and the same seed, so they print the same p.
 A bundle whose benchmarks each have one arm prints its table: there is
 nothing to compare, and that is not an error.
 
@@ -156,8 +134,9 @@ func newResultsSignificanceCmd(stdout io.Writer) *cobra.Command {
 		Long: `significance pools the arms of the given bundles and compares every arm of
 each benchmark with the baseline arm (--baseline, default the first), paired
 by query id: mean difference with its paired-bootstrap interval, d_z, the
-two-sided sign-flip p-value and the Holm-adjusted p-value over the whole
-family of comparisons printed. Arms of different files with the same name are
+two-sided sign-flip p-value and the Holm-adjusted p-value over its family
+(the metrics compared between the two arms on that benchmark; see
+docs/metrics.md, "Statistics"). Arms of different files with the same name are
 labelled FILE:ARM. Pairs that are not comparable are refused, with the
 held_fixed fields that differ. The metrics are those of compare: the gate
 metrics by default, --metric M to pick, --metric all for every one.
@@ -251,7 +230,7 @@ func resultsCompare(ctx context.Context, w io.Writer, paths []string, f *compare
 	}
 
 	if len(f.metrics) == 0 {
-		opts.PairMetrics = func(p results.Pair) []string { return gateMetrics(p.Arm, p.Baseline) }
+		opts.PairMetrics = results.GateMetrics
 	}
 	if summary {
 		arms := slices.Concat(all...)
@@ -393,7 +372,7 @@ func printComparisons(w io.Writer, cs []results.Comparison, level float64) {
 			c.Benchmark, c.Arm, c.Baseline, c.Metric, c.Stats.N, c.Dropped,
 			reporters.FormatNumber(c.Mean, 4), reporters.FormatNumber(c.BaselineMean, 4),
 			reporters.FormatSigned(c.Stats.MeanDiff, 4), reporters.FormatSigned(c.Stats.Lo, 4), reporters.FormatSigned(c.Stats.Hi, 4),
-			dz, reporters.FormatP(c.Stats.P), reporters.FormatP(c.HolmP))
+			dz, reporters.FormatP(c.Stats.P), c.HolmCell())
 	}
 	tw.Flush()
 }

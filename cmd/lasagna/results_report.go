@@ -26,8 +26,12 @@ other host): the benchmark's identity and provenance, the comparability keys,
 the integrity findings (blocking ones first), each arm's mean with its 95%
 confidence interval and its per-query distribution as plots, the paired
 comparisons of the arms (or of each arm against --baseline's arm of the same
-name) with d_z, the Holm-adjusted p and the verdict line that results compare
-prints, and a sortable, filterable per-query table.
+name) with d_z, the Holm-adjusted p with the size of its family and the
+verdict line that results compare prints, and a sortable, filterable
+per-query table. The comparisons test the --metric metrics, else each arm
+pair's gate metrics, with the families and seed of results compare and the
+regression gate, so all three print the same p (docs/metrics.md,
+"Statistics").
 
 --data names the benchmarks the bundle ran on (a file, a BEIR folder,
 registry:NAME@HASH or a sweep file, as given to benchmark run): the bundle

@@ -189,7 +189,7 @@ func TestGateGrownBenchmark(t *testing.T) {
 	}
 	note := "gated on 12 shared queries (1 added, 0 changed, 0 removed since the baseline's " + from + ")"
 	vs := gateOf(rep, base)
-	wantGate(t, vs, true, "baseline gate: ", "1 → 1 (+0.0000, Holm p = 1, 12 paired queries): no drop, passes; "+note)
+	wantGate(t, vs, true, "baseline gate: ", "1 → 1 (+0.0000, Holm p = 1 over 2 comparisons, 12 paired queries): no drop, passes; "+note)
 
 	vs = gateOf(growRun(t, grown, BenchmarkEntry{}, halfArm()), base)
 	wantGate(t, vs, false, "regression: ", "12 paired queries); "+note+"; baseline base.json; fix the regression, or if it is intended record a new baseline with HINT")

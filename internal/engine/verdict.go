@@ -175,7 +175,8 @@ func (p PassRule) String() string {
 // Gate is the regression gate against a baseline bundle. For each arm, the
 // gated metrics are compared with the baseline's arm of the same name on
 // the same benchmark, query by query (paired by query id, results.Compare),
-// and the p-values are Holm-adjusted across the arm's gated metrics. A
+// and the p-values are Holm-adjusted over the family results.Compare
+// defines: the arm's gated metrics against its baseline arm. A
 // metric fails the gate only when it dropped by more than Tolerance AND its
 // adjusted p-value is below Alpha. All gated metrics are read as
 // higher-is-better.
@@ -205,7 +206,8 @@ func (g Gate) alpha() float64 {
 	return 0.05
 }
 
-// GatedMetrics returns the metrics g gates for arm a.
+// GatedMetrics returns the metrics g gates for arm a: g.Metrics, or by
+// default those of results.GateMetrics (a test holds the two lists equal).
 func (g Gate) GatedMetrics(a *Arm) []string {
 	if g.Metrics != nil {
 		return slices.Clone(g.Metrics)
@@ -641,7 +643,7 @@ func GateVerdicts(c *Cell, o GateOptions) []Verdict {
 	fail := func(metric, msg string) []Verdict {
 		return []Verdict{{Kind: VerdictGate, Benchmark: bench, Arm: arm, Metric: metric, Got: math.NaN(), Want: "a comparable baseline", Message: msg}}
 	}
-	cur := cellArm(c, o.Varied, arm)
+	cur := cellArm(c, o.Varied, arm, seed)
 	var prev []results.ArmResult
 	for _, a := range results.Arms(o.Baseline, "baseline ") {
 		if a.Config.Benchmark == bench && a.Config.Name == arm {
@@ -690,9 +692,9 @@ func GateVerdicts(c *Cell, o GateOptions) []Verdict {
 		drop := cm.BaselineMean - cm.Mean
 		v := Verdict{Kind: VerdictGate, Benchmark: bench, Arm: arm, Metric: cm.Metric, Got: cm.Mean, Want: want}
 		if drop > g.tolerance() && cm.Significant {
-			v.Message = fmt.Sprintf("regression: %s fell from %s to %s (drop %s > tolerance %s) and the drop is significant (Holm p = %s < %s across %d gated metrics, %d paired queries)%s; baseline %s; fix the regression, or if it is intended record a new baseline with %s",
+			v.Message = fmt.Sprintf("regression: %s fell from %s to %s (drop %s > tolerance %s) and the drop is significant (Holm p = %s < %s over %s, %d paired queries)%s; baseline %s; fix the regression, or if it is intended record a new baseline with %s",
 				cm.Metric, FormatValue(cm.BaselineMean), FormatValue(cm.Mean), FormatValue(drop), FormatValue(g.tolerance()),
-				numfmt.P(cm.HolmP), FormatValue(g.alpha()), len(ms), cm.Stats.N, note, o.Path, o.UpdateHint)
+				numfmt.P(cm.HolmP), FormatValue(g.alpha()), comparisons(cm.FamilySize), cm.Stats.N, note, o.Path, o.UpdateHint)
 			out = append(out, v)
 			continue
 		}
@@ -700,10 +702,19 @@ func GateVerdicts(c *Cell, o GateOptions) []Verdict {
 		v.Pass = true
 		v.Message = fmt.Sprintf("baseline gate: %s %s → %s (%s, Holm p = %s, %d paired queries): %s, passes%s",
 			cm.Metric, FormatValue(cm.BaselineMean), FormatValue(cm.Mean), numfmt.Signed(cm.Mean-cm.BaselineMean, 4),
-			numfmt.P(cm.HolmP), cm.Stats.N, why, note)
+			cm.HolmText(), cm.Stats.N, why, note)
 		out = append(out, v)
 	}
 	return out
+}
+
+// comparisons says how many comparisons a Holm family holds: "2
+// comparisons", "1 comparison".
+func comparisons(n int) string {
+	if n == 1 {
+		return "1 comparison"
+	}
+	return strconv.Itoa(n) + " comparisons"
 }
 
 // passReason says why a paired comparison whose mean dropped by drop
@@ -719,9 +730,10 @@ func passReason(drop, tol float64) string {
 }
 
 // cellArm returns cell c as results.Compare reads an arm: its config and
-// per-query rows (Metrics only marks the metrics scored).
-func cellArm(c *Cell, varied []string, label string) results.ArmResult {
-	cur := results.ArmResult{Label: label, Config: cellConfig(c, varied), Result: results.Result{Metrics: map[string]float64{}}}
+// per-query rows (Metrics only marks the metrics scored), with the run's
+// stats seed, which the bundle of the run records.
+func cellArm(c *Cell, varied []string, label string, seed uint64) results.ArmResult {
+	cur := results.ArmResult{Label: label, Config: cellConfig(c, varied), Result: results.Result{Metrics: map[string]float64{}}, StatsSeed: seed}
 	for _, q := range c.Queries {
 		row := results.Sample{QueryID: q.Query.ID, Scores: q.Scores}
 		if q.Err != nil {
@@ -781,7 +793,7 @@ func PairedVerdicts(c *Cell, cells []*Cell, ths []Threshold, varied []string, se
 		for i, th := range group {
 			ms[i] = th.Metric
 		}
-		cmp := results.Compare([]results.Pair{{Arm: cellArm(c, varied, arm), Baseline: cellArm(other, varied, than)}},
+		cmp := results.Compare([]results.Pair{{Arm: cellArm(c, varied, arm, seed), Baseline: cellArm(other, varied, than, seed)}},
 			results.CompareOptions{Metrics: ms, Seed: seed, Level: 0.95})
 		for _, ref := range cmp.Refusals {
 			for _, th := range group {
@@ -797,9 +809,9 @@ func PairedVerdicts(c *Cell, cells []*Cell, ths []Threshold, varied []string, se
 			drop := cm.BaselineMean - cm.Mean
 			v := Verdict{Kind: VerdictThreshold, Benchmark: bench, Arm: arm, Metric: cm.Metric, Got: cm.Mean, Want: th.Want()}
 			if drop > th.tolerance() && cm.Significant {
-				v.Message = fmt.Sprintf("worse than %s: %s is %s against %s's %s (drop %s > tolerance %s) and the drop is significant (Holm p = %s < 0.05 across %d paired metrics, %d paired queries); improve arm %s, or loosen the threshold",
+				v.Message = fmt.Sprintf("worse than %s: %s is %s against %s's %s (drop %s > tolerance %s) and the drop is significant (Holm p = %s < 0.05 over %s, %d paired queries); improve arm %s, or loosen the threshold",
 					than, cm.Metric, FormatValue(cm.Mean), than, FormatValue(cm.BaselineMean), FormatValue(drop), FormatValue(th.tolerance()),
-					numfmt.P(cm.HolmP), len(ms), cm.Stats.N, arm)
+					numfmt.P(cm.HolmP), comparisons(cm.FamilySize), cm.Stats.N, arm)
 				out = append(out, v)
 				continue
 			}
@@ -807,7 +819,7 @@ func PairedVerdicts(c *Cell, cells []*Cell, ths []Threshold, varied []string, se
 			v.Pass = true
 			v.Message = fmt.Sprintf("not worse than %s: %s %s vs %s (%s, Holm p = %s, %d paired queries): %s, passes",
 				than, cm.Metric, FormatValue(cm.Mean), FormatValue(cm.BaselineMean), numfmt.Signed(cm.Mean-cm.BaselineMean, 4),
-				numfmt.P(cm.HolmP), cm.Stats.N, why)
+				cm.HolmText(), cm.Stats.N, why)
 			out = append(out, v)
 		}
 	}

@@ -5,8 +5,9 @@
 // side by side. Within a group, the arms are ranked by one metric, and
 // adjacent entries whose paired difference on their shared queries is not
 // significant (results.Compare: a paired test per adjacent pair,
-// Holm-adjusted across every pair of the page) are marked as tied rather
-// than ranked apart.
+// Holm-adjusted over the family results.Compare defines for the pair, the
+// metrics compared between the two arms) are marked as tied rather than
+// ranked apart.
 //
 // It is pure: bundles in, groups out. The dashboard (lasagna serve) feeds
 // it the bundles submitted to its registry, which were checked against
@@ -40,7 +41,8 @@ type Input struct {
 
 // Options configure Build. The zero value ranks every group by its
 // mode's default metric with the comparison's defaults (10,000
-// resamples, seed 0, 95% intervals, significance 0.05 after Holm).
+// resamples, the upper entry's stats seed, 95% intervals, significance
+// 0.05 after Holm).
 type Options struct {
 	// Metric ranks every group by this metric; "" means each group's
 	// default (DefaultMetric of its mode).
@@ -112,6 +114,11 @@ type Versus struct {
 	Shared int     `json:"shared_queries"`
 	P      float64 `json:"p"`
 	HolmP  float64 `json:"holm_p"`
+	// Family is the number of comparisons HolmP is adjusted over: the
+	// pair's gate metrics (results.GateMetrics) and the ranked metric, as
+	// results compare --metric would compare them, so the two print the
+	// same Holm p.
+	Family int `json:"holm_family,omitzero"`
 	// Refused says why the pair was not compared (the arms declare other
 	// varied dimensions, or share no scored query); they count as tied.
 	Refused string `json:"refused,omitzero"`
@@ -221,23 +228,35 @@ func Build(in []Input, o Options) ([]Group, error) {
 		}
 		groups = append(groups, g)
 	}
-	// One family: every adjacent pair of the page, each on its group's
-	// metric.
+	// Each adjacent pair is compared on its gate metrics and the group's
+	// metric, one Holm family per pair (results.Compare); the tie is read
+	// on the group's metric.
 	metricOf := map[string]string{}
 	for i, p := range pairs {
 		metricOf[p.Arm.Label+"\x00"+p.Baseline.Label] = groups[where[i].g].Metric
 	}
 	cmps := results.Compare(pairs, results.CompareOptions{
-		PairMetrics: func(p results.Pair) []string { return []string{metricOf[p.Arm.Label+"\x00"+p.Baseline.Label]} },
-		Resamples:   o.Resamples, Seed: o.Seed,
+		PairMetrics: func(p results.Pair) []string {
+			ms := results.GateMetrics(p)
+			if m := metricOf[p.Arm.Label+"\x00"+p.Baseline.Label]; !slices.Contains(ms, m) {
+				ms = append(ms, m)
+			}
+			return ms
+		},
+		Resamples: o.Resamples, Seed: o.Seed,
 	})
 	found := map[string]*Versus{}
 	for _, c := range cmps.Comparisons {
+		if c.Metric != metricOf[c.Arm+"\x00"+c.Baseline] {
+			continue
+		}
 		found[c.Arm+"\x00"+c.Baseline] = &Versus{Tied: !c.Significant, Diff: c.Mean - c.BaselineMean,
-			Shared: c.Stats.N, P: c.Stats.P, HolmP: c.HolmP}
+			Shared: c.Stats.N, P: c.Stats.P, HolmP: c.HolmP, Family: c.FamilySize}
 	}
 	for _, r := range cmps.Refusals {
-		found[r.Arm+"\x00"+r.Baseline] = &Versus{Tied: true, Refused: r.Reason}
+		if k := r.Arm + "\x00" + r.Baseline; found[k] == nil {
+			found[k] = &Versus{Tied: true, Refused: r.Reason}
+		}
 	}
 	for i, p := range pairs {
 		v := found[p.Arm.Label+"\x00"+p.Baseline.Label]
@@ -265,7 +284,7 @@ func Build(in []Input, o Options) ([]Group, error) {
 // armResult is a in the form results.Compare takes, labelled uniquely
 // by run_id and arm.
 func armResult(a arm) results.ArmResult {
-	return results.ArmResult{Label: a.in.ID + "/" + a.cfg.Name, Config: a.cfg, Result: a.res}
+	return results.ArmResult{Label: a.in.ID + "/" + a.cfg.Name, Config: a.cfg, Result: a.res, StatsSeed: a.in.Bundle.Experiment.StatsSeed}
 }
 
 func provenance(h results.HeldFixed) lasagna.Provenance {

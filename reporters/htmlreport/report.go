@@ -57,7 +57,10 @@ type Options struct {
 	// reporters.SummaryMetrics, then every other metric scored that is not
 	// a ranked retrieval metric or latency (the judge's, rubrics', scorers'
 	// and answer metrics, in sorted order), so that a judge metric shows
-	// its calibration and a scorer's metric its plot.
+	// its calibration and a scorer's metric its plot. The comparisons
+	// test the metrics given, or with nil each pair's gate metrics
+	// (results.GateMetrics), as results compare and the regression gate
+	// do, so the report prints the p-values they print.
 	Metrics []string
 	// Title heads the page; "" means "lasagna report".
 	Title string
@@ -188,6 +191,7 @@ type comparisonView struct {
 	Mean, BaselineMean, Diff         float64
 	Dz                               string
 	HolmP                            float64
+	Family                           int // comparisons in HolmP's family
 	N                                int
 	Significant                      bool
 	Verdict                          string
@@ -289,11 +293,18 @@ func build(ins []Input, o Options) (*view, error) {
 		}
 	}
 	if len(pairs) > 0 {
-		cs := results.Compare(pairs, results.CompareOptions{Metrics: mets})
+		// The metrics chosen, or each pair's gate metrics: the families
+		// results compare and the gate use (results.Compare), so the
+		// report prints their p-values.
+		co := results.CompareOptions{Metrics: o.Metrics}
+		if o.Metrics == nil {
+			co.PairMetrics = results.GateMetrics
+		}
+		cs := results.Compare(pairs, co)
 		for i, c := range cs.Comparisons {
 			cv := comparisonView{
 				Benchmark: c.Benchmark, Arm: c.Arm, Baseline: c.Baseline, Metric: c.Metric,
-				Mean: c.Mean, BaselineMean: c.BaselineMean, Diff: c.Stats.MeanDiff, HolmP: c.HolmP,
+				Mean: c.Mean, BaselineMean: c.BaselineMean, Diff: c.Stats.MeanDiff, HolmP: c.HolmP, Family: c.FamilySize,
 				N: c.Stats.N, Significant: c.Significant, Verdict: c.Verdict(), Dz: "n/a",
 			}
 			if !c.Stats.DzUndefined {
