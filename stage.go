@@ -180,3 +180,35 @@ type RerankerFunc func(ctx context.Context, q Query, hits []Hit) ([]Hit, error)
 func (f RerankerFunc) Rerank(ctx context.Context, q Query, hits []Hit) ([]Hit, error) {
 	return f(ctx, q, hits)
 }
+
+// Facts are what a retriever or pipeline learnt while it built its index
+// over the benchmark's corpus. The bundle records them, and the engine
+// raises integrity findings from them, whichever front end runs the arm
+// (go test, the lasagna CLI, the dashboard). The built-in arms report
+// theirs the same way. The zero Facts reports nothing.
+type Facts struct {
+	// IngestGap, when not nil, is the number of corpus documents the
+	// index could not take (0: it took them all), recorded as
+	// held_fixed.corpus_ingest_gap; above 0 it raises the blocking
+	// PARTIAL_CORPUS, since documents missing from the index make every
+	// score lower than the system's. IngestErrors says why, in a line or
+	// two (the first failures), for the finding's detail.
+	IngestGap    *int
+	IngestErrors string
+	// EmbedderDim is the dimension of the index's embeddings (0: none),
+	// recorded as held_fixed.embedder_dim.
+	EmbedderDim int
+	// Documents, UniqueTerms and TotalTerms are the index's corpus
+	// statistics (a lexical index: documents indexed, distinct terms,
+	// term occurrences), recorded as the config's corpus_stats when
+	// Documents is above 0, so an index can be checked against another
+	// implementation's.
+	Documents, UniqueTerms, TotalTerms int
+}
+
+// FactReporter is implemented by a Retriever or Pipeline (or what an
+// arm's BuildRetriever or Build returns) that reports Facts. The engine
+// asks once, right after the arm is built on a benchmark.
+type FactReporter interface {
+	Facts() Facts
+}

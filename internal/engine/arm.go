@@ -44,7 +44,7 @@ type Arm struct {
 	// Retriever returns the arm's retriever for benchmark b (indexing b's
 	// corpus when it needs to). It is called once per benchmark, before
 	// any of its queries runs; an error fails the whole cell
-	// (MISSING_RESULTS). A retriever that implements FactReporter states
+	// (MISSING_RESULTS). A retriever that implements lasagna.FactReporter states
 	// held_fixed facts it learned while building.
 	Retriever func(ctx context.Context, b *lasagna.Benchmark) (lasagna.Retriever, error)
 	// Generator answers questions; see the kinds of arms above.
@@ -337,7 +337,7 @@ func (a *Arm) Build(ctx context.Context, b *lasagna.Benchmark) (lasagna.Pipeline
 		})
 	}
 	rel, _ := r.(releaser)
-	if fr, ok := r.(FactReporter); ok {
+	if fr, ok := r.(lasagna.FactReporter); ok {
 		return pipelineFacts{p, fr.Facts(), rel}, nil
 	}
 	if rel != nil {
@@ -407,11 +407,11 @@ type Deps struct {
 
 type pipelineFacts struct {
 	lasagna.Pipeline
-	facts map[string]any
+	facts lasagna.Facts
 	rel   releaser
 }
 
-func (p pipelineFacts) Facts() map[string]any { return p.facts }
+func (p pipelineFacts) Facts() lasagna.Facts { return p.facts }
 
 func (p pipelineFacts) release() error {
 	if p.rel == nil {
@@ -618,10 +618,10 @@ func (d Deps) retriever(ctx context.Context, arm *Arm, spec ArmSpec) error {
 	// buildDense ingests b's corpus into a new store of the arm's backend
 	// (texts alone when emb is nil); the retriever it returns closes the
 	// store.
-	buildDense := func(ctx context.Context, b *lasagna.Benchmark, emb lasagna.Embedder) (*dense.Retriever, vector.Store, map[string]any, error) {
+	buildDense := func(ctx context.Context, b *lasagna.Benchmark, emb lasagna.Embedder) (*dense.Retriever, vector.Store, lasagna.Facts, error) {
 		r, store, err := vb.build(ctx, b, emb, modelID)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, lasagna.Facts{}, err
 		}
 		return r, store, denseFacts(emb, r, vb.redact), nil
 	}
@@ -632,7 +632,7 @@ func (d Deps) retriever(ctx context.Context, arm *Arm, spec ArmSpec) error {
 			if err != nil {
 				return nil, err
 			}
-			return withFacts{ix, bm25Facts(ix, nil), nil}, nil
+			return withFacts{ix, bm25Facts(ix, lasagna.Facts{}), nil}, nil
 		}
 		arm.bm25Only = true
 		arm.Stages[lasagna.StageRetriever] = bm25Desc
@@ -694,59 +694,72 @@ func (d Deps) retriever(ctx context.Context, arm *Arm, spec ArmSpec) error {
 	return nil
 }
 
-// denseFacts returns the held_fixed facts a dense index learns while
-// building: the embedding dimension (emb nil: none) and the documents that
-// failed to embed or to be stored.
-func denseFacts(emb lasagna.Embedder, r *dense.Retriever, redact redactor) map[string]any {
-	facts := map[string]any{"corpus_ingest_gap": r.IngestGap()}
+// denseFacts returns the facts a dense index learns while building: the
+// embedding dimension (emb nil: none) and the documents that failed to
+// embed or to be stored.
+func denseFacts(emb lasagna.Embedder, r *dense.Retriever, redact redactor) lasagna.Facts {
+	gap := r.IngestGap()
+	facts := lasagna.Facts{IngestGap: &gap}
 	if d, ok := emb.(interface{ Dim() int }); ok && d.Dim() > 0 {
-		facts["embedder_dim"] = d.Dim()
+		facts.EmbedderDim = d.Dim()
 	}
-	if r.IngestGap() > 0 {
-		facts["corpus_ingest_errors"] = redact.str(r.IngestErrors())
+	if gap > 0 {
+		facts.IngestErrors = redact.str(r.IngestErrors())
 	}
 	return facts
 }
 
-// Facts a BM25 index reports: its corpus statistics, which the bundle
-// records per arm (results.CorpusStats) so that an index can be checked
-// against another implementation's (Anserini's documents, unique terms and
-// total terms).
+// The keys of a cell's facts (Cell.Facts) for the corpus statistics a
+// lexical index reports (lasagna.Facts), which the bundle records per
+// arm (results.CorpusStats) so that an index can be checked against
+// another implementation's (Anserini's documents, unique terms and total
+// terms).
 const (
-	FactCorpusDocuments   = "corpus_documents"
-	FactCorpusUniqueTerms = "corpus_unique_terms"
-	FactCorpusTotalTerms  = "corpus_total_terms"
+	factCorpusDocuments   = "corpus_documents"
+	factCorpusUniqueTerms = "corpus_unique_terms"
+	factCorpusTotalTerms  = "corpus_total_terms"
 )
 
-// bm25Facts adds the corpus statistics of ix to facts (a new map when nil).
-func bm25Facts(ix *bm25.Index, facts map[string]any) map[string]any {
-	if facts == nil {
-		facts = map[string]any{}
-	}
+// bm25Facts adds the corpus statistics of ix to facts.
+func bm25Facts(ix *bm25.Index, facts lasagna.Facts) lasagna.Facts {
 	st := ix.Stats()
-	facts[FactCorpusDocuments] = int(st.Documents)
-	facts[FactCorpusUniqueTerms] = int(st.UniqueTerms)
-	facts[FactCorpusTotalTerms] = int(st.TotalTerms)
+	facts.Documents, facts.UniqueTerms, facts.TotalTerms = int(st.Documents), int(st.UniqueTerms), int(st.TotalTerms)
 	return facts
 }
 
-// FactReporter is implemented by pipelines and retrievers that learn
-// held_fixed facts while they build — the embedding dimension
-// (embedder_dim), the documents that failed to index (corpus_ingest_gap) —
-// so the bundle states them truthfully.
-type FactReporter interface {
-	Facts() map[string]any
+// factsMap returns f as a cell's facts: the held_fixed keys
+// (corpus_ingest_gap, embedder_dim), the ingest errors and the corpus
+// statistics, each when reported; nil when f reports nothing. The journal
+// keeps this form.
+func factsMap(f lasagna.Facts) map[string]any {
+	m := map[string]any{}
+	if f.IngestGap != nil {
+		m["corpus_ingest_gap"] = *f.IngestGap
+	}
+	if f.IngestErrors != "" {
+		m["corpus_ingest_errors"] = f.IngestErrors
+	}
+	if f.EmbedderDim > 0 {
+		m["embedder_dim"] = f.EmbedderDim
+	}
+	if f.Documents > 0 {
+		m[factCorpusDocuments], m[factCorpusUniqueTerms], m[factCorpusTotalTerms] = f.Documents, f.UniqueTerms, f.TotalTerms
+	}
+	if len(m) == 0 {
+		return nil
+	}
+	return m
 }
 
 // withFacts attaches facts to a built-in arm's retriever, and what to
 // close when the cell is done with it (nil: nothing; see releaser).
 type withFacts struct {
 	lasagna.Retriever
-	facts  map[string]any
+	facts  lasagna.Facts
 	closer io.Closer
 }
 
-func (w withFacts) Facts() map[string]any { return w.facts }
+func (w withFacts) Facts() lasagna.Facts { return w.facts }
 
 func (w withFacts) release() error {
 	if w.closer == nil {

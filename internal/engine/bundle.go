@@ -202,9 +202,9 @@ func cellConfig(c *Cell, varied []string) results.Config {
 // corpusStats returns the corpus statistics a BM25 index reported among
 // facts, or nil.
 func corpusStats(facts map[string]any) *results.CorpusStats {
-	d, ok1 := facts[FactCorpusDocuments].(int)
-	u, ok2 := facts[FactCorpusUniqueTerms].(int)
-	t, ok3 := facts[FactCorpusTotalTerms].(int)
+	d, ok1 := facts[factCorpusDocuments].(int)
+	u, ok2 := facts[factCorpusUniqueTerms].(int)
+	t, ok3 := facts[factCorpusTotalTerms].(int)
 	if !ok1 || !ok2 || !ok3 {
 		return nil
 	}

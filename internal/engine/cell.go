@@ -91,8 +91,8 @@ func startCell(ctx context.Context, cell *Cell, queries []*lasagna.Query, ids *i
 			cell.BuildErr = err
 		}
 		cr.pipe = pipe // closed by cr.Close, on the error paths below too
-		if fr, ok := pipe.(FactReporter); ok {
-			cell.Facts = fr.Facts()
+		if fr, ok := pipe.(lasagna.FactReporter); ok {
+			cell.Facts = factsMap(fr.Facts())
 			if cr.journal != nil {
 				if err := cr.journal.Record(journalEntry{Facts: cell.Facts}); err != nil {
 					cr.Close()

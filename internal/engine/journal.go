@@ -58,7 +58,7 @@ type journalEntry struct {
 	// resumed query keeps the latency_ms it was measured with.
 	LatencyNS int64 `json:"latency_ns,omitempty"`
 	// Facts, on an entry without Query, records the pipeline's held_fixed
-	// facts (FactReporter), so a resumed cell that builds nothing still
+	// facts (lasagna.FactReporter), so a resumed cell that builds nothing still
 	// states them.
 	Facts map[string]any `json:"facts,omitempty"`
 }
@@ -346,7 +346,7 @@ func (j *journal) Facts() map[string]any {
 }
 
 // intFacts turns the whole numbers JSON decoding made float64 back into
-// ints, as FactReporters report them.
+// ints, as factsMap makes them.
 func intFacts(m map[string]any) map[string]any {
 	for k, v := range m {
 		if f, ok := v.(float64); ok && f == float64(int(f)) {

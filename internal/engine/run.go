@@ -140,7 +140,7 @@ type Cell struct {
 	// Resumed counts queries restored from the journal.
 	Resumed int
 	// Facts are the held_fixed facts the pipeline reported after building
-	// (see FactReporter); nil when every query was resumed or the
+	// (see lasagna.FactReporter); nil when every query was resumed or the
 	// pipeline reports none.
 	Facts map[string]any
 }
