@@ -301,10 +301,49 @@ type Gate = engine.Gate
 // value, the rule and the message evaltest reports.
 type Verdict = engine.Verdict
 
-// Deps are the model-backed components the built-in arms of a sweep need
-// (embedders, generators, judges, vector stores); evalllm.Deps builds
-// them from an LLM client.
-type Deps = engine.Deps
+// VerdictKind says what a Verdict checked.
+type VerdictKind = engine.VerdictKind
+
+// The kinds of verdicts.
+const (
+	// VerdictQuery: the query's pipeline call failed, or its ranked list
+	// could not be scored (an id twice, or one missing from the corpus).
+	VerdictQuery = engine.VerdictQuery
+	// VerdictThreshold: a threshold on an arm's mean, on each query's
+	// score (with the pass rule over repeats), or not_worse_than another
+	// arm.
+	VerdictThreshold = engine.VerdictThreshold
+	// VerdictGate: the significance-gated baseline gate.
+	VerdictGate = engine.VerdictGate
+)
+
+// Deps are the model-backed components the built-in arms of a sweep need:
+// embedders (dense and hybrid retrieval), generators, judges and vector
+// stores (pgvector, Weaviate). evalllm.Deps builds them from an LLM
+// client; the zero Deps builds BM25 arms only. Each function is called
+// with the spec the sweep file gives (GeneratorSpec, JudgeSpec,
+// VectorBackendSpec).
+type Deps engine.Deps
+
+// GeneratorSpec is a sweep arm's generator: block (kind grounded or
+// closed_book, model, passages, max_tokens; docs/cli.md).
+type GeneratorSpec = engine.GeneratorSpec
+
+// JudgeSpec is a sweep arm's judge: block (model, metrics, embedding
+// model, strictness, rubrics, calibrations; docs/cli.md).
+type JudgeSpec = engine.JudgeSpec
+
+// RubricSpec is one rubric of a JudgeSpec: the metric Name scores each
+// answer by the judge's grade on Criterion, from 1 to Scale.
+type RubricSpec = engine.RubricSpec
+
+// VectorBackendSpec is a sweep's vector_backend: block (exact, pgvector
+// with dsn:, weaviate with url:, and the HNSW index:); credentials come
+// from the environment only.
+type VectorBackendSpec = engine.VectorBackendSpec
+
+// IndexSpec is the HNSW index: block of a VectorBackendSpec.
+type IndexSpec = engine.IndexSpec
 
 // Judge scores an arm's answers (judge_correctness, groundedness, …):
 // evalllm.Judge builds one on an LLM client, or implement it yourself.

@@ -266,7 +266,7 @@ func loadBenchmarks(cfg Config) ([]*engine.BenchmarkRun, *engine.Plan, error) {
 			sw.SetPass(cfg.Pass.String())
 		}
 		if err == nil {
-			sweep, err = cfg.Deps.SweepPlan(context.Background(), sw)
+			sweep, err = engine.Deps(cfg.Deps).SweepPlan(context.Background(), sw)
 		}
 		if err == nil {
 			sweep.Benchmarks, err = engine.LoadBenchmarks(fsys, sw)

@@ -216,6 +216,12 @@ func (o CompareOptions) level() float64 {
 	return o.Level
 }
 
+// PairedStats are the statistics of a paired comparison on the queries
+// both sides scored: n, the mean difference with its 95% bootstrap
+// interval, Cohen's d_z, the sign-flip randomisation p (exact for small
+// n) and the paired t-test's p.
+type PairedStats = metrics.Paired
+
 // Comparison is one paired comparison of one metric: Arm against Baseline
 // on the N queries both scored without error.
 type Comparison struct {
@@ -225,7 +231,7 @@ type Comparison struct {
 	Metric       string
 	Mean         float64 // Arm's mean over the paired queries
 	BaselineMean float64 // Baseline's mean over the same queries
-	Stats        metrics.Paired
+	Stats        PairedStats
 	// HolmP is Stats.P adjusted by Holm over the comparison's family (see
 	// Compare), and FamilySize the number of comparisons the family holds.
 	HolmP       float64

@@ -12,7 +12,7 @@
 //		evaltest.Run(t, evaltest.Config{
 //			Benchmarks: []string{"testdata/faq.jsonl"},
 //			Arms:       []evaltest.Arm{{Name: "mine", Retriever: r, Generator: g, Judge: j, Samples: true}},
-//			Deps:       llmarms.Deps(client), // for LLM arms of a sweep file
+//			Deps:       evalllm.Deps(client), // for LLM arms of a sweep file
 //		})
 //	}
 package evalllm
@@ -104,7 +104,7 @@ func Client(t testing.TB) *llm.Client {
 
 // Deps returns the engine's LLM-backed components on client, for the
 // built-in arms of a sweep (evaltest.Config.Deps).
-func Deps(client *llm.Client) evaltest.Deps { return llmarms.Deps(client) }
+func Deps(client *llm.Client) evaltest.Deps { return evaltest.Deps(llmarms.Deps(client)) }
 
 // Judge returns an LLM judge on client for an evaltest Arm's Judge; an
 // invalid configuration (an unknown metric, no model) fails the test.

@@ -203,7 +203,7 @@ func (p *Plan) attrMetrics(a *Arm) []string {
 		ms = append(ms, th.Metric)
 	}
 	if p.Gate != nil {
-		ms = append(ms, p.Gate.Gate.GatedMetrics(a)...)
+		ms = append(ms, GatedMetrics(p.Gate.Gate, a)...)
 	}
 	var out []string
 	for _, m := range ms {

@@ -32,7 +32,7 @@ func TestGatedMetricsAreResultsGateMetrics(t *testing.T) {
 		}
 		a := results.ArmResult{Label: "a", Config: results.Config{HeldFixed: results.HeldFixed{ResolvedMode: mode}}, Result: results.Result{Metrics: scored}}
 		got := results.GateMetrics(results.Pair{Arm: a, Baseline: a})
-		if want := (engine.Gate{}).GatedMetrics(arm); !slices.Equal(got, want) {
+		if want := engine.GatedMetrics(engine.Gate{}, arm); !slices.Equal(got, want) {
 			t.Errorf("%s: results.GateMetrics %v, the gate's defaults %v", mode, got, want)
 		}
 	}

@@ -188,7 +188,7 @@ func (p *Plan) Check() error {
 			}
 		}
 		if p.Gate != nil && p.Gate.Gate.Metrics != nil {
-			if err := checkMetrics(a, p.Options.Cutoffs, p.cutoffsName(), "gate", p.Gate.Gate.GatedMetrics(a)); err != nil {
+			if err := checkMetrics(a, p.Options.Cutoffs, p.cutoffsName(), "gate", GatedMetrics(p.Gate.Gate, a)); err != nil {
 				errs = append(errs, err)
 			}
 		}

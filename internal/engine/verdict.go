@@ -208,7 +208,7 @@ func (g Gate) alpha() float64 {
 
 // GatedMetrics returns the metrics g gates for arm a: g.Metrics, or by
 // default those of results.GateMetrics (a test holds the two lists equal).
-func (g Gate) GatedMetrics(a *Arm) []string {
+func GatedMetrics(g Gate, a *Arm) []string {
 	if g.Metrics != nil {
 		return slices.Clone(g.Metrics)
 	}
@@ -668,7 +668,7 @@ func GateVerdicts(c *Cell, o GateOptions) []Verdict {
 		return fail("", fmt.Sprintf("baseline gate: %s holds no result for arm %s on %s (it holds %s); if the data or the arm changed on purpose, record a new baseline with %s",
 			o.Path, arm, bench, strings.Join(have, ", "), o.UpdateHint))
 	}
-	gated := g.GatedMetrics(c.Arm)
+	gated := GatedMetrics(g, c.Arm)
 	var ms []string
 	for _, m := range gated {
 		if _, ok := cur.Result.Metrics[m]; ok {

@@ -182,7 +182,7 @@ func TestDefaultMetricIsTheGates(t *testing.T) {
 		if arm.ResolvedMode() != mode {
 			t.Fatalf("the arm of %s resolves to %s", mode, arm.ResolvedMode())
 		}
-		gated := engine.Gate{}.GatedMetrics(arm)
+		gated := engine.GatedMetrics(engine.Gate{}, arm)
 		if len(gated) == 0 || leaderboard.DefaultMetric(mode) != gated[0] {
 			t.Errorf("%s: default %s, the gate checks %v", mode, leaderboard.DefaultMetric(mode), gated)
 		}
