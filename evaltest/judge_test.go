@@ -57,10 +57,10 @@ func TestJudgedGeneratorArm(t *testing.T) {
 	}
 	var judgeErrs, singleRun bool
 	for _, l := range ev.Bundle.Integrity.Blocking {
-		judgeErrs = judgeErrs || strings.HasPrefix(l, "JUDGE_ERRORS")
+		judgeErrs = judgeErrs || l.Code == lasagna.JudgeErrors
 	}
 	for _, l := range ev.Bundle.Integrity.Warnings {
-		singleRun = singleRun || strings.HasPrefix(l, "SINGLE_RUN")
+		singleRun = singleRun || l.Code == lasagna.SingleRun
 	}
 	if !judgeErrs || !singleRun {
 		t.Errorf("integrity = %+v, want JUDGE_ERRORS and SINGLE_RUN", ev.Bundle.Integrity)
@@ -114,7 +114,7 @@ func TestLibraryGeneratorSamples(t *testing.T) {
 		}
 		single := false
 		for _, l := range ev.Bundle.Integrity.Warnings {
-			single = single || strings.HasPrefix(l, "SINGLE_RUN")
+			single = single || l.Code == lasagna.SingleRun
 		}
 		if single != (repeats == 1) || ev.Bundle.Experiment.NothingSamples {
 			t.Errorf("Repeats %d: SINGLE_RUN %v, nothing_samples %v; want SINGLE_RUN only for one run, nothing_samples false",

@@ -25,8 +25,8 @@ func exampleBundle() *results.Bundle {
 				PerSampleScores: []results.Sample{{QueryID: "q1"}, {QueryID: "q2", Error: "timeout"}}},
 		},
 		Integrity: results.Integrity{
-			Blocking: []string{"PIPELINE_ERRORS at local/faq@0123456789ab/mine: 1 of 2 queries failed"},
-			Warnings: []string{},
+			Blocking: []results.Finding{results.ParseFinding("PIPELINE_ERRORS at local/faq@0123456789ab/mine: 1 of 2 queries failed")},
+			Warnings: []results.Finding{},
 		},
 	}
 	return b

@@ -243,10 +243,10 @@ func MarkdownSummary(b *results.Bundle, metrics []string) string {
 	if n := len(b.Integrity.Blocking) + len(b.Integrity.Warnings); n > 0 {
 		sb.WriteString("\n")
 		for _, f := range b.Integrity.Blocking {
-			fmt.Fprintf(&sb, "- **blocking:** %s\n", mdText(f))
+			fmt.Fprintf(&sb, "- **blocking:** %s\n", mdText(f.String()))
 		}
 		for _, f := range b.Integrity.Warnings {
-			fmt.Fprintf(&sb, "- warning: %s\n", mdText(f))
+			fmt.Fprintf(&sb, "- warning: %s\n", mdText(f.String()))
 		}
 	}
 	sb.WriteString("\n")

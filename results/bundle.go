@@ -3,7 +3,6 @@ package results
 import (
 	"runtime"
 	"slices"
-	"strings"
 
 	lasagna "github.com/lasagna-go/lasagna"
 )
@@ -338,50 +337,24 @@ type Retrieved struct {
 	Rank  int     `json:"rank" jsonschema:"minimum=1"`
 }
 
-// Integrity holds the raised integrity codes as lines formatted by
-// lasagna.Finding.String: "CODE at where: detail (fix: …)".
+// Integrity holds the integrity findings a run raised: the blocking ones
+// and the warnings. In the bundle's JSON each is one line (see Finding).
 type Integrity struct {
-	Warnings []string `json:"warnings"`
-	Blocking []string `json:"blocking"`
+	Warnings []Finding `json:"warnings"`
+	Blocking []Finding `json:"blocking"`
 }
 
 // Add records f under Blocking or Warnings according to its code's level,
-// unless the same line is already there.
+// unless the same finding is already there.
 func (in *Integrity) Add(f lasagna.Finding) {
-	s := f.String()
+	nf := NewFinding(f)
+	list := &in.Warnings
 	if f.Blocking() {
-		if !slices.Contains(in.Blocking, s) {
-			in.Blocking = append(in.Blocking, s)
-		}
-		return
+		list = &in.Blocking
 	}
-	if !slices.Contains(in.Warnings, s) {
-		in.Warnings = append(in.Warnings, s)
+	if !slices.ContainsFunc(*list, func(g Finding) bool { return g.String() == nf.String() }) {
+		*list = append(*list, nf)
 	}
-}
-
-// ParseFinding parses an integrity line written by Finding.String back into
-// its code and where. The detail keeps the rest of the line (including the
-// fix). ok is false when the line does not start with an upper-case code.
-func ParseFinding(line string) (f lasagna.Finding, ok bool) {
-	code := line
-	rest := ""
-	if i := strings.IndexAny(line, " :"); i >= 0 {
-		code, rest = line[:i], line[i:]
-	}
-	if code == "" || strings.Trim(code, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789") != "" {
-		return lasagna.Finding{}, false
-	}
-	f.Code = lasagna.Code(code)
-	if w, ok := strings.CutPrefix(rest, " at "); ok {
-		if i := strings.Index(w, ": "); i >= 0 {
-			f.Where, rest = w[:i], w[i:]
-		} else {
-			f.Where, rest = w, ""
-		}
-	}
-	f.Detail = strings.TrimPrefix(rest, ": ")
-	return f, true
 }
 
 // Config returns the config of the given benchmark and arm name.

@@ -145,10 +145,10 @@ func prepare(b *Bundle) error {
 		b.Results = []Result{}
 	}
 	if b.Integrity.Warnings == nil {
-		b.Integrity.Warnings = []string{}
+		b.Integrity.Warnings = []Finding{}
 	}
 	if b.Integrity.Blocking == nil {
-		b.Integrity.Blocking = []string{}
+		b.Integrity.Blocking = []Finding{}
 	}
 	for i := range b.Configs {
 		c := &b.Configs[i]

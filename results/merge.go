@@ -158,8 +158,8 @@ func Merge(shards []*Bundle, names []string) (*Bundle, error) {
 		if !mergeableVersion(s.SchemaVersion) {
 			addf("%s: schema_version %q is not one this release writes (1.0 to %s): merge it with the release that wrote it", name(i), s.SchemaVersion, SchemaVersion)
 		}
-		for _, line := range s.Integrity.Blocking {
-			addf("%s: blocking integrity finding: %s", name(i), line)
+		for _, f := range s.Integrity.Blocking {
+			addf("%s: blocking integrity finding: %s", name(i), f)
 		}
 		for _, c := range s.Configs {
 			if key, err := ComparabilityKey(c.HeldFixed); err != nil || key != c.ComparabilityKey {
@@ -297,8 +297,8 @@ func Merge(shards []*Bundle, names []string) (*Bundle, error) {
 	perQuery := map[string][]string{} // what a line is about → the shards' lines
 	var perQueryOrder []string
 	for _, s := range shards {
-		for _, w := range s.Integrity.Warnings {
-			f, _ := ParseFinding(w)
+		for _, f := range s.Integrity.Warnings {
+			w := f.String()
 			key := ""
 			switch f.Code {
 			case lasagna.SmallSample:
@@ -312,8 +312,8 @@ func Merge(shards []*Bundle, names []string) (*Bundle, error) {
 					key = w
 				}
 			default:
-				if !slices.Contains(out.Integrity.Warnings, w) {
-					out.Integrity.Warnings = append(out.Integrity.Warnings, w)
+				if !slices.Contains(out.Integrity.Warnings, f) {
+					out.Integrity.Warnings = append(out.Integrity.Warnings, f)
 				}
 				continue
 			}
@@ -325,7 +325,7 @@ func Merge(shards []*Bundle, names []string) (*Bundle, error) {
 	}
 	for _, key := range perQueryOrder {
 		lines := perQuery[key]
-		f, _ := ParseFinding(lines[0])
+		f := ParseFinding(lines[0])
 		line, ok := "", false
 		if f.Code == lasagna.OutsideCorpusIDs {
 			// Of the lists of every query that ran, in any shard.
@@ -348,7 +348,7 @@ func Merge(shards []*Bundle, names []string) (*Bundle, error) {
 			addf("%s at %s: cannot recombine the shards' lines into the unsharded run's (%q): run that arm unsharded", f.Code, f.Where, lines[0])
 			continue
 		}
-		out.Integrity.Warnings = append(out.Integrity.Warnings, line)
+		out.Integrity.Warnings = append(out.Integrity.Warnings, ParseFinding(line))
 	}
 	for _, r := range out.Results {
 		scored := 0
@@ -456,9 +456,8 @@ func sortIntegrity(b *Bundle) {
 	for i, info := range lasagna.Catalogue() {
 		codeRank[info.Code] = i
 	}
-	place := func(line string) (int, int) {
-		f, ok := ParseFinding(line)
-		if !ok {
+	place := func(f Finding) (int, int) {
+		if f.Code == "" {
 			return 2 * len(b.Configs), len(codeRank)
 		}
 		rank, known := codeRank[f.Code]
@@ -478,7 +477,7 @@ func sortIntegrity(b *Bundle) {
 		}
 		return 2 * len(b.Configs), rank
 	}
-	less := func(x, y string) int {
+	less := func(x, y Finding) int {
 		px, rx := place(x)
 		py, ry := place(y)
 		if px != py {
@@ -487,7 +486,7 @@ func sortIntegrity(b *Bundle) {
 		if rx != ry {
 			return rx - ry
 		}
-		return strings.Compare(x, y)
+		return strings.Compare(x.String(), y.String())
 	}
 	slices.SortFunc(b.Integrity.Warnings, less)
 	slices.SortFunc(b.Integrity.Blocking, less)
@@ -510,7 +509,7 @@ func recombineOutside(where string, lines []string, ranked int) (line string, ok
 	var n, corpus, ids int
 	var first []findings.Outside
 	for i, l := range lines {
-		f, _ := ParseFinding(l)
+		f := ParseFinding(l)
 		m := outsideRE().FindStringSubmatch(f.Detail)
 		if m == nil {
 			return "", false

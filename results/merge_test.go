@@ -300,8 +300,8 @@ func TestMergeRecombinesPerQueryWarnings(t *testing.T) {
 	}
 	parts := thirds(t, decode(t, want))
 	for i, p := range parts {
-		p.Integrity.Warnings = slices.DeleteFunc(p.Integrity.Warnings, func(w string) bool {
-			return strings.HasPrefix(w, "OUTSIDE_CORPUS_IDS") || strings.HasPrefix(w, "UNRESOLVED_JUDGE_ALIAS")
+		p.Integrity.Warnings = slices.DeleteFunc(p.Integrity.Warnings, func(w Finding) bool {
+			return w.Code == lasagna.OutsideCorpusIDs || w.Code == lasagna.UnresolvedJudgeAlias
 		})
 		raise(p, func(j int) bool { return j%3 == i })
 	}
@@ -314,7 +314,7 @@ func TestMergeRecombinesPerQueryWarnings(t *testing.T) {
 	}
 	// A line that does not parse is refused, never passed on with a
 	// shard's counts.
-	parts[0].Integrity.Warnings = append(parts[0].Integrity.Warnings, "OUTSIDE_CORPUS_IDS at "+where+": some lists")
+	parts[0].Integrity.Warnings = append(parts[0].Integrity.Warnings, ParseFinding("OUTSIDE_CORPUS_IDS at "+where+": some lists"))
 	if _, err := Merge(parts, nil); err == nil || !strings.Contains(err.Error(), "OUTSIDE_CORPUS_IDS at "+where+": cannot recombine the shards' lines") {
 		t.Errorf("Merge with a garbled line: %v", err)
 	}
@@ -346,8 +346,8 @@ func TestFinalizeOrdersIntegrityLines(t *testing.T) {
 		t.Errorf("integrity order depends on the order findings were added:\n%q\n%q", a.Integrity, b.Integrity)
 	}
 	want := []string{"SYNTHETIC_BENCHMARK", "SINGLE_RUN", "SMALL_SAMPLE", "POOLED_GOLD_CORPUS"}
-	for i, line := range a.Integrity.Warnings {
-		if !strings.HasPrefix(line, want[i]+" ") {
+	for i, f := range a.Integrity.Warnings {
+		if line := f.String(); !strings.HasPrefix(line, want[i]+" ") {
 			t.Errorf("warning %d = %q, want %s", i, line, want[i])
 		}
 	}

@@ -371,10 +371,9 @@ func checkRows(r *Report, b *Bundle, res *Result, where string) {
 
 // listed reports whether lines hold a finding of code c whose where is
 // arm (benchmark/arm), a prefix of it, a query below it, or empty.
-func listed(lines []string, c lasagna.Code, arm string) bool {
-	for _, l := range lines {
-		f, ok := ParseFinding(l)
-		if !ok || f.Code != c {
+func listed(fs []Finding, c lasagna.Code, arm string) bool {
+	for _, f := range fs {
+		if f.Code != c {
 			continue
 		}
 		if f.Where == "" || f.Where == arm || strings.HasPrefix(arm, f.Where+"/") || strings.HasPrefix(f.Where, arm+"/") {
@@ -399,15 +398,14 @@ func checkListed(r *Report, b *Bundle) {
 	}
 	for _, list := range []struct {
 		name  string
-		lines []string
+		lines []Finding
 		level lasagna.Level
 	}{{"integrity.blocking", b.Integrity.Blocking, lasagna.LevelBlocking}, {"integrity.warnings", b.Integrity.Warnings, lasagna.LevelWarning}} {
-		for i, line := range list.lines {
-			f, ok := ParseFinding(line)
-			if !ok {
+		for i, f := range list.lines {
+			if f.Code == "" {
 				r.Problems = append(r.Problems, Problem{Code: lasagna.InvalidBundle, Level: list.level,
 					Where:  fmt.Sprintf("%s[%d]", list.name, i),
-					Detail: fmt.Sprintf("%q does not start with an integrity code", line)})
+					Detail: fmt.Sprintf("%q does not start with an integrity code", f.String())})
 				continue
 			}
 			level := list.level

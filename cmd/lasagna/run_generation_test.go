@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/fixtures"
 	"github.com/lasagna-go/lasagna/results"
 )
@@ -148,7 +149,7 @@ arms:
 		}
 	}
 	for _, w := range b.Integrity.Warnings {
-		if strings.HasPrefix(w, "SINGLE_RUN") {
+		if w.Code == lasagna.SingleRun {
 			t.Errorf("bundle warns %s", w)
 		}
 	}

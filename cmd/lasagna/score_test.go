@@ -320,11 +320,11 @@ func TestScoreWritesBundle(t *testing.T) {
 		t.Errorf("bundle result %s: exact_match %v mrr@2 %v, want 0.5 and 0.75 over the two predicted queries", res.ConfigName, res.Metrics["exact_match"], res.Metrics["mrr@2"])
 	}
 	checkConsoleMatchesBundle(t, out, b)
-	if len(b.Integrity.Blocking) != 1 || !strings.Contains(b.Integrity.Blocking[0], `PIPELINE_ERRORS`) || !strings.Contains(b.Integrity.Blocking[0], `no prediction for query "q3"`) {
+	if len(b.Integrity.Blocking) != 1 || b.Integrity.Blocking[0].Code != lasagna.PipelineErrors || !strings.Contains(b.Integrity.Blocking[0].Detail, `no prediction for query "q3"`) {
 		t.Errorf("blocking = %q, want the missing q3 as PIPELINE_ERRORS", b.Integrity.Blocking)
 	}
 	// Retrieval ran on the pool of the rows' contexts, and the bundle says so.
-	if !slices.ContainsFunc(b.Integrity.Warnings, func(w string) bool { return strings.HasPrefix(w, "POOLED_GOLD_CORPUS") }) {
+	if !slices.ContainsFunc(b.Integrity.Warnings, func(w results.Finding) bool { return w.Code == lasagna.PooledGoldCorpus }) {
 		t.Errorf("warnings = %q, want POOLED_GOLD_CORPUS", b.Integrity.Warnings)
 	}
 	raw, _ := os.ReadFile(bundle)
@@ -359,10 +359,8 @@ func checkValidateAsksNothingMore(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	have := map[lasagna.Code]bool{}
-	for _, l := range slices.Concat(b.Integrity.Blocking, b.Integrity.Warnings) {
-		if f, ok := results.ParseFinding(l); ok {
-			have[f.Code] = true
-		}
+	for _, f := range slices.Concat(b.Integrity.Blocking, b.Integrity.Warnings) {
+		have[f.Code] = true
 	}
 	for _, p := range results.Validate(raw).Problems {
 		if !have[p.Code] {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/internal/buildtag"
 	"github.com/lasagna-go/lasagna/internal/servertest"
 	"github.com/lasagna-go/lasagna/internal/weaviatetest"
@@ -70,7 +71,7 @@ arms:
 			}
 		}
 		for _, f := range append(b.Integrity.Warnings, b.Integrity.Blocking...) {
-			if strings.Contains(f, "PARTIAL_CORPUS") {
+			if f.Code == lasagna.PartialCorpus {
 				t.Errorf("run %d: %s", run, f)
 			}
 		}

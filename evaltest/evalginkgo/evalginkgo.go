@@ -149,8 +149,8 @@ func report(ctx context.Context, ev *evaltest.Evaluation, w io.Writer, reps []re
 	var buf bytes.Buffer
 	fmt.Fprintf(&buf, "lasagna bundle: %s\n", ev.BundlePath)
 	buf.WriteString(reporters.Table(ev.Bundle, nil))
-	for _, line := range ev.Bundle.Integrity.Blocking {
-		fmt.Fprintf(&buf, "integrity:\n%s\n", evalgomega.DescribeFinding(line))
+	for _, f := range ev.Bundle.Integrity.Blocking {
+		fmt.Fprintf(&buf, "integrity:\n%s\n", evalgomega.DescribeFinding(f))
 	}
 	if _, err := w.Write(buf.Bytes()); err != nil {
 		return fmt.Errorf("evalginkgo: %w", err)

@@ -201,7 +201,7 @@ func (mm *MetricMatcher) NegatedFailureMessage(actual any) string {
 // fail it.
 func HaveNoBlockingIntegrity() types.GomegaMatcher { return &integrityMatcher{} }
 
-type integrityMatcher struct{ blocking []string }
+type integrityMatcher struct{ blocking []results.Finding }
 
 func (im *integrityMatcher) Match(actual any) (bool, error) {
 	var in results.Integrity
@@ -234,9 +234,9 @@ func (im *integrityMatcher) Match(actual any) (bool, error) {
 func (im *integrityMatcher) FailureMessage(actual any) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "Expected no blocking integrity finding, found %d:", len(im.blocking))
-	for _, line := range im.blocking {
+	for _, f := range im.blocking {
 		sb.WriteString("\n")
-		sb.WriteString(DescribeFinding(line))
+		sb.WriteString(DescribeFinding(f))
 	}
 	return sb.String()
 }
@@ -245,25 +245,22 @@ func (im *integrityMatcher) NegatedFailureMessage(actual any) string {
 	return "Expected a blocking integrity finding, found none"
 }
 
-// DescribeFinding formats an integrity line of a bundle (results.Integrity
-// holds them as "CODE at where: detail (fix: …)") as an indented block:
+// DescribeFinding formats an integrity finding of a bundle as an indented
+// block:
 //
 //	UNKNOWN_DOC_ID
 //	  where: local/faq@ea3e86b12545/keyword/glass-05
 //	  what:  a pipeline returned a document id that is not in the corpus
 //	  fix:   return the corpus ids the benchmark defines …
 //
-// A line it cannot parse is returned indented as it is.
-func DescribeFinding(line string) string {
-	f, ok := results.ParseFinding(line)
-	if !ok {
-		return "  " + line
+// A line that does not start with an integrity code is returned indented
+// as it is.
+func DescribeFinding(f results.Finding) string {
+	if f.Code == "" {
+		return "  " + f.String()
 	}
 	detail := f.Detail
-	info, known := f.Code.Info()
-	if known {
-		detail = strings.TrimSuffix(detail, " (fix: "+info.Fix+")")
-	}
+	_, known := f.Code.Info()
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "  %s (%s)", f.Code, f.Code.Level())
 	if f.Where != "" {

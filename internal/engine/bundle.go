@@ -77,7 +77,7 @@ func (rep *Report) Bundle(o BundleOptions) (*results.Bundle, error) {
 		},
 		Configs:   []results.Config{},
 		Results:   []results.Result{},
-		Integrity: results.Integrity{Warnings: []string{}, Blocking: []string{}},
+		Integrity: results.Integrity{Warnings: []results.Finding{}, Blocking: []results.Finding{}},
 	}
 	if rep.Shard.Count > 1 || o.Selection != "" {
 		b.Subset = &results.Subset{Selection: o.Selection}

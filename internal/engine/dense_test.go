@@ -67,7 +67,7 @@ func TestDenseAndHybridArms(t *testing.T) {
 	}
 	var partial int
 	for _, line := range b.Integrity.Blocking {
-		if strings.HasPrefix(line, "PARTIAL_CORPUS") && strings.Contains(line, "1 of 6 corpus documents failed to index") && strings.Contains(line, "503 service unavailable") {
+		if line := line.String(); strings.HasPrefix(line, "PARTIAL_CORPUS") && strings.Contains(line, "1 of 6 corpus documents failed to index") && strings.Contains(line, "503 service unavailable") {
 			partial++
 		}
 	}

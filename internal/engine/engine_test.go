@@ -135,8 +135,8 @@ func TestRunFailuresAreErrorsNotZeros(t *testing.T) {
 	if n := b.Results[0].MetricStats["ndcg@10"].N; n != 4 {
 		t.Errorf("ndcg@10 averaged over %d queries, want 4 (failed ones are not zeros)", n)
 	}
-	if len(b.Integrity.Blocking) != 1 || !strings.HasPrefix(b.Integrity.Blocking[0], "PIPELINE_ERRORS at local/tiny@") ||
-		!strings.Contains(b.Integrity.Blocking[0], "2 of 7 queries failed: q2, q4; first error: backend timeout for q2") {
+	if len(b.Integrity.Blocking) != 1 || !strings.HasPrefix(b.Integrity.Blocking[0].String(), "PIPELINE_ERRORS at local/tiny@") ||
+		!strings.Contains(b.Integrity.Blocking[0].String(), "2 of 7 queries failed: q2, q4; first error: backend timeout for q2") {
 		t.Errorf("blocking = %q", b.Integrity.Blocking)
 	}
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"strings"
 	"testing"
@@ -122,7 +123,7 @@ func TestOwnIndexArm(t *testing.T) {
 			t.Errorf("OUTSIDE_CORPUS_IDS validated as %s", p.Level)
 		}
 	}
-	if !strings.Contains(strings.Join(b.Integrity.Warnings, "\n"), "OUTSIDE_CORPUS_IDS at "+br.Benchmark.Name+"/own:") {
+	if !strings.Contains(fmt.Sprint(b.Integrity.Warnings), "OUTSIDE_CORPUS_IDS at "+br.Benchmark.Name+"/own:") {
 		t.Errorf("integrity.warnings = %q, want OUTSIDE_CORPUS_IDS for own", b.Integrity.Warnings)
 	}
 }

@@ -109,7 +109,7 @@ func TestPanicKeepsUserStack(t *testing.T) {
 		}
 	}
 	for _, line := range b.Integrity.Blocking {
-		if strings.Contains(line, "\n") {
+		if strings.Contains(line.String(), "\n") {
 			t.Errorf("integrity line holds a newline: %q", line)
 		}
 	}

@@ -433,7 +433,7 @@ func TestVectorBackendPartialCorpusAndSecrets(t *testing.T) {
 	}
 	partial := false
 	for _, line := range b.Integrity.Blocking {
-		partial = partial || (strings.HasPrefix(line, "PARTIAL_CORPUS") && strings.Contains(line, "value too long"))
+		partial = partial || (line.Code == lasagna.PartialCorpus && strings.Contains(line.Detail, "value too long"))
 	}
 	if !partial {
 		t.Errorf("blocking = %q, want PARTIAL_CORPUS with the store's error", b.Integrity.Blocking)

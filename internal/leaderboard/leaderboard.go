@@ -296,9 +296,8 @@ func provenance(h results.HeldFixed) lasagna.Provenance {
 
 // synthetic reports whether b flags c's benchmark SYNTHETIC_BENCHMARK.
 func synthetic(b *results.Bundle, c results.Config) bool {
-	for _, line := range append(slices.Clone(b.Integrity.Warnings), b.Integrity.Blocking...) {
-		f, ok := results.ParseFinding(line)
-		if ok && f.Code == lasagna.SyntheticBenchmark && (f.Where == "" || f.Where == c.Benchmark || f.Where == c.HeldFixed.Benchmark) {
+	for _, f := range append(slices.Clone(b.Integrity.Warnings), b.Integrity.Blocking...) {
+		if f.Code == lasagna.SyntheticBenchmark && (f.Where == "" || f.Where == c.Benchmark || f.Where == c.HeldFixed.Benchmark) {
 			return true
 		}
 	}

@@ -29,7 +29,7 @@ func bundle(t *testing.T, bench, arm, submitter string, h results.HeldFixed, n i
 		Experiment: results.Experiment{Environment: results.CurrentEnvironment("test"), Determinism: results.Seeded, NothingSamples: true, StatsSeed: 42},
 		Configs: []results.Config{{Name: arm, Benchmark: bench, HeldFixed: h, VariedDimensions: []string{"retriever"},
 			VariedLevels: map[string]string{"retriever": arm}}},
-		Integrity: results.Integrity{Warnings: warnings, Blocking: []string{}},
+		Integrity: results.Integrity{Warnings: findings(warnings), Blocking: []results.Finding{}},
 	}
 	if submitter != "" {
 		b.Submitter = &results.Submitter{Name: submitter}
@@ -187,4 +187,13 @@ func TestDefaultMetricIsTheGates(t *testing.T) {
 			t.Errorf("%s: default %s, the gate checks %v", mode, leaderboard.DefaultMetric(mode), gated)
 		}
 	}
+}
+
+// findings reads integrity lines.
+func findings(lines []string) []results.Finding {
+	out := []results.Finding{}
+	for _, l := range lines {
+		out = append(out, results.ParseFinding(l))
+	}
+	return out
 }

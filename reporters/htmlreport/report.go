@@ -368,14 +368,13 @@ func build(ins []Input, o Options) (*view, error) {
 	return v, nil
 }
 
-// findings parses a bundle's integrity lines into code, where and text.
+// findings lists a bundle's integrity findings as code, where and text.
 func findings(b *results.Bundle) []finding {
 	var out []finding
-	add := func(lines []string, blocking bool) {
-		for _, l := range lines {
-			f, ok := results.ParseFinding(l)
-			if !ok {
-				out = append(out, finding{Blocking: blocking, Text: l})
+	add := func(fs []results.Finding, blocking bool) {
+		for _, f := range fs {
+			if f.Code == "" {
+				out = append(out, finding{Blocking: blocking, Text: f.String()})
 				continue
 			}
 			out = append(out, finding{Blocking: blocking, Code: string(f.Code), Where: f.Where, Text: f.Detail})

@@ -18,6 +18,7 @@ import (
 // keeps the embedded file equal to what it generates.
 
 var determinismType = reflect.TypeFor[results.Determinism]()
+var findingType = reflect.TypeFor[results.Finding]()
 
 // determinism is the schema of results.Determinism; its enum is generated
 // from results.Determinisms().
@@ -95,8 +96,13 @@ func generate() ([]byte, error) {
 		// Determinism is a definition of its own, referred to by the
 		// field that holds it.
 		Mapper: func(t reflect.Type) *jsonschema.Schema {
-			if t == determinismType {
+			switch t {
+			case determinismType:
 				return &jsonschema.Schema{Ref: "#/$defs/Determinism"}
+			case findingType:
+				// A finding is one line in the bundle (results.Finding's
+				// MarshalText).
+				return &jsonschema.Schema{Type: "string"}
 			}
 			return nil
 		},

@@ -134,8 +134,8 @@ func rows(b *results.Bundle) map[string]results.Sample {
 	return m
 }
 
-func hasLine(lines []string, code lasagna.Code, sub string) bool {
-	return slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, string(code)) && strings.Contains(l, sub) })
+func hasLine(lines []results.Finding, code lasagna.Code, sub string) bool {
+	return slices.ContainsFunc(lines, func(l results.Finding) bool { return l.Code == code && strings.Contains(l.String(), sub) })
 }
 
 func TestFullProfile(t *testing.T) {
@@ -372,10 +372,10 @@ func TestJudgeFailures(t *testing.T) {
 	}
 }
 
-func lines(fs []lasagna.Finding) []string {
-	var out []string
+func lines(fs []lasagna.Finding) []results.Finding {
+	var out []results.Finding
 	for _, f := range fs {
-		out = append(out, f.String())
+		out = append(out, results.NewFinding(f))
 	}
 	return out
 }
