@@ -14,15 +14,17 @@ import (
 	"github.com/lasagna-go/lasagna/results"
 )
 
-// gappyRetriever is a user's retriever whose index could not take two of
-// the corpus documents, and says so through lasagna.FactReporter.
-type gappyRetriever struct {
+// myIndex is a user's own index whose embedder refused two of the
+// corpus documents; it says so through lasagna.FactReporter (the block of
+// docs/retrieval.md).
+type myIndex struct {
 	lasagna.Retriever
+	failed []string // documents the embedder refused
 }
 
-func (gappyRetriever) Facts() lasagna.Facts {
-	gap := 2
-	return lasagna.Facts{IngestGap: &gap, IngestErrors: "d07, d09: text too long for the embedder", EmbedderDim: 8}
+func (ix *myIndex) Facts() lasagna.Facts {
+	gap := len(ix.failed)
+	return lasagna.Facts{IngestGap: &gap, IngestErrors: strings.Join(ix.failed, ", "), EmbedderDim: 768}
 }
 
 // TestFactsReachGoTest checks that what a user's retriever reports while
@@ -31,14 +33,14 @@ func (gappyRetriever) Facts() lasagna.Facts {
 // the CLI's front end (engine.Execute with engine.Discard) raises the
 // same finding from the same arm.
 func TestFactsReachGoTest(t *testing.T) {
-	arm := perfectArm("mine", func(b *lasagna.Benchmark, r lasagna.Retriever) lasagna.Retriever { return gappyRetriever{r} })
+	arm := perfectArm("mine", func(b *lasagna.Benchmark, r lasagna.Retriever) lasagna.Retriever { return &myIndex{Retriever: r, failed: []string{"d07", "d09"}} })
 	cfg := Config{FS: fixtures.Data, Benchmarks: []string{fixtures.TinyJSONL}, Arms: []Arm{arm}}
 	log, failed, out := fakeEval(t, cfg, nil)
 	if !failed {
 		t.Fatalf("the test passed with an ingest gap of 2:\n%s", log)
 	}
 	want := "TestRAG: ERROR: integrity: PARTIAL_CORPUS at local/tiny@"
-	if !strings.Contains(log, want) || !strings.Contains(log, "/mine: 2 of ") || !strings.Contains(log, "failed to index: d07, d09: text too long for the embedder") {
+	if !strings.Contains(log, want) || !strings.Contains(log, "/mine: 2 of ") || !strings.Contains(log, "failed to index: d07, d09") {
 		t.Errorf("the log does not fail on PARTIAL_CORPUS with its where and detail (want %q):\n%s", want, log)
 	}
 	files, _ := filepath.Glob(filepath.Join(out, "*.json"))
@@ -49,8 +51,8 @@ func TestFactsReachGoTest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if hf := b.Configs[0].HeldFixed; hf.CorpusIngestGap == nil || *hf.CorpusIngestGap != 2 || hf.EmbedderDim == nil || *hf.EmbedderDim != 8 {
-		t.Errorf("held_fixed ingest gap %v, embedder_dim %v; want 2 and 8", hf.CorpusIngestGap, hf.EmbedderDim)
+	if hf := b.Configs[0].HeldFixed; hf.CorpusIngestGap == nil || *hf.CorpusIngestGap != 2 || hf.EmbedderDim == nil || *hf.EmbedderDim != 768 {
+		t.Errorf("held_fixed ingest gap %v, embedder_dim %v; want 2 and 768", hf.CorpusIngestGap, hf.EmbedderDim)
 	}
 
 	// The same arm through the CLI's front end.
