@@ -349,12 +349,10 @@ type goListed struct {
 // every optional part (buildtag.All).
 var goLists = map[string]*goListed{"": {}, buildtag.All: {}}
 
-// loadGraph runs go list -tags tags once per test binary.
+// loadGraph runs go list -tags tags once per test binary. It runs under
+// -short too, so that make check checks the layering.
 func loadGraph(t *testing.T, tags string) *graph {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("runs go list; skipped with -short")
-	}
 	l := goLists[tags]
 	l.once.Do(func() { l.g, l.err = runGoList(tags) })
 	if l.err != nil {

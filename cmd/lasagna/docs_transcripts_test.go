@@ -499,13 +499,13 @@ var docSetups = map[string]func(s *docSession){
 		}
 	},
 	"docs/metrics.md#`lasagna metrics trec QRELS RUN [-q] [-c] [-l N] [-n] [-m measure[.params]]...`": func(s *docSession) {
-		// trec_eval's own test files (shared/refdata, as the conformance
-		// tests read them).
-		ref := filepath.Join(filepath.Dir(s.root), "shared", "refdata", "trec_eval")
-		if _, err := os.Stat(ref); err != nil {
-			s.t.Skipf("reference data %s not found; the metrics trec transcripts need the shared/ folder beside the module", ref)
-		}
+		// trec_eval's own test files (cmd/lasagna/testdata/trec_eval/test,
+		// as the conformance tests read them); a missing one fails.
+		ref := filepath.Join(s.root, "cmd", "lasagna", "testdata", "trec_eval", "test")
 		for _, f := range []string{"qrels.test", "results.test", "qrels.rel_level", "results.trunc"} {
+			if _, err := os.Stat(filepath.Join(ref, f)); err != nil {
+				s.t.Fatalf("trec_eval reference file missing: %v", err)
+			}
 			if err := os.Symlink(filepath.Join(ref, f), filepath.Join(s.dir, f)); err != nil {
 				s.t.Fatal(err)
 			}

@@ -49,7 +49,7 @@ func readTrecEdgeCases(t *testing.T, dir string) []trecEdgeCase {
 	return cases
 }
 
-// TestMetricsTrecEdgeCases runs `metrics trec` on the edge cases whose
+// TestMetricsTrecEvalEdgeCases runs `metrics trec` on the edge cases whose
 // trec_eval outputs testdata/trec_eval holds (README.md there names the
 // trec_eval commit and each command line) and requires trec_eval's stdout
 // byte for byte: num_rel under -c -l N, Rndcg's -nan at -l 0, a document
@@ -57,7 +57,7 @@ func readTrecEdgeCases(t *testing.T, dir string) []trecEdgeCase {
 // are all negative. Where trec_eval failed, lasagna must fail with nothing
 // on stdout, except for the query with only negative grades that trec_eval
 // happens to evaluate first (TestMetricsTrecAllNegativeFirst).
-func TestMetricsTrecEdgeCases(t *testing.T) {
+func TestMetricsTrecEvalEdgeCases(t *testing.T) {
 	dir := filepath.Join("testdata", "trec_eval")
 	cases := readTrecEdgeCases(t, dir)
 	if len(cases) < 14 {
@@ -218,13 +218,13 @@ func shuffleRunLines(rng *rand.Rand, data string) string {
 
 // TestMetricsTrecShuffledMatchesTrecEval: trec_eval ranks by score, so the
 // order of a run's lines changes nothing it prints. Each run of the edge
-// cases (testdata/trec_eval) and of trec_eval's own tests (shared/refdata)
+// cases (testdata/trec_eval) and of trec_eval's own tests (testdata/trec_eval/test)
 // is shuffled, which takes `metrics trec` off its grouped-by-query path
 // onto the partitioned one, and must print trec_eval's bytes: the edge
 // cases' recorded outputs, and for trec_eval's test files every measure
 // (-m all_trec) with -q, with and without -c (always with it for results.trunc, which misses
 // queries), byte for byte as the
-// grouped file prints (which TestMetricsTrecConformance compares with
+// grouped file prints (which TestMetricsTrecEvalConformance compares with
 // trec_eval's expected files).
 func TestMetricsTrecShuffledMatchesTrecEval(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
@@ -263,7 +263,7 @@ func TestMetricsTrecShuffledMatchesTrecEval(t *testing.T) {
 			t.Errorf("shuffled run, %s: %v\n%s", strings.Join(c.args, " "), err, lineDiff(got, string(want)))
 		}
 	}
-	ref := trecRefdata(t)
+	ref := trecEvalTestFiles(t, "qrels.test", "qrels.rel_level", "qrels.comment.test", "results.test", "results.trunc", "results.comment.test")
 	for _, c := range []struct{ qrels, run string }{{"qrels.test", "results.test"}, {"qrels.test", "results.trunc"}, {"qrels.rel_level", "results.test"}, {"qrels.comment.test", "results.comment.test"}} {
 		qp, rp := filepath.Join(ref, c.qrels), filepath.Join(ref, c.run)
 		sp := shuffled(rp)

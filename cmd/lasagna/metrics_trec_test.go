@@ -12,26 +12,21 @@ import (
 	"testing"
 )
 
-// trecRefdata returns shared/refdata/trec_eval, found by walking up from the
-// working directory to a folder holding "shared/refdata" (the module root's
-// parent). It skips the test when there is none.
-func trecRefdata(t *testing.T) string {
+// trecEvalTestDir holds trec_eval's own test files: its qrels, runs and
+// expected outputs (testdata/trec_eval/test/README.md names the source
+// commit and keeps NIST's notice).
+var trecEvalTestDir = filepath.Join("testdata", "trec_eval", "test")
+
+// trecEvalTestFiles returns trecEvalTestDir after checking that each named
+// file is there: a missing reference file fails the test, never skips it.
+func trecEvalTestFiles(t testing.TB, names ...string) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		p := filepath.Join(dir, "shared", "refdata", "trec_eval")
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			return p
+	for _, n := range names {
+		if _, err := os.Stat(filepath.Join(trecEvalTestDir, n)); err != nil {
+			t.Fatalf("trec_eval reference file %s is missing (testdata/trec_eval/test/README.md says where it comes from): %v", filepath.Join(trecEvalTestDir, n), err)
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("reference data shared/refdata/trec_eval not found above the working directory; the trec_eval conformance test needs the shared/ folder beside the module")
-		}
-		dir = parent
 	}
+	return trecEvalTestDir
 }
 
 // supportedTrecLine reports whether a trec_eval output line is of a measure
@@ -49,13 +44,12 @@ func runTrec(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	return out.String(), errb.String(), err
 }
 
-// TestMetricsTrecConformance compares our output with trec_eval 10's expected
+// TestMetricsTrecEvalConformance compares our output with trec_eval 10's expected
 // outputs shipped in its test folder: the expected file must equal our output
 // line for line (every value to 4 decimals, in trec_eval's order, nothing
 // trec_eval would not print). Only out.test.meas_params has measures with
 // parameters lasagna does not take; their lines are left out of it.
-func TestMetricsTrecConformance(t *testing.T) {
-	ref := trecRefdata(t)
+func TestMetricsTrecEvalConformance(t *testing.T) {
 	cases := []struct {
 		expected string
 		args     []string
@@ -72,8 +66,9 @@ func TestMetricsTrecConformance(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.expected, func(t *testing.T) {
+			n := len(c.args)
+			ref := trecEvalTestFiles(t, c.expected, c.args[n-2], c.args[n-1])
 			args := slices.Clone(c.args)
-			n := len(args)
 			args[n-2] = filepath.Join(ref, args[n-2])
 			args[n-1] = filepath.Join(ref, args[n-1])
 			got, _, err := runTrec(t, args...)
@@ -110,10 +105,10 @@ func TestMetricsTrecConformance(t *testing.T) {
 	}
 }
 
-// TestMetricsTrecToys runs the hand-made cases of refdata's toys.md (copied
-// here: the files are a few lines each) and checks trec_eval's recorded
-// outputs.
-func TestMetricsTrecToys(t *testing.T) {
+// TestMetricsTrecEvalToys runs hand-made cases of a few lines each, written
+// here, and checks the outputs trec_eval printed for them (the build of
+// testdata/trec_eval/test/README.md).
+func TestMetricsTrecEvalToys(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) string {
 		p := filepath.Join(dir, name)
@@ -183,10 +178,11 @@ func padTrec(name string) string { return name + strings.Repeat(" ", max(0, 22-l
 
 func filepathSafe(i int, kind string) string { return kind + "-" + string(rune('a'+i)) + ".txt" }
 
-// TestMetricsTrecToysMeasureSelection checks the default (official) output on
-// refdata's extra reference values (README, section A and B).
-func TestMetricsTrecReadmeValues(t *testing.T) {
-	ref := trecRefdata(t)
+// TestMetricsTrecEvalReadmeValues checks the summary lines trec_eval prints
+// for a selection of measures on its own test files: the extra reference
+// values of testdata/trec_eval/test/README.md (sections A, B and C).
+func TestMetricsTrecEvalReadmeValues(t *testing.T) {
+	ref := trecEvalTestFiles(t, "qrels.test", "qrels.rel_level", "qrels.comment.test", "results.test", "results.comment.test")
 	args := []string{"-m", "num_q", "-m", "num_rel", "-m", "map", "-m", "Rprec", "-m", "recip_rank", "-m", "P.1,5,10", "-m", "recall.10,100,1000", "-m", "ndcg", "-m", "ndcg_cut.1,5,10,100", "-m", "success.1,5,10"}
 	want := map[string]string{
 		// A) qrels.test results.test
@@ -298,8 +294,10 @@ func TestMetricsTrecErrors(t *testing.T) {
 	}
 }
 
-func TestMetricsTrecAllTrecIsComplete(t *testing.T) {
-	ref := trecRefdata(t)
+// TestMetricsTrecEvalAllTrecIsComplete: -m all_trec prints every line of
+// trec_eval's out.test.a, byte for byte.
+func TestMetricsTrecEvalAllTrecIsComplete(t *testing.T) {
+	ref := trecEvalTestFiles(t, "qrels.test", "results.test", "out.test.a")
 	out, stderr, err := runTrec(t, "-m", "all_trec", filepath.Join(ref, "qrels.test"), filepath.Join(ref, "results.test"))
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -98,82 +100,104 @@ func TestBEIRProblems(t *testing.T) {
 	}
 }
 
-// refdata finds /work/shared/refdata (a "shared/refdata" sibling of the
-// module root) or skips.
-func refdata(t *testing.T, sub string) string {
+// beirCasesDir is a BEIR folder written for the loader's hard cases
+// (testdata/beir-cases/README.md): qrels with CRLF on every line, the
+// header and the last included; numeric-string ids such as "0"; queries
+// with nested metadata objects and \u escapes, surrogate pairs included;
+// documents with metadata {"url": ...}; queries the split does not judge.
+const beirCasesDir = "testdata/beir-cases"
+
+// readFixture returns a fixture file's text; a missing file fails the test.
+func readFixture(t *testing.T, path string) string {
 	t.Helper()
-	dir, _ := os.Getwd()
-	for d := dir; ; d = filepath.Dir(d) {
-		p := filepath.Join(d, "shared", "refdata", sub)
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			return p
-		}
-		if filepath.Dir(d) == d {
-			t.Skipf("reference data shared/refdata/%s not found above %s; conformance check skipped", sub, dir)
-		}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("fixture %s is missing: %v", path, err)
 	}
+	return string(data)
 }
 
-// TestBEIRRealFiles loads real BEIR files: SciFact's CRLF, headed test
-// qrels and its queries, and two NFCorpus documents, and checks them against
-// an independent reading of the same bytes.
-func TestBEIRRealFiles(t *testing.T) {
-	dir := refdata(t, "beir")
-	read := func(name string) string {
-		data, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(data)
+// TestBEIRLoaderCases loads testdata/beir-cases and checks it against an
+// independent reading of the same bytes.
+func TestBEIRLoaderCases(t *testing.T) {
+	qrelsText := readFixture(t, filepath.Join(beirCasesDir, "qrels", "test.tsv"))
+	queriesText := readFixture(t, filepath.Join(beirCasesDir, "queries.jsonl"))
+	corpusText := readFixture(t, filepath.Join(beirCasesDir, "corpus.jsonl"))
+	// The fixture still holds what it is there for (an editor or git may
+	// rewrite line ends or escapes).
+	if lines := strings.Count(qrelsText, "\n"); lines < 2 || strings.Count(qrelsText, "\r\n") != lines || !strings.HasSuffix(qrelsText, "\r\n") || !strings.HasPrefix(qrelsText, "query-id\tcorpus-id\tscore\r\n") {
+		t.Fatalf("%s/qrels/test.tsv lost its header or its CRLF line ends", beirCasesDir)
 	}
-	qrelsText, queriesText, nf := read("scifact-qrels-test.tsv"), read("scifact-queries.jsonl"), read("nfcorpus-corpus-sample.jsonl")
+	if !strings.Contains(queriesText, `\u03b1`) || !strings.Contains(queriesText, `\ud83c\udffa`) || !strings.Contains(corpusText, `\u2013`) || strings.Contains(queriesText+corpusText, "\r") {
+		t.Fatalf("%s: the JSONL files lost their \\u escapes or their LF line ends", beirCasesDir)
+	}
 
 	// Independent reading: split lines, drop the header, split on tabs.
 	want := lasagna.Qrels{}
-	var docIDs []string
 	sc := bufio.NewScanner(strings.NewReader(qrelsText))
 	for i := 0; sc.Scan(); i++ {
 		if i == 0 {
 			continue
 		}
 		f := strings.Split(strings.TrimSuffix(sc.Text(), "\r"), "\t")
-		if f[2] != "1" {
-			t.Fatalf("unexpected score %q", f[2])
+		g, err := strconv.Atoi(f[2])
+		if err != nil || len(f) != 3 {
+			t.Fatalf("qrels line %d: %q", i+1, sc.Text())
 		}
-		want.Add(f[0], f[1], 1)
-		docIDs = append(docIDs, f[1])
+		want.Add(f[0], f[1], g)
 	}
-	// A corpus holding the judged ids plus the real NFCorpus documents.
-	var corpus strings.Builder
-	corpus.WriteString(nf)
-	seen := map[string]bool{}
-	for _, id := range docIDs {
-		if !seen[id] {
-			seen[id] = true
-			fmt.Fprintf(&corpus, "{\"_id\": %q, \"title\": \"\", \"text\": \"doc %s\"}\n", id, id)
-		}
-	}
-	fsys := mapFS(map[string]string{"scifact/corpus.jsonl": corpus.String(), "scifact/queries.jsonl": queriesText, "scifact/qrels/test.tsv": qrelsText})
-	b, err := Load(fsys, "scifact", Options{})
+	b, err := Load(os.DirFS("testdata"), "beir-cases", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(b.Qrels, want) || b.Qrels.Judgements() != 339 || len(b.Queries) != 300 {
-		t.Errorf("qrels: %d judgements, %d queries; want 339, 300 and equal to an independent reading", b.Qrels.Judgements(), len(b.Queries))
+	if !reflect.DeepEqual(b.Qrels, want) || b.Qrels.Judgements() != 7 {
+		t.Errorf("qrels = %v (%d judgements); want 7, equal to an independent reading %v", b.Qrels, b.Qrels.Judgements(), want)
 	}
-	if q, ok := b.Query("1"); !ok || !strings.HasPrefix(q.Text, "0-dimensional biomaterials") {
-		t.Errorf("query 1 = %+v", q)
+	if g := b.Qrels["12"]["MED-4"]; g != 2 {
+		t.Errorf(`grade of 12/MED-4 = %d, want 2 ("2\r" parsed as 2)`, g)
 	}
-	med := b.Corpus[0]
-	if med.ID != "MED-10" || !strings.Contains(med.Text, "\u2013") && !strings.Contains(med.Title+med.Text, "–") {
-		t.Errorf("MED-10 = %q / escapes not decoded", med.ID)
-	}
-	if md, _ := med.Extra["metadata"].(map[string]any); md["url"] == nil {
-		t.Errorf("MED-10 metadata not kept: %v", med.Extra)
-	}
+	// Only the judged queries, in file order: 27 and 1300 are not judged.
+	var ids []string
 	for _, q := range b.Queries {
+		ids = append(ids, q.ID)
 		if strings.ContainsAny(q.ID, "\r\t") {
 			t.Fatalf("query id %q keeps a line end", q.ID)
 		}
+	}
+	if want := []string{"0", "3", "12", "120", "1207"}; !slices.Equal(ids, want) {
+		t.Errorf("queries %q, want %q (the judged ones, in file order)", ids, want)
+	}
+	for id, text := range map[string]string{
+		"0":    "Does firing above 1200 °C vitrify a stoneware body?",
+		"12":   "α-alumina raises the melting point of a glaze – or lowers it?",
+		"120":  "Salt glazing needs sodium vapour “at cone 10”.",
+		"1207": "Dust on bisque ware makes a glaze crawl 🏺",
+	} {
+		if q, ok := b.Query(id); !ok || q.Text != text {
+			t.Errorf("query %q = %q, want %q (escapes decoded)", id, q.Text, text)
+		}
+	}
+	// Nested metadata is kept as it is: its keys are Query.Metadata's.
+	q12, _ := b.Query("12")
+	wantMD := map[string]any{
+		"31":    []any{map[string]any{"sentences": []any{1.0}, "label": "CONTRADICT"}},
+		"MED-4": []any{map[string]any{"sentences": []any{3.0, 4.0}, "label": "SUPPORT"}},
+	}
+	if !reflect.DeepEqual(q12.Metadata, wantMD) {
+		t.Errorf("query 12 metadata = %#v, want %#v", q12.Metadata, wantMD)
+	}
+	if q3, _ := b.Query("3"); len(q3.Metadata) != 0 {
+		t.Errorf("query 3's empty metadata gave %v", q3.Metadata)
+	}
+	// Documents: every one kept, "0" a valid id, escapes decoded, metadata kept.
+	if len(b.Corpus) != 6 || b.Corpus[1].ID != "0" {
+		t.Fatalf("corpus has %d documents, second %q; want 6, the second \"0\"", len(b.Corpus), b.Corpus[1].ID)
+	}
+	med := b.Corpus[0]
+	if med.ID != "MED-4" || med.Title != "Glaze fit – a review" || !strings.Contains(med.Text, "(Δα above 1 × 10⁻⁶ K⁻¹)") {
+		t.Errorf("MED-4 = %q %q / %q: escapes not decoded", med.ID, med.Title, med.Text)
+	}
+	if md, _ := med.Extra["metadata"].(map[string]any); md["url"] != "https://example.org/ceramics/glaze-fit" {
+		t.Errorf("MED-4 metadata not kept: %v", med.Extra)
 	}
 }

@@ -150,12 +150,12 @@ func TestLuceneAnalyzerExamples(t *testing.T) {
 	}
 }
 
-// TestPorterConformance stems the original Porter algorithm's reference
-// vocabulary (shared/refdata/snowball/porter). The words listed in
+// TestPorterStemConformance stems the original Porter algorithm's reference
+// vocabulary (testdata/snowball/porter). The words listed in
 // testdata/porter_lucene_known_diffs.tsv are those where Lucene's
 // PorterStemFilter departs from the reference; PorterStem must give Lucene's
 // stem there and the reference stem everywhere else.
-func TestPorterConformance(t *testing.T) {
+func TestPorterStemConformance(t *testing.T) {
 	known := map[string][2]string{}
 	for i, line := range readLines(t, "testdata/porter_lucene_known_diffs.tsv") {
 		if line == "" || strings.HasPrefix(line, "#") {
@@ -167,7 +167,7 @@ func TestPorterConformance(t *testing.T) {
 		}
 		known[f[0]] = [2]string{f[1], f[2]}
 	}
-	dir := refdata(t, "snowball/porter")
+	dir := snowballData(t, "porter")
 	voc := readLines(t, filepath.Join(dir, "voc.txt"))
 	out := readLines(t, filepath.Join(dir, "output.txt"))
 	if len(voc) != len(out) || len(voc) < 40000 {

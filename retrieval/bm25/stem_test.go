@@ -8,26 +8,19 @@ import (
 	"testing"
 )
 
-// refdata returns the path of shared/refdata/<sub>, found by walking up from
-// the working directory to a folder with a "shared/refdata" sibling of the
-// module root; it skips the test when there is none.
-func refdata(t *testing.T, sub string) string {
+// snowballData returns testdata/snowball/<sub>, the Snowball project's
+// reference vocabularies (testdata/snowball/README.md names their source,
+// commit and licence). The test fails when the folder is missing: a
+// conformance test never skips for want of its reference data.
+func snowballData(t *testing.T, sub string) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		p := filepath.Join(dir, "shared", "refdata", sub)
-		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-			return p
+	p := filepath.Join("testdata", "snowball", sub)
+	for _, f := range []string{"voc.txt", "output.txt"} {
+		if _, err := os.Stat(filepath.Join(p, f)); err != nil {
+			t.Fatalf("reference file %s is missing (testdata/snowball/README.md says where it comes from): %v", filepath.Join(p, f), err)
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skipf("reference data shared/refdata/%s not found above the working directory; the conformance test needs the shared/ folder beside the module", sub)
-		}
-		dir = parent
 	}
+	return p
 }
 
 func readLines(t *testing.T, path string) []string {
@@ -49,12 +42,13 @@ func readLines(t *testing.T, path string) []string {
 }
 
 // TestSnowballEnglishConformance stems every word of the Snowball project's
-// English reference vocabulary and compares with its reference output. The
+// English reference vocabulary (testdata/snowball/english) and compares with
+// its reference output. The
 // words listed in testdata/snowball_english_known_diffs.tsv (changes of the
 // algorithm after the version snowballstem v0.9.0 was generated from) must
 // differ exactly as listed; every other word must match.
 func TestSnowballEnglishConformance(t *testing.T) {
-	dir := refdata(t, "snowball/english")
+	dir := snowballData(t, "english")
 	voc := readLines(t, filepath.Join(dir, "voc.txt"))
 	out := readLines(t, filepath.Join(dir, "output.txt"))
 	if len(voc) != len(out) || len(voc) < 40000 {
