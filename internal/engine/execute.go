@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -528,9 +530,11 @@ func (e *execution) finish(ctx context.Context) (*Outcome, error) {
 }
 
 // Version returns the version of the lasagna module this binary was built
-// with ("v1.2.0"; "dev" for a build of the module's own checkout). Every
-// front end records it in the bundle's environment, so go test and the
-// lasagna CLI built from one module version write the same bundle.
+// with ("v1.2.0"), or "dev" for a build of the module's own checkout
+// (whatever version control stamps on it: go build's pseudo-version and
+// go test's "(devel)" alike). Every front end records it in the bundle's
+// environment, so go test and the lasagna CLI built from one version of
+// the module write the same bundle.
 func Version() string {
 	const mod = "github.com/lasagna-go/lasagna"
 	bi, ok := debug.ReadBuildInfo()
@@ -540,6 +544,12 @@ func Version() string {
 	v := ""
 	if bi.Main.Path == mod {
 		v = bi.Main.Version
+		// The time and revision of a pseudo-version
+		// (v0.0.0-20261206183604-65d285a95685).
+		pseudo := regexp.MustCompile(`-(0\.)?\d{14}-[0-9a-f]{12}`)
+		if strings.Contains(v, "+dirty") || pseudo.MatchString(v) {
+			v = ""
+		}
 	}
 	for _, d := range bi.Deps {
 		if d.Path == mod {
