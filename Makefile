@@ -25,6 +25,8 @@ test:
 	$(GO) test -race -tags $(TAGS) ./...
 	$(GO) test -count=1 -run 'NotBuiltIn' ./cmd/lasagna ./internal/registry/...
 	cd bench && $(GO) test ./...
+	cd tools && $(GO) test ./...
+	$(MAKE) junit
 
 # pglite installs the npm packages (pinned in the lock file) that the
 # pgvector tests serve PostgreSQL with; needs node and npm.
@@ -87,14 +89,21 @@ cover:
 	$(GO) tool cover -func=coverage.out | tail -n 1
 
 # junit runs the examples under gotestsum (pinned in tools/go.mod, so it never
-# enters the module's dependency graph) and writes JUnit to JUNIT; each query
-# test case carries its lasagna.* metrics as <properties>, which checkjunit
-# then verifies. A Ginkgo suite is one test case (use ginkgo --junit-report
-# for per-spec properties).
+# enters the module's dependency graph; go tool fetches it from the module
+# proxy) and writes JUnit to JUNIT, where each query test case carries its
+# lasagna.* attrs as <properties>. A Ginkgo suite is one Go test there, so
+# the Ginkgo example also writes Ginkgo's own JUnit report to GINKGO_JUNIT
+# (-ginkgo.junit-report), where each spec carries its report entries.
+# checkjunit then checks both: every query test case of the plain go test,
+# testify and Ginkgo examples has lasagna.query_id and its metrics. make test
+# ends with it.
 JUNIT ?= junit.xml
+GINKGO_JUNIT ?= junit-ginkgo.xml
+JUNIT_PACKAGES ?= examples/retrieval,examples/scorer,examples/testify,examples/ginkgo
 junit:
-	$(GO) tool -modfile=tools/go.mod gotestsum --junitfile $(JUNIT) --format testname -- -count=1 -short ./examples/...
-	cd tools && $(GO) run ./checkjunit -min 100 $(abspath $(JUNIT))
+	$(GO) tool -modfile=tools/go.mod gotestsum --junitfile $(JUNIT) --format pkgname -- -count=1 -short ./examples/...
+	$(GO) test -count=1 -short ./examples/ginkgo -args -ginkgo.junit-report=$(abspath $(GINKGO_JUNIT))
+	cd tools && $(GO) run ./checkjunit -min 100 -want $(JUNIT_PACKAGES) $(abspath $(JUNIT)) $(abspath $(GINKGO_JUNIT))
 
 # weaviate-server builds the Weaviate server the Weaviate backend tests run
 # (internal/weaviatetest looks in WEAVIATE_BIN): about 7 minutes cold on

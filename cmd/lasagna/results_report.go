@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -13,11 +14,7 @@ import (
 
 // newResultsReportCmd is `lasagna results report BUNDLE… -o report.html`.
 func newResultsReportCmd(stdout io.Writer) *cobra.Command {
-	var (
-		out, baseline string
-		data          []string
-		metrics       []string
-	)
+	var o reportFlags
 	cmd := &cobra.Command{
 		Use:   "report BUNDLE.json... -o report.html",
 		Short: "Write a self-contained HTML report with plots of one or more bundles",
@@ -46,51 +43,63 @@ Exit status: 0 written; 1 an unreadable or invalid bundle or data file;
 			if len(args) < 1 {
 				return usageError("%s: want at least one bundle (usage: %s)", c.CommandPath(), c.UseLine())
 			}
-			if out == "" {
+			if o.out == "" {
 				return usageError("%s: -o FILE.html is required", c.CommandPath())
 			}
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			benches, err := loadData(c.Context(), data)
-			if err != nil {
-				return err
-			}
-			var ins []htmlreport.Input
-			for _, p := range args {
-				b, err := readTrustedBundle(stdout, p, "reported", benches)
-				if err != nil {
-					return err
-				}
-				in := htmlreport.Input{Bundle: b}
-				if len(args) > 1 {
-					in.Label = filepath.Base(p)
-				}
-				ins = append(ins, in)
-			}
-			o := htmlreport.Options{Metrics: metrics}
-			if baseline != "" {
-				b, err := readTrustedBundle(stdout, baseline, "reported", nil)
-				if err != nil {
-					return err
-				}
-				o.Baseline = b
-			}
-			o.Data = benches
-			var buf bytes.Buffer
-			if err := htmlreport.Write(&buf, ins, o); err != nil {
-				return problems(err)
-			}
-			if err := atomicfile.WriteFile(out, buf.Bytes(), 0o644); err != nil {
-				return problems(fmt.Errorf("results report: %w", err))
-			}
-			fmt.Fprintf(stdout, "report: %s (%d bytes)\n", out, buf.Len())
-			return nil
+			return resultsReport(c.Context(), stdout, args, o)
 		},
 	}
-	cmd.Flags().StringVarP(&out, "output", "o", "", "write the report to `FILE.html`")
-	cmd.Flags().StringVar(&baseline, "baseline", "", "compare each arm with the arm of the same name in `BUNDLE.json`")
-	cmd.Flags().StringArrayVar(&data, "data", nil, "the benchmark `PATH` the bundle ran on (a file, BEIR folder, registry:NAME@HASH or sweep; repeatable): re-scores the bundle against it, shows questions and gold answers, marks relevant documents")
-	cmd.Flags().StringArrayVar(&metrics, "metric", nil, "plot and compare `METRIC` (repeatable; default: ndcg@10, recall@10, mrr, exact_match, token_f1 where scored, then the judge, rubric and scorer metrics scored)")
+	cmd.Flags().StringVarP(&o.out, "output", "o", "", "write the report to `FILE.html`")
+	cmd.Flags().StringVar(&o.baseline, "baseline", "", "compare each arm with the arm of the same name in `BUNDLE.json`")
+	cmd.Flags().StringArrayVar(&o.data, "data", nil, "the benchmark `PATH` the bundle ran on (a file, BEIR folder, registry:NAME@HASH or sweep; repeatable): re-scores the bundle against it, shows questions and gold answers, marks relevant documents")
+	cmd.Flags().StringArrayVar(&o.metrics, "metric", nil, "plot and compare `METRIC` (repeatable; default: ndcg@10, recall@10, mrr, exact_match, token_f1 where scored, then the judge, rubric and scorer metrics scored)")
 	return cmd
+}
+
+// reportFlags are the flags of results report: the output file, the
+// baseline bundle, the --data paths and the --metric metrics.
+type reportFlags struct {
+	out, baseline string
+	data, metrics []string
+}
+
+// resultsReport writes the HTML report of the bundles at paths.
+func resultsReport(ctx context.Context, stdout io.Writer, paths []string, f reportFlags) error {
+	benches, err := loadData(ctx, f.data)
+	if err != nil {
+		return err
+	}
+	var ins []htmlreport.Input
+	for _, p := range paths {
+		b, err := readTrustedBundle(stdout, p, "reported", benches)
+		if err != nil {
+			return err
+		}
+		in := htmlreport.Input{Bundle: b}
+		if len(paths) > 1 {
+			in.Label = filepath.Base(p)
+		}
+		ins = append(ins, in)
+	}
+	o := htmlreport.Options{Metrics: f.metrics}
+	if f.baseline != "" {
+		b, err := readTrustedBundle(stdout, f.baseline, "reported", nil)
+		if err != nil {
+			return err
+		}
+		o.Baseline = b
+	}
+	o.Data = benches
+	var buf bytes.Buffer
+	if err := htmlreport.Write(&buf, ins, o); err != nil {
+		return problems(err)
+	}
+	if err := atomicfile.WriteFile(f.out, buf.Bytes(), 0o644); err != nil {
+		return problems(fmt.Errorf("results report: %w", err))
+	}
+	fmt.Fprintf(stdout, "report: %s (%d bytes)\n", f.out, buf.Len())
+	return nil
 }

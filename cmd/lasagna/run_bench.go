@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -160,79 +161,129 @@ func isSweepFile(p string) bool {
 	return ext == ".yaml" || ext == ".yml"
 }
 
+// runBenchmark is `benchmark run`: it builds the sweep from the target and
+// the flags, plans and executes it, writes the bundle, prints the results
+// and the checks, and rewrites the baseline when asked.
 func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr io.Writer) error {
 	if f.updateBaseline && f.baseline == "" {
 		return usageError("benchmark run: --update-baseline needs --baseline FILE, the bundle to write")
 	}
 	fsys, p := cliPath(target)
-	var (
-		sweep *engine.Sweep
-		err   error
-	)
-	if isSweepFile(p) {
-		if f.profile != "" || f.split != "" || f.name != "" || f.corpus != "" {
-			return usageError("benchmark run %s: --profile, --split, --name and --corpus apply to a dataset path; a sweep file sets them per entry", target)
+	sweep, err := runSweep(fsys, target, p, f)
+	if err != nil {
+		return err
+	}
+	shard, err := checkRunSweep(sweep, f)
+	if err != nil {
+		return err
+	}
+	deps, client, err := llmDeps(sweep, f.model)
+	if err != nil {
+		return err
+	}
+	deps.VectorStore = openVectorStore
+	plan, err := runPlan(ctx, fsys, deps, sweep, f, shard)
+	if err != nil {
+		return err
+	}
+	outcome, err := executeRun(ctx, plan, stderr)
+	if err != nil {
+		return err
+	}
+	// The bundle is written before anything is printed, and console errors
+	// are ignored: a closed stdout (| head -1) never costs the bundle.
+	out := f.out
+	if out == "" {
+		out = filepath.Join("lasagna-out", outcome.Bundle.RunID[:12]+".json")
+	}
+	if err := writeBundleFile(out, outcome.Bundle); err != nil {
+		return err
+	}
+	if err := printRun(ctx, stdout, outcome, runTableMetrics(outcome.Bundle, sweep, plan.Gate != nil), client, out, f.runOut); err != nil {
+		return err
+	}
+	return runChecks(stdout, outcome, f, shard)
+}
+
+// runSweep returns the sweep to run: the sweep file p, or the dataset p
+// with the arms of --profile. Problems of the file, and flags that do not
+// apply to the target, are usage errors.
+func runSweep(fsys fs.FS, target, p string, f runFlags) (*engine.Sweep, error) {
+	if !isSweepFile(p) {
+		return datasetSweep(target, p, f)
+	}
+	if f.profile != "" || f.split != "" || f.name != "" || f.corpus != "" {
+		return nil, usageError("benchmark run %s: --profile, --split, --name and --corpus apply to a dataset path; a sweep file sets them per entry", target)
+	}
+	// A sweep file is the command's configuration: its problems are
+	// usage errors, like a misspelt flag.
+	sweep, err := engine.ReadSweep(fsys, p)
+	if err != nil {
+		return nil, &exitError{code: exitUsage, err: err}
+	}
+	return sweep, nil
+}
+
+// datasetSweep returns the sweep that runs the arms of --profile on the
+// dataset p (a file, a BEIR folder or a registered benchmark).
+func datasetSweep(target, p string, f runFlags) (*engine.Sweep, error) {
+	if engine.IsRegistryPath(p) && (f.name != "" || f.split != "" || f.corpus != "") {
+		return nil, usageError("benchmark run %s: --name, --split and --corpus apply to files; a registered benchmark has its own", target)
+	}
+	var corpus string
+	if f.corpus != "" {
+		if _, err := os.Stat(f.corpus); err != nil {
+			return nil, usageError("benchmark run %s: --corpus %s: no such file", target, f.corpus)
 		}
-		// A sweep file is the command's configuration: its problems are
-		// usage errors, like a misspelt flag.
-		sweep, err = engine.ReadSweep(fsys, p)
-		if err != nil {
-			return &exitError{code: exitUsage, err: err}
-		}
-	} else {
-		if engine.IsRegistryPath(p) && (f.name != "" || f.split != "" || f.corpus != "") {
-			return usageError("benchmark run %s: --name, --split and --corpus apply to files; a registered benchmark has its own", target)
-		}
-		var corpus string
-		if f.corpus != "" {
-			if _, err := os.Stat(f.corpus); err != nil {
-				return usageError("benchmark run %s: --corpus %s: no such file", target, f.corpus)
-			}
-			_, corpus = cliPath(f.corpus)
-		}
-		name := f.profile
-		if name == "" {
-			name = "speed"
-		}
-		prof, err := engine.LookupProfile(name)
-		if err != nil {
-			return usageError("%v", err)
-		}
-		sweep = &engine.Sweep{
-			Benchmarks: []engine.BenchmarkEntry{{Path: p, Name: f.name, Split: f.split, Corpus: corpus}},
-			Arms:       prof.Arms(f.embeddingModel),
+		_, corpus = cliPath(f.corpus)
+	}
+	sweep, err := engine.ProfileSweep(f.profile, f.embeddingModel, engine.BenchmarkEntry{Path: p, Name: f.name, Split: f.split, Corpus: corpus})
+	if err != nil {
+		return nil, usageError("%v", err)
+	}
+	return sweep, nil
+}
+
+// checkRunSweep applies the flags that override the sweep's settings,
+// checks its registry paths and vector backends, and returns the --shard
+// to run. It refuses --update-baseline, before anything runs, when the run
+// cannot make a baseline.
+func checkRunSweep(sweep *engine.Sweep, f runFlags) (engine.Shard, error) {
+	if err := applyRunFlags(sweep, f); err != nil {
+		return engine.Shard{}, err
+	}
+	if err := checkRegistryPaths(sweep); err != nil {
+		return engine.Shard{}, err
+	}
+	if err := checkVectorBackends(sweep); err != nil {
+		return engine.Shard{}, err
+	}
+	shard, err := engine.ParseShard(f.shard)
+	if err != nil {
+		return engine.Shard{}, usageError("--shard: %v", err)
+	}
+	if f.updateBaseline {
+		if err := engine.BaselineUpdate(nil, nil, shard, false); err != nil {
+			return engine.Shard{}, usageError("--update-baseline: %v", err)
 		}
 	}
+	return shard, nil
+}
+
+// applyRunFlags overrides the sweep's settings with the flags given:
+// --n-samples, --seed, --judge-model, --top-k, --repeats and --pass.
+func applyRunFlags(sweep *engine.Sweep, f runFlags) error {
 	if f.nSamples > 0 {
-		for i := range sweep.Benchmarks {
-			sweep.Benchmarks[i].NSamples = f.nSamples
-		}
+		sweep.SetNSamples(f.nSamples)
 	}
 	if f.seed != 0 {
-		sweep.Seed = f.seed
-		for i := range sweep.Benchmarks {
-			sweep.Benchmarks[i].Seed = 0
-		}
+		sweep.SetSeed(f.seed)
 	}
 	if f.judgeModel != "" {
-		for i := range sweep.Arms {
-			if a := &sweep.Arms[i]; a.Judge != nil {
-				j := *a.Judge
-				j.Model = f.judgeModel
-				a.Judge = &j
-			}
-		}
-		if sweep.Judge != nil {
-			j := *sweep.Judge
-			j.Model = f.judgeModel
-			sweep.Judge = &j
-		}
+		sweep.SetJudgeModel(f.judgeModel)
 	}
 	if f.topK > 0 {
-		sweep.TopK = f.topK
-		for i := range sweep.Arms {
-			sweep.Arms[i].TopK = 0
-		}
+		sweep.SetTopK(f.topK)
 	}
 	if f.repeats < 0 {
 		return usageError("--repeats is %d; give a positive count", f.repeats)
@@ -246,30 +297,18 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 		}
 		sweep.SetPass(f.pass)
 	}
-	if err := checkRegistryPaths(sweep); err != nil {
-		return err
-	}
-	if err := checkVectorBackends(sweep); err != nil {
-		return err
-	}
-	shard, err := engine.ParseShard(f.shard)
-	if err != nil {
-		return usageError("--shard: %v", err)
-	}
-	if f.updateBaseline {
-		// Refused before anything runs when the run cannot make a baseline.
-		if err := engine.BaselineUpdate(nil, nil, shard, false); err != nil {
-			return usageError("--update-baseline: %v", err)
-		}
-	}
-	deps, client, err := llmDeps(sweep, f.model)
-	if err != nil {
-		return err
-	}
-	deps.VectorStore = openVectorStore
+	return nil
+}
+
+// runPlan returns the plan of the sweep with the run's options: the gate
+// against --baseline (unless --update-baseline), concurrency, resume,
+// shard, latency and the journal folder. Thresholds and gate metrics no
+// arm scores are usage errors, found before any data is read; then the
+// baseline and the benchmarks are read.
+func runPlan(ctx context.Context, fsys fs.FS, deps engine.Deps, sweep *engine.Sweep, f runFlags, shard engine.Shard) (*engine.Plan, error) {
 	plan, err := deps.SweepPlan(ctx, sweep)
 	if err != nil {
-		return problems(err)
+		return nil, problems(err)
 	}
 	gated := f.baseline != "" && !f.updateBaseline
 	if gated {
@@ -285,25 +324,30 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 		ReleaseTexts: true,
 	}
 	plan.Latency = f.latency
-	// Thresholds and gate metrics no arm scores are usage errors, found
-	// before any data is read.
 	if err := plan.Check(); err != nil {
-		return &exitError{code: exitUsage, err: err}
+		return nil, &exitError{code: exitUsage, err: err}
 	}
 	if gated {
 		if plan.Gate.Baseline, err = readBaseline(f.baseline); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	resolve, closeRegistry := registryResolver(ctx)
 	plan.Benchmarks, err = engine.LoadBenchmarksWith(fsys, sweep, resolve)
 	closeRegistry()
 	if err != nil {
-		return loadErr(err)
+		return nil, loadErr(err)
 	}
 	if plan.Options.JournalDir, err = cacheDir("journal"); err != nil {
-		return err
+		return nil, err
 	}
+	return plan, nil
+}
+
+// executeRun executes the plan, with a progress line on a terminal
+// stderr. A stopped run (Ctrl-C, SIGTERM) writes nothing but the journal
+// and is an error saying how many queries it journalled.
+func executeRun(ctx context.Context, plan *engine.Plan, stderr io.Writer) (*engine.Outcome, error) {
 	opts := &plan.Options
 	if isTerminal(stderr) {
 		opts.Progress = progressLine(stderr)
@@ -311,33 +355,31 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 	outcome, err := engine.Execute(engine.Discard(ctx), plan)
 	var intr *engine.Interrupted
 	if errors.As(err, &intr) {
-		// Stopped (Ctrl-C, SIGTERM): nothing is written but the journal.
 		if opts.Progress != nil {
 			fmt.Fprint(stderr, "\r\033[K")
 		}
-		return problems(fmt.Errorf("%s: %d of %d queries journalled; rerun with --resume", interruption(ctx), intr.Journalled, intr.Total))
+		return nil, problems(fmt.Errorf("%s: %d of %d queries journalled; rerun with --resume", interruption(ctx), intr.Journalled, intr.Total))
 	}
 	if err != nil {
-		return problems(err)
+		return nil, problems(err)
 	}
 	if opts.Progress != nil {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
-	rep, verdicts, bundle := outcome.Report, outcome.Verdicts, outcome.Bundle
-	// The bundle is written before anything is printed, and console errors
-	// are ignored: a closed stdout (| head -1) never costs the bundle.
-	out := f.out
-	if out == "" {
-		out = filepath.Join("lasagna-out", bundle.RunID[:12]+".json")
-	}
-	if err := writeBundleFile(out, bundle); err != nil {
-		return err
-	}
-	shown := runTableMetrics(bundle, sweep, gated)
+	return outcome, nil
+}
+
+// printRun prints the run's results: the summary table with the shown
+// metrics, the slices, the queries restored from the journal, the corpus
+// statistics, the LLM usage (client nil: none), where the bundle was
+// written, the TREC run files it writes (runOut, --run-out), the
+// integrity findings and the verdicts.
+func printRun(ctx context.Context, stdout io.Writer, outcome *engine.Outcome, shown []string, client *llm.Client, out, runOut string) error {
+	bundle := outcome.Bundle
 	printBundleTable(ctx, stdout, bundle, shown)
 	printSlices(stdout, bundle, shown)
 	sep := "\n"
-	for _, c := range rep.Cells {
+	for _, c := range outcome.Report.Cells {
 		if c.Resumed > 0 {
 			fmt.Fprintf(stdout, "%sresumed: %d of %d queries of %s restored from the journal\n", sep, c.Resumed, len(c.Queries), c.Where())
 			sep = ""
@@ -349,8 +391,8 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 		printLLMUsage(stdout, client.Usage())
 	}
 	fmt.Fprintf(stdout, "\nbundle: %s\n", out)
-	if f.runOut != "" {
-		files, err := writeRunFiles(f.runOut, rep)
+	if runOut != "" {
+		files, err := writeRunFiles(runOut, outcome.Report)
 		if err != nil {
 			return err
 		}
@@ -359,7 +401,15 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 		}
 	}
 	printIntegrity(stdout, bundle)
+	return nil
+}
 
+// runChecks prints the verdicts and returns the run's exit error, naming
+// the failed checks and blocking integrity problems; with
+// --update-baseline it rewrites the baseline from this run's bundle, or
+// says why not.
+func runChecks(stdout io.Writer, outcome *engine.Outcome, f runFlags, shard engine.Shard) error {
+	verdicts, bundle := outcome.Verdicts, outcome.Bundle
 	if len(verdicts) > 0 {
 		fmt.Fprintln(stdout)
 	}
@@ -373,7 +423,7 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 		why = append(why, fmt.Sprintf("%d blocking integrity problem(s); the bundle was written, but its numbers cannot be trusted", n))
 	}
 	if f.updateBaseline {
-		if err := engine.BaselineUpdate(verdicts, rep.Findings, shard, false); err != nil {
+		if err := engine.BaselineUpdate(verdicts, outcome.Report.Findings, shard, false); err != nil {
 			why = append(why, fmt.Sprintf("baseline %s not rewritten (%s): %v", f.baseline, updateHint, err))
 		} else {
 			if err := writeBundleFile(f.baseline, bundle); err != nil {

@@ -9,6 +9,8 @@
 //
 // or with the ginkgo CLI (ginkgo -v ./examples/ginkgo, or
 // --junit-report=report.xml for Ginkgo's own JUnit file, whose test cases
-// carry the lasagna.* report entries as properties). Under go test and
-// gotestsum a Ginkgo suite is one Go test (TestFAQ).
+// carry the lasagna.* report entries as properties; under go test,
+// -args -ginkgo.junit-report=/abs/report.xml writes the same file, as make
+// junit does). Under go test and gotestsum a Ginkgo suite is one Go test
+// (TestFAQ).
 package ginkgo

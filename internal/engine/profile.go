@@ -97,3 +97,20 @@ func LookupProfile(name string) (Profile, error) {
 	}
 	return Profile{}, fmt.Errorf("unknown profile %q%s; profiles: %s", name, suggest.Hint(name, ProfileNames()), strings.Join(ProfileNames(), ", "))
 }
+
+// DefaultProfile is the profile a dataset runs with when none is named.
+const DefaultProfile = "speed"
+
+// ProfileSweep returns the sweep that runs the arms of the profile called
+// name ("" means DefaultProfile), for the embedding model embeddingModel,
+// on the one benchmark entry e; the error is LookupProfile's.
+func ProfileSweep(name, embeddingModel string, e BenchmarkEntry) (*Sweep, error) {
+	if name == "" {
+		name = DefaultProfile
+	}
+	p, err := LookupProfile(name)
+	if err != nil {
+		return nil, err
+	}
+	return &Sweep{Benchmarks: []BenchmarkEntry{e}, Arms: p.Arms(embeddingModel)}, nil
+}

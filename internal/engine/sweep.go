@@ -547,6 +547,52 @@ func seqOf(n *yaml.Node) []*yaml.Node {
 	return n.Content
 }
 
+// SetNSamples makes every benchmark entry of s run n of its queries,
+// chosen deterministically by the seed (the CLI's --n-samples), overriding
+// each entry's n_samples.
+func (s *Sweep) SetNSamples(n int) {
+	for i := range s.Benchmarks {
+		s.Benchmarks[i].NSamples = n
+	}
+}
+
+// SetSeed makes seed the sampling seed of every benchmark entry of s (the
+// CLI's --seed), overriding the sweep's seed: and each entry's own.
+func (s *Sweep) SetSeed(seed uint64) {
+	s.Seed = seed
+	for i := range s.Benchmarks {
+		s.Benchmarks[i].Seed = 0
+	}
+}
+
+// SetTopK makes k the depth of every arm of s (the CLI's --top-k),
+// overriding the sweep's top_k: and each arm's own.
+func (s *Sweep) SetTopK(k int) {
+	s.TopK = k
+	for i := range s.Arms {
+		s.Arms[i].TopK = 0
+	}
+}
+
+// SetJudgeModel makes model the model of every judge of s, the sweep's
+// judge: and each arm's (the CLI's --judge-model). Each judge is copied
+// before it changes, so a JudgeSpec shared with another sweep is left as
+// it was.
+func (s *Sweep) SetJudgeModel(model string) {
+	for i := range s.Arms {
+		if a := &s.Arms[i]; a.Judge != nil {
+			j := *a.Judge
+			j.Model = model
+			a.Judge = &j
+		}
+	}
+	if s.Judge != nil {
+		j := *s.Judge
+		j.Model = model
+		s.Judge = &j
+	}
+}
+
 // SetRepeats makes every arm of s run n times (the CLI's --repeats,
 // evaltest's Config.Repeats): it overrides the sweep's repeats: and each
 // arm's own.

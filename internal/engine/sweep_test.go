@@ -126,3 +126,58 @@ func TestLookupProfile(t *testing.T) {
 		}
 	}
 }
+
+func TestProfileSweep(t *testing.T) {
+	e := BenchmarkEntry{Path: "faq.jsonl", Split: "dev"}
+	s, err := ProfileSweep("", "emb", e)
+	if err != nil || len(s.Benchmarks) != 1 || s.Benchmarks[0].Path != e.Path || s.Benchmarks[0].Split != "dev" || len(s.Arms) != 1 || s.Arms[0].Retriever != RetrieverBM25 {
+		t.Errorf("default profile: %+v, %v", s, err)
+	}
+	if s, err := ProfileSweep("dense", "emb", e); err != nil || s.Arms[0].Embedder.Model != "emb" {
+		t.Errorf("dense: %+v, %v", s, err)
+	}
+	if _, err := ProfileSweep("sped", "", e); err == nil || !strings.Contains(err.Error(), `unknown profile "sped"`) {
+		t.Errorf("sped: %v", err)
+	}
+}
+
+// TestSweepSetters: each Set method overrides the sweep-wide setting and
+// every entry's or arm's own, as the CLI's flags do.
+func TestSweepSetters(t *testing.T) {
+	shared := &JudgeSpec{Model: "judge-a"}
+	s := &Sweep{
+		Benchmarks: []BenchmarkEntry{{Path: "a.jsonl", NSamples: 5, Seed: 3}, {Path: "b.jsonl"}},
+		Seed:       7,
+		TopK:       20,
+		Judge:      shared,
+		Arms: []ArmSpec{
+			{Name: "x", TopK: 10, Judge: shared, Repeats: 3, Pass: "any"},
+			{Name: "y"},
+		},
+	}
+	s.SetNSamples(9)
+	s.SetSeed(11)
+	s.SetTopK(50)
+	s.SetJudgeModel("judge-b")
+	s.SetRepeats(4)
+	s.SetPass("majority")
+	for _, e := range s.Benchmarks {
+		if e.NSamples != 9 || s.EntrySeed(e) != 11 {
+			t.Errorf("entry %s: n_samples %d, seed %d; want 9 and 11", e.Path, e.NSamples, s.EntrySeed(e))
+		}
+	}
+	for _, a := range s.Arms {
+		if s.ArmTopK(a) != 50 || a.Repeats != 0 || a.Pass != "" {
+			t.Errorf("arm %s: top_k %d, own repeats %d, own pass %q; want 50, 0, \"\"", a.Name, s.ArmTopK(a), a.Repeats, a.Pass)
+		}
+	}
+	if s.Repeats != 4 || s.Pass != "majority" {
+		t.Errorf("sweep repeats %d, pass %q; want 4, majority", s.Repeats, s.Pass)
+	}
+	if s.Judge.Model != "judge-b" || s.Arms[0].Judge.Model != "judge-b" || s.Arms[1].Judge != nil {
+		t.Errorf("judges: sweep %+v, arms %+v, %+v", s.Judge, s.Arms[0].Judge, s.Arms[1].Judge)
+	}
+	if shared.Model != "judge-a" {
+		t.Errorf("SetJudgeModel changed the shared JudgeSpec: %+v", shared)
+	}
+}
