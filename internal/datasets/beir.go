@@ -235,7 +235,9 @@ func lenientID(line []byte) string {
 			}
 			return t[1 : 1+end]
 		}
-		end := strings.IndexFunc(t, func(r rune) bool { return !(r >= '0' && r <= '9' || r == '-' || r == '.' || r == 'e' || r == 'E' || r == '+') })
+		end := strings.IndexFunc(t, func(r rune) bool {
+			return !(r >= '0' && r <= '9' || r == '-' || r == '.' || r == 'e' || r == 'E' || r == '+')
+		})
 		if end < 0 {
 			end = len(t)
 		}

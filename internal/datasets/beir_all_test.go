@@ -41,11 +41,11 @@ func TestBEIRAllProblemsOnePass(t *testing.T) {
 
 func TestLenientID(t *testing.T) {
 	for line, want := range map[string]string{
-		`{"_id": "d2", "text": "y"`:   "d2",
-		`{"_id":17, "text": `:         "17",
+		`{"_id": "d2", "text": "y"`:    "d2",
+		`{"_id":17, "text": `:          "17",
 		`{"title": "_id", "_id" : "x"`: "x",
-		`{"_id": "a\"b"`:              "",
-		`{"text": "a"}`:               "",
+		`{"_id": "a\"b"`:               "",
+		`{"text": "a"}`:                "",
 	} {
 		if got := lenientID([]byte(line)); got != want {
 			t.Errorf("lenientID(%s) = %q, want %q", line, got, want)
