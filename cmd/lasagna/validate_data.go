@@ -9,7 +9,8 @@ import (
 	"path/filepath"
 
 	"github.com/lasagna-go/lasagna"
-	"github.com/lasagna-go/lasagna/internal/datasets"
+	"github.com/lasagna-go/lasagna/datasets"
+	idatasets "github.com/lasagna-go/lasagna/internal/datasets"
 	"github.com/spf13/cobra"
 )
 
@@ -53,7 +54,7 @@ func validateData(w io.Writer, arg string, opts datasets.Options, format string)
 		return usageError("validate-data: unknown --format %q (want auto or vecta)", format)
 	}
 	fsys, name := cliPath(arg)
-	st, err := datasets.Stat(fsys, name)
+	st, err := idatasets.Stat(fsys, name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return usageError("validate-data: %s: no such file or folder", arg)
@@ -62,24 +63,25 @@ func validateData(w io.Writer, arg string, opts datasets.Options, format string)
 	case format == "vecta" && st.IsDir():
 		return usageError("validate-data: --format vecta wants a .csv file, %s is a folder", arg)
 	}
-	var b *lasagna.Benchmark
 	if format == "vecta" {
-		b, err = datasets.LoadVectaCSV(fsys, name, opts)
-	} else {
-		b, err = datasets.Load(fsys, name, opts)
+		opts.Format = lasagna.FormatVecta
 	}
+	// The public API's Load: the name printed is the one a Go program
+	// gets (Benchmark.Name), and a BEIR folder's problems are every
+	// file's.
+	b, err := datasets.Load(fsys, name, opts)
 	if err != nil {
 		var ps datasets.Problems
 		if !errors.As(err, &ps) {
 			return problems(fmt.Errorf("validate-data: %v", err))
 		}
 		for _, p := range ps {
-			p.Pos.File = filepath.FromSlash(p.Pos.File)
+			p.File = filepath.FromSlash(p.File)
 			fmt.Fprintln(w, p.Error())
 		}
 		n := len(ps)
-		if n > datasets.MaxProblems {
-			n = datasets.MaxProblems
+		if n > idatasets.MaxProblems {
+			n = idatasets.MaxProblems
 		}
 		return problems(fmt.Errorf("%s: %s found; fix them and run validate-data again", arg, plural(n, "problem")))
 	}
@@ -132,7 +134,7 @@ func printSummary(w io.Writer, arg string, b *lasagna.Benchmark) {
 	}
 	fmt.Fprintf(w, "judgements:  %d (%d relevant, %d judged non-relevant)\n", b.Qrels.Judgements(), relevant, b.Qrels.Judgements()-relevant)
 	fmt.Fprintln(w, "tracks:")
-	for _, c := range datasets.Capabilities(b) {
+	for _, c := range idatasets.Capabilities(b) {
 		if c.Supported {
 			fmt.Fprintf(w, "  %-12s yes\n", c.Track)
 		} else {

@@ -8,9 +8,13 @@ package docs_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
 	"testing"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/datasets"
+	"github.com/lasagna-go/lasagna/datasets/synth"
 	"github.com/lasagna-go/lasagna/evaltest"
 	"github.com/lasagna-go/lasagna/evaltest/evalllm"
 	"github.com/lasagna-go/lasagna/evaltest/evalregistry"
@@ -132,4 +136,46 @@ func productionIndexSnippet(t *testing.T) {
 	})
 }
 
-var _ = []any{judgeSnippet, htmlReportSnippet, llmSnippet, fakeServerSnippet, vectaSnippet, registrySnippet, productionIndexSnippet, fmt.Sprint, judge.Config{}, reporters.Func(nil), htmlreport.Reporter{}, evalllm.Client, evalregistry.Load, fixtures.NewFakeOpenAI}
+// docs/evaltest.md, benchmarks loaded with package datasets.
+func datasetsDataSnippet(t *testing.T) {
+	b, err := datasets.Load(os.DirFS("testdata"), "faq.jsonl", datasets.Options{
+		Corpus:   "corpus.jsonl",                  // expected_docs name its documents
+		Filters:  map[string]any{"topic": "fees"}, // as a sweep's filters:
+		NSamples: 20,                              // seed 42 unless Seed is set
+	})
+	if err != nil {
+		t.Fatal(err) // invalid data: every problem as file:line: message; fix
+	}
+	evaltest.Run(t, evaltest.Config{Data: []*lasagna.Benchmark{b}, Arms: arms})
+}
+
+// docs/data.md, "From Go: package datasets".
+func datasetsSnippet() {
+	fsys := os.DirFS("testdata")
+	b, err := datasets.Load(fsys, "faq.jsonl", datasets.Options{}) // or faq.csv, a BEIR folder, a Vecta CSV
+	// b.Name is "local/faq@<12 hex>", as validate-data prints it
+
+	r, err := datasets.Check(fsys, "beir", datasets.Options{Split: "dev"})
+	for _, p := range r.Problems { // every problem of every file, in one pass
+		fmt.Println(p.File, p.Line, p.Field, p.Message, p.Fix)
+	}
+	for _, c := range r.Tracks { // retrieval, generation, closed_book: yes, or why not and the fix
+		fmt.Println(c.Track, c.Supported, c.Reason, c.Fix)
+	}
+	_, _ = b, err
+}
+
+// docs/synthesis.md, "From Go: package datasets/synth".
+func synthSnippet(ctx context.Context, f io.Writer) {
+	cfg, err := llm.ConfigFromEnv(os.Getenv) // OPENAI_API_KEY, MODEL_NAME, … as the command reads them
+	client, err := llm.New(cfg)
+	res, err := synth.Synthesize(ctx, client, os.DirFS("docs"), ".", synth.Options{
+		N: 200, Mix: "factoid=0.6,multihop=0.3,unanswerable=0.1", Seed: 42,
+	})
+	// res.Rows: the verified questions; res.Dropped: how many were dropped, by reason;
+	// res.Skipped: the files not read, with the reason
+	err = datasets.WriteJSONL(f, res.Rows) // what --out writes
+	_ = err
+}
+
+var _ = []any{datasetsDataSnippet, datasetsSnippet, synthSnippet, judgeSnippet, htmlReportSnippet, llmSnippet, fakeServerSnippet, vectaSnippet, registrySnippet, productionIndexSnippet, fmt.Sprint, judge.Config{}, reporters.Func(nil), htmlreport.Reporter{}, evalllm.Client, evalregistry.Load, fixtures.NewFakeOpenAI}

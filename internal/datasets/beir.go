@@ -64,8 +64,8 @@ func LoadBEIR(fsys fs.FS, dir string, opts Options) (*lasagna.Benchmark, error) 
 		return nil, err
 	}
 	docIDs := make(map[string]int)
-	b.Corpus = parseBEIRCorpus(hf.r, corpusPath, docIDs, &c)
-	corpusProblems := len(c.list)
+	var brokenDocs, brokenQueries brokenIDs
+	b.Corpus = parseBEIRCorpus(hf.r, corpusPath, docIDs, &brokenDocs, &c)
 	sum, err := hf.finish()
 	if err != nil && c.err() == nil {
 		return nil, fmt.Errorf("read %s: %w", corpusPath, err)
@@ -80,8 +80,7 @@ func LoadBEIR(fsys fs.FS, dir string, opts Options) (*lasagna.Benchmark, error) 
 	if err != nil {
 		return nil, err
 	}
-	queries := parseBEIRQueries(hf.r, queriesPath, &c)
-	queryProblems := len(c.list) - corpusProblems
+	queries := parseBEIRQueries(hf.r, queriesPath, &brokenQueries, &c)
 	sum, err = hf.finish()
 	if err != nil && c.err() == nil {
 		return nil, fmt.Errorf("read %s: %w", queriesPath, err)
@@ -100,15 +99,20 @@ func LoadBEIR(fsys fs.FS, dir string, opts Options) (*lasagna.Benchmark, error) 
 	if err != nil {
 		return nil, err
 	}
-	// Ids are checked only against files read without problems, so that
-	// one bad line is not reported again as missing judged ids.
-	if corpusProblems > 0 {
-		docIDs = nil
+	// Judged ids are checked against the good lines of each file, so that
+	// every problem of the folder is found in one pass; an id on a line
+	// with a problem (read leniently from the line) counts as present, so
+	// that one bad line is not reported again as missing judged ids. A
+	// file with a bad line whose id cannot be read is not checked.
+	docRefs := idRefs{ids: docIDs, broken: brokenDocs.ids}
+	queryRefs := idRefs{ids: qIndex, broken: brokenQueries.ids}
+	if brokenDocs.lost {
+		docRefs.ids = nil
 	}
-	if queryProblems > 0 {
-		qIndex = nil
+	if brokenQueries.lost {
+		queryRefs.ids = nil
 	}
-	b.Qrels = parseBEIRQrels(hf.r, qrelsPath, docIDs, qIndex, &c)
+	b.Qrels = parseBEIRQrels(hf.r, qrelsPath, docRefs, queryRefs, &c)
 	sum, err = hf.finish()
 	if err != nil && c.err() == nil {
 		return nil, fmt.Errorf("read %s: %w", qrelsPath, err)
@@ -181,9 +185,85 @@ func missingSplit(fsys fs.FS, dir, split, qrelsPath string, err error) error {
 	return fmt.Errorf("%s: no split %q; splits here: %s (choose one: split: in a sweep entry, or the split option of the command or API that loads it)", qrelsPath, split, strings.Join(splits, ", "))
 }
 
-func parseBEIRCorpus(r interface{ Read([]byte) (int, error) }, file string, ids map[string]int, c *collector) []lasagna.Document {
+// brokenIDs are the ids of the lines of a BEIR file that have a problem,
+// as far as they can be read (see lenientID); lost is set when a line
+// with a problem has no id that can be read.
+type brokenIDs struct {
+	ids  map[string]bool
+	lost bool
+}
+
+// add records the line of a BEIR file with a problem whose "_id" was
+// read as id ("" when it was not), reading the line leniently then.
+func (b *brokenIDs) add(id string, line []byte) {
+	if b == nil {
+		return
+	}
+	if id == "" {
+		id = lenientID(line)
+	}
+	if id == "" {
+		b.lost = true
+		return
+	}
+	if b.ids == nil {
+		b.ids = make(map[string]bool)
+	}
+	b.ids[id] = true
+}
+
+// lenientID finds the value of "_id" on a line that does not parse: the
+// first "_id" key followed by a colon and a string without escapes or a
+// number; "" when there is none.
+func lenientID(line []byte) string {
+	s := string(line)
+	for {
+		i := strings.Index(s, `"_id"`)
+		if i < 0 {
+			return ""
+		}
+		s = s[i+len(`"_id"`):]
+		t := strings.TrimLeft(s, " \t")
+		if !strings.HasPrefix(t, ":") {
+			continue
+		}
+		t = strings.TrimLeft(t[1:], " \t")
+		if strings.HasPrefix(t, `"`) {
+			end := strings.IndexAny(t[1:], `"\`)
+			if end <= 0 || t[1+end] != '"' {
+				return ""
+			}
+			return t[1 : 1+end]
+		}
+		end := strings.IndexFunc(t, func(r rune) bool {
+			return !(r >= '0' && r <= '9' || r == '-' || r == '.' || r == 'e' || r == 'E' || r == '+')
+		})
+		if end < 0 {
+			end = len(t)
+		}
+		return t[:end]
+	}
+}
+
+// idRefs are the ids that judgements may name: those of the good lines
+// (ids; nil means no check) and those of lines with a problem (broken).
+type idRefs struct {
+	ids    map[string]int
+	broken map[string]bool
+}
+
+// missing reports whether no line of the file has id.
+func (r idRefs) missing(id string) bool {
+	if r.ids == nil {
+		return false
+	}
+	_, ok := r.ids[id]
+	return !ok && !r.broken[id]
+}
+
+func parseBEIRCorpus(r interface{ Read([]byte) (int, error) }, file string, ids map[string]int, broken *brokenIDs, c *collector) []lasagna.Document {
 	var docs []lasagna.Document
-	if !eachBEIRDoc(r, file, ids, c, func(d lasagna.Document, _ int) { docs = append(docs, d) }) {
+	if !eachBEIRDoc(r, file, ids, broken, c, func(d lasagna.Document, _ int) { docs = append(docs, d) }) {
 		return nil
 	}
 	return docs
@@ -193,8 +273,9 @@ func parseBEIRCorpus(r interface{ Read([]byte) (int, error) }, file string, ids 
 // file order with its line and recording its index (the count of good
 // documents before it) in ids; it returns false when c fills up. With ids
 // nil it does not check that ids are unique (a Spool does, see
-// StreamSpooled).
-func eachBEIRDoc(r interface{ Read([]byte) (int, error) }, file string, ids map[string]int, c *collector, keep func(d lasagna.Document, line int)) bool {
+// StreamSpooled). The ids of lines with a problem go to broken (when not
+// nil).
+func eachBEIRDoc(r interface{ Read([]byte) (int, error) }, file string, ids map[string]int, broken *brokenIDs, c *collector, keep func(d lasagna.Document, line int)) bool {
 	l := &jlex{}
 	var lines []int32 // line of each document, for messages
 	for pos, line := range nonBlankLines(r, file, c) {
@@ -220,6 +301,9 @@ func eachBEIRDoc(r interface{ Read([]byte) (int, error) }, file string, ids map[
 				}
 				s, ok, err := beirString(l, key, pos, c)
 				if !ok {
+					// A text of the wrong kind is that problem only, not
+					// also a missing text.
+					hasText = hasText || key == "text"
 					lineOK = false
 					return err
 				}
@@ -241,6 +325,7 @@ func eachBEIRDoc(r interface{ Read([]byte) (int, error) }, file string, ids map[
 			return nil
 		})
 		if err != nil {
+			broken.add("", line)
 			if !lineProblem(c, pos, err) {
 				return false
 			}
@@ -254,6 +339,9 @@ func eachBEIRDoc(r interface{ Read([]byte) (int, error) }, file string, ids map[
 				lineOK = false
 				c.add(pos, "_id", "duplicate document id %q (first at line %d)", d.ID, lines[first])
 			}
+		}
+		if !lineOK {
+			broken.add(d.ID, line)
 		}
 		if c.full {
 			return false
@@ -315,7 +403,7 @@ func rawValue(l *jlex) (any, error) {
 	return l.value(0)
 }
 
-func parseBEIRQueries(r interface{ Read([]byte) (int, error) }, file string, c *collector) []lasagna.Query {
+func parseBEIRQueries(r interface{ Read([]byte) (int, error) }, file string, broken *brokenIDs, c *collector) []lasagna.Query {
 	l := &jlex{}
 	var qs []lasagna.Query
 	seen := make(map[string]int)
@@ -336,6 +424,7 @@ func parseBEIRQueries(r interface{ Read([]byte) (int, error) }, file string, c *
 			case "text":
 				s, ok, err := beirString(l, key, pos, c)
 				if !ok {
+					hasText = true // that problem only, not also a missing text
 					lineOK = false
 					return err
 				}
@@ -366,6 +455,7 @@ func parseBEIRQueries(r interface{ Read([]byte) (int, error) }, file string, c *
 			return nil
 		})
 		if err != nil {
+			broken.add("", line)
 			if !lineProblem(c, pos, err) {
 				return nil
 			}
@@ -387,6 +477,9 @@ func parseBEIRQueries(r interface{ Read([]byte) (int, error) }, file string, c *
 				lineOK = false
 				c.add(pos, "_id", "duplicate query id %q (first at line %d)", q.ID, first)
 			}
+		}
+		if !lineOK {
+			broken.add(q.ID, line)
 		}
 		if c.full {
 			return nil
@@ -430,16 +523,16 @@ func ParseBEIRQrels(fsys fs.FS, file string) (lasagna.Qrels, error) {
 	}
 	defer f.Close()
 	var c collector
-	q := parseBEIRQrels(f, file, nil, nil, &c)
+	q := parseBEIRQrels(f, file, idRefs{}, idRefs{}, &c)
 	if err := c.err(); err != nil {
 		return nil, err
 	}
 	return q, nil
 }
 
-// parseBEIRQrels reads a qrels file; docs and queries (when non-nil) are the
-// ids that judgements must name.
-func parseBEIRQrels(r interface{ Read([]byte) (int, error) }, file string, docs map[string]int, queries map[string]int, c *collector) lasagna.Qrels {
+// parseBEIRQrels reads a qrels file; docs and queries are the ids that
+// judgements must name (see idRefs).
+func parseBEIRQrels(r interface{ Read([]byte) (int, error) }, file string, docs, queries idRefs, c *collector) lasagna.Qrels {
 	qrels := lasagna.Qrels{}
 	var missDocs, missQueries missingRef
 	n := 0
@@ -479,17 +572,13 @@ func parseBEIRQrels(r interface{ Read([]byte) (int, error) }, file string, docs 
 		}
 		n++
 		lineOK := true
-		if docs != nil {
-			if _, ok := docs[did]; !ok {
-				missDocs.add(did, pos.Line)
-				lineOK = false
-			}
+		if docs.missing(did) {
+			missDocs.add(did, pos.Line)
+			lineOK = false
 		}
-		if queries != nil {
-			if _, ok := queries[qid]; !ok {
-				missQueries.add(qid, pos.Line)
-				lineOK = false
-			}
+		if queries.missing(qid) {
+			missQueries.add(qid, pos.Line)
+			lineOK = false
 		}
 		if !lineOK {
 			continue

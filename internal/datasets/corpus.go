@@ -30,7 +30,7 @@ func readCorpus(fsys fs.FS, path string) ([]lasagna.Document, string, error) {
 func scanCorpus(fsys fs.FS, path string, keep func(lasagna.Document, int)) (map[string]int, string, error) {
 	ids, digest, err := readHashed(fsys, path, func(r io.Reader, file string, c *collector) map[string]int {
 		ids := map[string]int{}
-		eachBEIRDoc(r, file, ids, c, keep)
+		eachBEIRDoc(r, file, ids, nil, c, keep)
 		return ids
 	})
 	if err != nil {

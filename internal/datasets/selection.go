@@ -66,22 +66,9 @@ func Select(b *lasagna.Benchmark, s Selection) (*lasagna.Benchmark, SampleInfo, 
 	if s.NSamples < 0 {
 		return nil, info, fmt.Errorf("n_samples %d is negative; give a positive number, or 0 for all queries", s.NSamples)
 	}
-	keys := make([]string, 0, len(s.Filters))
-	for k := range s.Filters {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
 	kept := make([]lasagna.Query, 0, len(b.Queries))
 	for _, q := range b.Queries {
-		ok := true
-		for _, k := range keys {
-			v, has := q.Metadata[k]
-			if !has || !filterMatch(v, s.Filters[k]) {
-				ok = false
-				break
-			}
-		}
-		if ok {
+		if s.Match(q) {
 			kept = append(kept, q)
 		}
 	}
@@ -89,21 +76,14 @@ func Select(b *lasagna.Benchmark, s Selection) (*lasagna.Benchmark, SampleInfo, 
 	if len(s.Filters) > 0 {
 		info.Filters = maps.Clone(s.Filters)
 	}
-	if len(kept) == 0 && len(keys) > 0 {
-		return nil, info, fmt.Errorf("benchmark %s: filters %s keep no query (metadata keys present: %s)", b.Name, formatFilters(s.Filters, keys), metadataKeys(b))
+	if len(kept) == 0 && len(s.Filters) > 0 {
+		return nil, info, NoMatch(b.Name, s.Filters, metadataKeys(b))
 	}
-	if s.NSamples > 0 && s.NSamples < len(kept) {
-		ids := make([]string, len(kept))
-		for i, q := range kept {
-			ids[i] = q.ID
-		}
-		slices.Sort(ids)
-		r := rand.New(rand.NewPCG(seed, 0))
-		r.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
-		chosen := make(map[string]bool, s.NSamples)
-		for _, id := range ids[:s.NSamples] {
-			chosen[id] = true
-		}
+	ids := make([]string, len(kept))
+	for i, q := range kept {
+		ids[i] = q.ID
+	}
+	if chosen := s.Sample(ids); chosen != nil {
 		kept = slices.DeleteFunc(kept, func(q lasagna.Query) bool { return !chosen[q.ID] })
 	}
 	info.Sampled = len(kept)
@@ -116,6 +96,49 @@ func Select(b *lasagna.Benchmark, s Selection) (*lasagna.Benchmark, SampleInfo, 
 	out := *b
 	out.Queries = kept
 	return &out, info, nil
+}
+
+// Match reports whether q passes the filters of s: for every key, its
+// metadata value equals the wanted value (see Selection).
+func (s Selection) Match(q lasagna.Query) bool {
+	for k, want := range s.Filters {
+		v, has := q.Metadata[k]
+		if !has || !filterMatch(v, want) {
+			return false
+		}
+	}
+	return true
+}
+
+// Sample returns the ids s.NSamples keeps of ids, the ids of the queries
+// the filters kept (in any order; ids is sorted in place), as Select
+// chooses them; nil when it keeps all.
+func (s Selection) Sample(ids []string) map[string]bool {
+	if s.NSamples <= 0 || s.NSamples >= len(ids) {
+		return nil
+	}
+	seed := DefaultSeed
+	if s.Seed != nil {
+		seed = *s.Seed
+	}
+	slices.Sort(ids)
+	r := rand.New(rand.NewPCG(seed, 0))
+	r.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+	chosen := make(map[string]bool, s.NSamples)
+	for _, id := range ids[:s.NSamples] {
+		chosen[id] = true
+	}
+	return chosen
+}
+
+// NoMatch is the error of filters that keep none of the queries of the
+// benchmark name, whose metadata keys are keys (sorted).
+func NoMatch(name string, filters map[string]any, keys []string) error {
+	k := "none"
+	if len(keys) > 0 {
+		k = strings.Join(keys, ", ")
+	}
+	return fmt.Errorf("benchmark %s: filters %s keep no query (metadata keys present: %s)", name, formatFilters(filters), k)
 }
 
 // SampleDigest returns the sha256 hex of ids (which must be sorted), each
@@ -187,7 +210,8 @@ func valueEqual(a, b any) bool {
 	return reflect.DeepEqual(a, b)
 }
 
-func formatFilters(f map[string]any, keys []string) string {
+func formatFilters(f map[string]any) string {
+	keys := slices.Sorted(maps.Keys(f))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = fmt.Sprintf("%s: %v", k, f[k])
@@ -195,20 +219,12 @@ func formatFilters(f map[string]any, keys []string) string {
 	return "{" + strings.Join(parts, ", ") + "}"
 }
 
-func metadataKeys(b *lasagna.Benchmark) string {
+func metadataKeys(b *lasagna.Benchmark) []string {
 	set := map[string]bool{}
 	for _, q := range b.Queries {
 		for k := range q.Metadata {
 			set[k] = true
 		}
 	}
-	if len(set) == 0 {
-		return "none"
-	}
-	keys := make([]string, 0, len(set))
-	for k := range set {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return strings.Join(keys, ", ")
+	return slices.Sorted(maps.Keys(set))
 }

@@ -87,7 +87,7 @@ func StreamSpooled(fsys fs.FS, p string, format lasagna.Format, opts Options, sp
 	}
 	nDocs := 0
 	_, corpusDigest, err := readHashed(fsys, opts.Corpus, func(r io.Reader, file string, c *collector) struct{} {
-		eachBEIRDoc(r, file, nil, c, func(d lasagna.Document, line int) {
+		eachBEIRDoc(r, file, nil, nil, c, func(d lasagna.Document, line int) {
 			if serr == nil {
 				serr = sp.AddDoc(d, line)
 				nDocs++

@@ -29,28 +29,54 @@ type Capability struct {
 // supports closed_book here; its retrieval judgements serve a user's own
 // pipeline, which searches its own chunk store.
 func Capabilities(b *lasagna.Benchmark) []Capability {
-	answers := b.HasAnswers()
-	relevant := false
+	f := TrackFacts{Format: b.Format, Answers: b.HasAnswers(), Documents: len(b.Corpus)}
 	for _, m := range b.Qrels {
 		for _, g := range m {
 			if g > 0 {
-				relevant = true
+				f.Relevant = true
 				break
 			}
 		}
-		if relevant {
+		if f.Relevant {
 			break
 		}
 	}
-	passages := len(b.Corpus) > 0
 	for _, q := range b.Queries {
-		if passages {
+		if f.Passages {
 			break
 		}
-		passages = len(q.Contexts) > 0
+		f.Passages = len(q.Contexts) > 0
 	}
+	return CapabilitiesOf(f)
+}
+
+// TrackFacts are what Capabilities reads of a benchmark, so that a reader
+// streaming the benchmark can gather them query by query.
+type TrackFacts struct {
+	Format lasagna.Format
+	// Answers: a query has reference answers or is marked unanswerable.
+	Answers bool
+	// Relevant: a query has a document judged relevant.
+	Relevant bool
+	// Passages: a query has contexts.
+	Passages bool
+	// Documents is the size of the corpus.
+	Documents int
+}
+
+// Add gathers the facts of one query and the ids of its relevant
+// documents.
+func (f *TrackFacts) Add(q lasagna.Query, relevant []string) {
+	f.Answers = f.Answers || len(q.Answers) > 0 || q.Unanswerable
+	f.Relevant = f.Relevant || len(relevant) > 0
+	f.Passages = f.Passages || len(q.Contexts) > 0
+}
+
+// CapabilitiesOf is Capabilities of a benchmark described by its facts.
+func CapabilitiesOf(f TrackFacts) []Capability {
+	answers, relevant, passages := f.Answers, f.Relevant, f.Passages || f.Documents > 0
 	noAnswers := func() (string, string) {
-		if b.Format == lasagna.FormatBEIR {
+		if f.Format == lasagna.FormatBEIR {
 			return "a BEIR folder has no reference answers", "use a JSONL or CSV file with \"answer\" (and \"contexts\") on each row"
 		}
 		return "no row has an answer (or metadata.unanswerable)", "add \"answer\" to the rows"
@@ -61,9 +87,9 @@ func Capabilities(b *lasagna.Benchmark) []Capability {
 		switch t {
 		case lasagna.TrackRetrieval:
 			switch {
-			case len(b.Corpus) == 0 && b.Format == lasagna.FormatVecta:
+			case f.Documents == 0 && f.Format == lasagna.FormatVecta:
 				c.Reason, c.Fix = "a Vecta benchmark CSV has no corpus: its chunk_ids name chunks of your own store", "score the ranked chunk ids of your own pipeline against chunk_ids, or give the passages as a BEIR folder"
-			case len(b.Corpus) == 0:
+			case f.Documents == 0:
 				c.Reason, c.Fix = "no passages to search: no row has contexts", "add \"contexts\" (the passages that answer each question) to the rows, or use a BEIR folder with its corpus"
 			case !relevant:
 				c.Reason, c.Fix = "no query has a relevant document", "give answerable rows their contexts (or qrels with a score above 0)"
@@ -74,7 +100,7 @@ func Capabilities(b *lasagna.Benchmark) []Capability {
 			switch {
 			case !answers:
 				c.Reason, c.Fix = noAnswers()
-			case !passages && b.Format == lasagna.FormatVecta:
+			case !passages && f.Format == lasagna.FormatVecta:
 				c.Reason, c.Fix = "a Vecta benchmark CSV has no passages to answer from", "run the closed_book track, or a pipeline of your own that retrieves its passages"
 			case !passages:
 				c.Reason, c.Fix = "no passages to answer from: no row has contexts", "add \"contexts\" to the rows, or run the closed_book track"

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"testing/fstest"
 
+	public "github.com/lasagna-go/lasagna/datasets"
 	"github.com/lasagna-go/lasagna/internal/datasets"
 )
 
@@ -148,7 +149,7 @@ func (r *Registry) ImportRows(ctx context.Context, name, file string, rows []dat
 		opts.Source = &src
 	}
 	var buf bytes.Buffer
-	if err := datasets.WriteJSONL(&buf, rows); err != nil {
+	if err := public.WriteJSONL(&buf, rows); err != nil {
 		return Info{}, err
 	}
 	fsys := fstest.MapFS{file: &fstest.MapFile{Data: buf.Bytes(), Mode: 0o444}}

@@ -11,6 +11,7 @@ import (
 	"sort"
 
 	"github.com/lasagna-go/lasagna"
+	public "github.com/lasagna-go/lasagna/datasets"
 	"github.com/lasagna-go/lasagna/internal/datasets"
 )
 
@@ -163,7 +164,7 @@ func (r *Registry) Download(ctx context.Context, ref string, w io.Writer) error 
 			if err != nil {
 				return fmt.Errorf("download %s: %w", inf.Revision, err)
 			}
-			if err := datasets.WriteJSONL(bw, rows); err != nil {
+			if err := public.WriteJSONL(bw, rows); err != nil {
 				return fmt.Errorf("download %s: %w", inf.Revision, err)
 			}
 			return bw.Flush()

@@ -1,0 +1,54 @@
+package datasets
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestBEIRAllProblemsOnePass: a folder with a problem in corpus.jsonl and
+// in queries.jsonl and judgements naming missing ids reports all of them
+// in one Load, the ids of the broken lines not again as missing.
+func TestBEIRAllProblemsOnePass(t *testing.T) {
+	fsys := mapFS(map[string]string{
+		"b/corpus.jsonl": `{"_id": "d1", "text": "x"}` + "\n" +
+			`{"_id": "d2", "text": "y"` + "\n" + // typo: no closing brace
+			`{"_id": "d3", "text": 7}` + "\n",
+		"b/queries.jsonl":  `{"_id": "q1", "text": "a"}` + "\n" + `{"_id": "q2", "text": }` + "\n",
+		"b/qrels/test.tsv": "q1\td1\t1\nq1\td2\t1\nq1\td3\t1\nq2\td1\t1\nq1\td9\t1\nq8\td1\t1\n",
+	})
+	_, err := Load(fsys, "b", Options{})
+	var ps Problems
+	if !errors.As(err, &ps) {
+		t.Fatalf("err = %v, want Problems", err)
+	}
+	want := []string{
+		`b/corpus.jsonl:2: invalid JSON`,
+		`b/corpus.jsonl:3: field "text" must be a string`,
+		`b/queries.jsonl:2: invalid JSON`,
+		`b/qrels/test.tsv:5: 1 judgement(s) name documents missing from corpus.jsonl (first: "d9")`,
+		`b/qrels/test.tsv:6: 1 judgement(s) name queries missing from queries.jsonl (first: "q8")`,
+	}
+	if len(ps) != len(want) {
+		t.Fatalf("got %d problems:\n%v\nwant %d", len(ps), err, len(want))
+	}
+	for i, w := range want {
+		if !strings.Contains(ps[i].Error(), w) {
+			t.Errorf("problem %d = %q, want %q", i, ps[i].Error(), w)
+		}
+	}
+}
+
+func TestLenientID(t *testing.T) {
+	for line, want := range map[string]string{
+		`{"_id": "d2", "text": "y"`:    "d2",
+		`{"_id":17, "text": `:          "17",
+		`{"title": "_id", "_id" : "x"`: "x",
+		`{"_id": "a\"b"`:               "",
+		`{"text": "a"}`:                "",
+	} {
+		if got := lenientID([]byte(line)); got != want {
+			t.Errorf("lenientID(%s) = %q, want %q", line, got, want)
+		}
+	}
+}
