@@ -25,7 +25,7 @@ func exampleBundle() *results.Bundle {
 				PerSampleScores: []results.Sample{{QueryID: "q1"}, {QueryID: "q2", Error: "timeout"}}},
 		},
 		Integrity: results.Integrity{
-			Blocking: []results.Finding{results.ParseFinding("PIPELINE_ERRORS at local/faq@0123456789ab/mine: 1 of 2 queries failed")},
+			Blocking: []results.Finding{finding("PIPELINE_ERRORS at local/faq@0123456789ab/mine: 1 of 2 queries failed")},
 			Warnings: []results.Finding{},
 		},
 	}
@@ -68,4 +68,11 @@ func ExampleFormatP() {
 	// Output:
 	// 0.000 +0.004
 	// 0.012 2.5e-4
+}
+
+// finding reads an integrity line as a bundle's JSON holds it.
+func finding(line string) results.Finding {
+	var f results.Finding
+	_ = f.UnmarshalText([]byte(line))
+	return f
 }

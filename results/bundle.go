@@ -347,7 +347,7 @@ type Integrity struct {
 // Add records f under Blocking or Warnings according to its code's level,
 // unless the same finding is already there.
 func (in *Integrity) Add(f lasagna.Finding) {
-	nf := NewFinding(f)
+	nf := newFinding(f)
 	list := &in.Warnings
 	if f.Blocking() {
 		list = &in.Blocking

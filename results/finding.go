@@ -23,9 +23,9 @@ type Finding struct {
 	line string
 }
 
-// NewFinding returns the bundle's form of f: its detail (the code's
+// newFinding returns the bundle's form of f: its detail (the code's
 // meaning when f has none) and the fix from the code catalogue.
-func NewFinding(f lasagna.Finding) Finding {
+func newFinding(f lasagna.Finding) Finding {
 	out := Finding{Code: f.Code, Where: f.Where, Detail: f.Detail}
 	if info, ok := f.Code.Info(); ok {
 		if out.Detail == "" {
@@ -68,14 +68,14 @@ func (f Finding) MarshalText() ([]byte, error) { return []byte(f.String()), nil 
 
 // UnmarshalText reads a finding's line; it never fails (see Finding).
 func (f *Finding) UnmarshalText(text []byte) error {
-	*f = ParseFinding(string(text))
+	*f = parseFinding(string(text))
 	return nil
 }
 
-// ParseFinding reads a finding's line, as UnmarshalText does: the code,
+// parseFinding reads a finding's line, as UnmarshalText does: the code,
 // where, detail and fix; Code is empty when the line does not start with
 // an upper-case integrity code.
-func ParseFinding(line string) Finding {
+func parseFinding(line string) Finding {
 	code, rest := line, ""
 	if i := strings.IndexAny(line, " :"); i >= 0 {
 		code, rest = line[:i], line[i:]

@@ -325,7 +325,7 @@ func Merge(shards []*Bundle, names []string) (*Bundle, error) {
 	}
 	for _, key := range perQueryOrder {
 		lines := perQuery[key]
-		f := ParseFinding(lines[0])
+		f := parseFinding(lines[0])
 		line, ok := "", false
 		if f.Code == lasagna.OutsideCorpusIDs {
 			// Of the lists of every query that ran, in any shard.
@@ -348,7 +348,7 @@ func Merge(shards []*Bundle, names []string) (*Bundle, error) {
 			addf("%s at %s: cannot recombine the shards' lines into the unsharded run's (%q): run that arm unsharded", f.Code, f.Where, lines[0])
 			continue
 		}
-		out.Integrity.Warnings = append(out.Integrity.Warnings, ParseFinding(line))
+		out.Integrity.Warnings = append(out.Integrity.Warnings, parseFinding(line))
 	}
 	for _, r := range out.Results {
 		scored := 0
@@ -509,7 +509,7 @@ func recombineOutside(where string, lines []string, ranked int) (line string, ok
 	var n, corpus, ids int
 	var first []findings.Outside
 	for i, l := range lines {
-		f := ParseFinding(l)
+		f := parseFinding(l)
 		m := outsideRE().FindStringSubmatch(f.Detail)
 		if m == nil {
 			return "", false

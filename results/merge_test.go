@@ -314,7 +314,7 @@ func TestMergeRecombinesPerQueryWarnings(t *testing.T) {
 	}
 	// A line that does not parse is refused, never passed on with a
 	// shard's counts.
-	parts[0].Integrity.Warnings = append(parts[0].Integrity.Warnings, ParseFinding("OUTSIDE_CORPUS_IDS at "+where+": some lists"))
+	parts[0].Integrity.Warnings = append(parts[0].Integrity.Warnings, parseFinding("OUTSIDE_CORPUS_IDS at "+where+": some lists"))
 	if _, err := Merge(parts, nil); err == nil || !strings.Contains(err.Error(), "OUTSIDE_CORPUS_IDS at "+where+": cannot recombine the shards' lines") {
 		t.Errorf("Merge with a garbled line: %v", err)
 	}

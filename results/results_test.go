@@ -282,30 +282,30 @@ func TestValidateNonBundles(t *testing.T) {
 
 func TestParseFinding(t *testing.T) {
 	f := lasagna.Finding{Code: lasagna.PipelineErrors, Where: "b@1/arm/q 7", Detail: "boom: bad"}
-	got := ParseFinding(f.String())
+	got := parseFinding(f.String())
 	info, _ := lasagna.PipelineErrors.Info()
-	if got.Code != f.Code || got.Where != f.Where || got.Detail != "boom: bad" || got.Fix != info.Fix || got != NewFinding(f) {
-		t.Errorf("ParseFinding(%q) = %+v, want %+v", f.String(), got, NewFinding(f))
+	if got.Code != f.Code || got.Where != f.Where || got.Detail != "boom: bad" || got.Fix != info.Fix || got != newFinding(f) {
+		t.Errorf("parseFinding(%q) = %+v, want %+v", f.String(), got, newFinding(f))
 	}
-	if got := ParseFinding("SINGLE_RUN: only one"); got.Code != lasagna.SingleRun || got.Where != "" || got.Detail != "only one" || got.Fix != "" {
-		t.Errorf("ParseFinding without where = %+v", got)
+	if got := parseFinding("SINGLE_RUN: only one"); got.Code != lasagna.SingleRun || got.Where != "" || got.Detail != "only one" || got.Fix != "" {
+		t.Errorf("parseFinding without where = %+v", got)
 	}
-	if got := ParseFinding("not a code"); got.Code != "" || got.String() != "not a code" {
-		t.Errorf("ParseFinding of a line without a code = %+v", got)
+	if got := parseFinding("not a code"); got.Code != "" || got.String() != "not a code" {
+		t.Errorf("parseFinding of a line without a code = %+v", got)
 	}
 	// Any line is written back byte for byte: one in the form String
 	// writes, and ones edited by hand or written by another release.
 	for _, line := range []string{f.String(), "SINGLE_RUN: only one", "not a code", "PIPELINE_ERRORS at b/a: x (fix: an older fix)",
 		"PIPELINE_ERRORS at b/a: x (fix: " + info.Fix + ") and more", "", "UNKNOWN_CODE at x: y (fix: z)"} {
-		if got := ParseFinding(line).String(); got != line {
-			t.Errorf("ParseFinding(%q).String() = %q", line, got)
+		if got := parseFinding(line).String(); got != line {
+			t.Errorf("parseFinding(%q).String() = %q", line, got)
 		}
 	}
 	// lasagna.Finding.String writes the same line as the bundle's form.
 	for _, info := range lasagna.Catalogue() {
 		for _, lf := range []lasagna.Finding{{Code: info.Code}, {Code: info.Code, Where: "b/a", Detail: "d"}} {
-			if lf.String() != NewFinding(lf).String() {
-				t.Errorf("%s: lasagna.Finding.String %q, results.Finding.String %q", info.Code, lf.String(), NewFinding(lf).String())
+			if lf.String() != newFinding(lf).String() {
+				t.Errorf("%s: lasagna.Finding.String %q, results.Finding.String %q", info.Code, lf.String(), newFinding(lf).String())
 			}
 		}
 	}

@@ -58,6 +58,9 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 		Long:  runLong(),
 		Args:  exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if err := checkRunCounts(c.Flags().Changed, f); err != nil {
+				return err
+			}
 			return runBenchmark(c.Context(), args[0], f, stdout, stderr)
 		},
 	}
@@ -272,6 +275,25 @@ func checkRunSweep(sweep *engine.Sweep, f runFlags) (engine.Shard, error) {
 
 // applyRunFlags overrides the sweep's settings with the flags given:
 // --n-samples, --seed, --judge-model, --top-k, --repeats and --pass.
+// checkRunCounts refuses a count flag given as 0 or less, as a sweep file
+// refuses the same value (exit 2): --n-samples takes 0 for every query.
+func checkRunCounts(changed func(string) bool, f runFlags) error {
+	for _, c := range []struct {
+		flag string
+		n    int
+		zero bool // 0 is a meaningful value
+	}{{"n-samples", f.nSamples, true}, {"top-k", f.topK, false}, {"concurrency", f.concurrency, false}, {"repeats", f.repeats, false}} {
+		if !changed(c.flag) || c.n > 0 || (c.zero && c.n == 0) {
+			continue
+		}
+		if c.zero {
+			return usageError("--%s is %d; give a positive count, or 0 for every query", c.flag, c.n)
+		}
+		return usageError("--%s is %d; give a positive count (omit the flag for the default)", c.flag, c.n)
+	}
+	return nil
+}
+
 func applyRunFlags(sweep *engine.Sweep, f runFlags) error {
 	if f.nSamples > 0 {
 		sweep.SetNSamples(f.nSamples)
@@ -284,9 +306,6 @@ func applyRunFlags(sweep *engine.Sweep, f runFlags) error {
 	}
 	if f.topK > 0 {
 		sweep.SetTopK(f.topK)
-	}
-	if f.repeats < 0 {
-		return usageError("--repeats is %d; give a positive count", f.repeats)
 	}
 	if f.repeats > 0 {
 		sweep.SetRepeats(f.repeats)

@@ -156,7 +156,7 @@ func TestHaveNoBlockingIntegrity(t *testing.T) {
 			t.Errorf("message lacks %q:\n%s", want, msg)
 		}
 	}
-	if ok, _ := match(t, evalgomega.HaveNoBlockingIntegrity(), results.Integrity{Warnings: []results.Finding{results.ParseFinding("SMALL_SAMPLE: few")}}); !ok {
+	if ok, _ := match(t, evalgomega.HaveNoBlockingIntegrity(), results.Integrity{Warnings: []results.Finding{finding("SMALL_SAMPLE: few")}}); !ok {
 		t.Error("a warning failed HaveNoBlockingIntegrity")
 	}
 }
@@ -206,7 +206,9 @@ func TestShortName(t *testing.T) {
 // the CLI's fix (rerun with --resume); described inside a test, the fix is
 // worded for go test.
 func TestDescribeFindingFixForGoTest(t *testing.T) {
-	line := results.NewFinding(lasagna.Finding{Code: lasagna.PipelineErrors, Where: "local/tiny@abc/mine", Detail: "1 of 12 queries failed: q03"})
+	var in results.Integrity
+	in.Add(lasagna.Finding{Code: lasagna.PipelineErrors, Where: "local/tiny@abc/mine", Detail: "1 of 12 queries failed: q03"})
+	line := in.Blocking[0]
 	got := evalgomega.DescribeFinding(line)
 	if strings.Contains(got, "--") || !strings.Contains(got, "fix:   fix the failing calls (each query's subtest shows its error)") ||
 		!strings.Contains(got, "what:  1 of 12 queries failed: q03\n") {

@@ -208,7 +208,7 @@ func (p *Plan) Check() error {
 	if p.Benchmarks == nil {
 		return nil
 	}
-	return errors.Join(checkPlan(p.Benchmarks, p.Arms), CheckSlices(p.Benchmarks, p.Options.Slices))
+	return errors.Join(checkPlan(p.Benchmarks, p.Arms), CheckSlices(p.Benchmarks, p.Options.Slices), p.checkSize())
 }
 
 // checkPaired checks the paired thresholds (NotWorseThan) of each arm,
@@ -325,4 +325,33 @@ func VaryComponents(arms []Arm) {
 	for i := range arms {
 		arms[i].Varied = slices.Clone(varied)
 	}
+}
+
+// checkSize refuses a plan of more than MaxQueryRuns query runs (each
+// benchmark's queries in this shard × each arm's runs per query), before
+// any pipeline call, naming the way out: shards.
+func (p *Plan) checkSize() error {
+	runs := 0
+	for i := range p.Arms {
+		runs += p.Arms[i].RunsPerQuery()
+	}
+	total := 0
+	for _, br := range p.Benchmarks {
+		n := len(br.Benchmark.Queries)
+		if c := p.Options.Shard.Count; c > 1 {
+			n = (n + c - 1) / c
+		}
+		total += n * runs
+		if total > MaxQueryRuns {
+			break
+		}
+	}
+	if total <= MaxQueryRuns {
+		return nil
+	}
+	shards := (total + MaxQueryRuns - 1) / MaxQueryRuns
+	if c := p.Options.Shard.Count; c > 1 {
+		shards *= c
+	}
+	return fmt.Errorf("the plan runs more than %d queries (queries × arms × repeats); run it in at least %d shards (--shard i/%d, or LASAGNA_SHARD=i/%d in go test) and join their bundles with lasagna results merge (docs/cli.md, \"Limits\")", MaxQueryRuns, shards, shards, shards)
 }

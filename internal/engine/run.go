@@ -33,7 +33,14 @@ type BenchmarkRun struct {
 
 // NewBenchmarkRun returns the run of benchmark b with the queries
 // datasets.Select kept (info) for n_samples nSamples, its CorpusDigest set.
+// An n_samples at or above the number of queries the filters kept draws
+// them all and is recorded as 0.
 func NewBenchmarkRun(b *lasagna.Benchmark, info datasets.SampleInfo, nSamples int) *BenchmarkRun {
+	if nSamples >= info.Filtered {
+		// Asking for every query, or more, draws them all: recorded as 0
+		// (all), so the same sample has the same comparability key.
+		nSamples = 0
+	}
 	return &BenchmarkRun{Benchmark: b, Sample: info, NSamples: nSamples, CorpusDigest: datasets.CorpusDigest(b)}
 }
 

@@ -314,6 +314,19 @@ func parseSweep(data []byte, file string, needBenchmarks bool) (*Sweep, error) {
 			}
 		}
 	}
+	zero := func(n *yaml.Node, where string) {
+		for _, key := range []string{"top_k", "repeats"} {
+			if v := mapValue(n, key); v != nil && v.Kind == yaml.ScalarNode && strings.TrimSpace(v.Value) == "0" {
+				errs = append(errs, fmt.Errorf("%s:%d: %s%s is 0; it must be positive (omit it for %s)", file, v.Line, where, key, map[string]string{"top_k": "the default depth, 100", "repeats": "one run of each query"}[key]))
+			}
+		}
+	}
+	zero(root, "")
+	for _, a := range armNodes {
+		if a.Kind == yaml.MappingNode {
+			zero(a, "arm "+strings.TrimSpace(mapValueString(a, "name"))+": ")
+		}
+	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
@@ -395,6 +408,9 @@ func (s *Sweep) check(needBenchmarks bool) error {
 	}
 	if len(s.Arms) == 0 {
 		errs = append(errs, errors.New("the sweep lists no arms; add an arms: entry such as {name: bm25, retriever: bm25}"))
+	}
+	if len(s.Benchmarks) > MaxBenchmarks || len(s.Arms) > MaxArms {
+		errs = append(errs, fmt.Errorf("the sweep lists %d benchmarks and %d arms; a plan holds at most %d benchmarks and %d arms (docs/cli.md, \"Limits\"): split it into several sweep files", len(s.Benchmarks), len(s.Arms), MaxBenchmarks, MaxArms))
 	}
 	if s.TopK < 0 {
 		errs = append(errs, fmt.Errorf("top_k is %d; it must be positive (or absent for 100)", s.TopK))
@@ -611,4 +627,24 @@ func (s *Sweep) SetPass(rule string) {
 	for i := range s.Arms {
 		s.Arms[i].Pass = ""
 	}
+}
+
+// The limits of one plan (docs/cli.md, "Limits"): the benchmarks and
+// arms a sweep lists, checked before any data is read, and the query runs
+// (queries × arms × repeats, over the benchmarks, in this shard), checked
+// once the benchmarks are loaded and before any pipeline call. A larger
+// evaluation is split into shards (--shard i/n, LASAGNA_SHARD) whose
+// bundles lasagna results merge joins.
+const (
+	MaxBenchmarks = 1000
+	MaxArms       = 1000
+	MaxQueryRuns  = 2_000_000
+)
+
+// mapValueString returns the scalar value of key in mapping n, or "".
+func mapValueString(n *yaml.Node, key string) string {
+	if v := mapValue(n, key); v != nil && v.Kind == yaml.ScalarNode {
+		return v.Value
+	}
+	return ""
 }

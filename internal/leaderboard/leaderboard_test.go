@@ -193,7 +193,9 @@ func TestDefaultMetricIsTheGates(t *testing.T) {
 func findings(lines []string) []results.Finding {
 	out := []results.Finding{}
 	for _, l := range lines {
-		out = append(out, results.ParseFinding(l))
+		var f results.Finding
+		_ = f.UnmarshalText([]byte(l))
+		out = append(out, f)
 	}
 	return out
 }

@@ -373,11 +373,11 @@ func TestJudgeFailures(t *testing.T) {
 }
 
 func lines(fs []lasagna.Finding) []results.Finding {
-	var out []results.Finding
+	var in results.Integrity
 	for _, f := range fs {
-		out = append(out, results.NewFinding(f))
+		in.Add(f)
 	}
-	return out
+	return append(in.Blocking, in.Warnings...)
 }
 
 func TestGeneratorServerErrors(t *testing.T) {
