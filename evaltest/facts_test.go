@@ -33,7 +33,9 @@ func (ix *myIndex) Facts() lasagna.Facts {
 // the CLI's front end (engine.Execute with engine.Discard) raises the
 // same finding from the same arm.
 func TestFactsReachGoTest(t *testing.T) {
-	arm := perfectArm("mine", func(b *lasagna.Benchmark, r lasagna.Retriever) lasagna.Retriever { return &myIndex{Retriever: r, failed: []string{"d07", "d09"}} })
+	arm := perfectArm("mine", func(b *lasagna.Benchmark, r lasagna.Retriever) lasagna.Retriever {
+		return &myIndex{Retriever: r, failed: []string{"d07", "d09"}}
+	})
 	cfg := Config{FS: fixtures.Data, Benchmarks: []string{fixtures.TinyJSONL}, Arms: []Arm{arm}}
 	log, failed, out := fakeEval(t, cfg, nil)
 	if !failed {
