@@ -59,7 +59,7 @@ func TestPublicAPINamesNoInternalType(t *testing.T) {
 			}
 			where := pkg.Name() + "." + name
 			if tn, ok := obj.(*types.TypeName); ok {
-				c.named(where, tn.Type())
+				c.named(tn.Type())
 				continue
 			}
 			c.check(where, obj.Type())
@@ -98,7 +98,7 @@ func (c *apiChecker) check(where string, t types.Type) {
 			c.check(where, t.TypeArgs().At(i))
 		}
 		if ours(obj.Pkg()) {
-			c.named(where, t)
+			c.named(t)
 		}
 	case *types.Pointer:
 		c.check(where, t.Elem())
@@ -134,14 +134,14 @@ func (c *apiChecker) check(where string, t types.Type) {
 }
 
 // named walks a nameable type of this module once: its underlying type
-// and its exported methods.
-func (c *apiChecker) named(where string, t types.Type) {
+// and its exported methods, each reported under the type's name.
+func (c *apiChecker) named(t types.Type) {
 	n, ok := types.Unalias(t).(*types.Named)
 	if !ok || c.seen[n] {
 		return
 	}
 	c.seen[n] = true
-	where = n.Obj().Name()
+	where := n.Obj().Name()
 	c.check(where, n.Underlying())
 	for m := range n.Methods() {
 		if m.Exported() {

@@ -150,32 +150,46 @@ func datasetsDataSnippet(t *testing.T) {
 }
 
 // docs/data.md, "From Go: package datasets".
-func datasetsSnippet() {
+func datasetsSnippet() error {
 	fsys := os.DirFS("testdata")
 	b, err := datasets.Load(fsys, "faq.jsonl", datasets.Options{}) // or faq.csv, a BEIR folder, a Vecta CSV
-	// b.Name is "local/faq@<12 hex>", as validate-data prints it
+	if err != nil {
+		return err // datasets.Problems: every problem, with file, line, field and fix
+	}
+	fmt.Println(b.Name) // "local/faq@<12 hex>", as validate-data prints it
 
 	r, err := datasets.Check(fsys, "beir", datasets.Options{Split: "dev"})
+	if err != nil {
+		return err // the folder could not be read
+	}
 	for _, p := range r.Problems { // every problem of every file, in one pass
 		fmt.Println(p.File, p.Line, p.Field, p.Message, p.Fix)
 	}
 	for _, c := range r.Tracks { // retrieval, generation, closed_book: yes, or why not and the fix
 		fmt.Println(c.Track, c.Supported, c.Reason, c.Fix)
 	}
-	_, _ = b, err
+	return nil
 }
 
 // docs/synthesis.md, "From Go: package datasets/synth".
-func synthSnippet(ctx context.Context, f io.Writer) {
+func synthSnippet(ctx context.Context, f io.Writer) error {
 	cfg, err := llm.ConfigFromEnv(os.Getenv) // OPENAI_API_KEY, MODEL_NAME, … as the command reads them
+	if err != nil {
+		return err
+	}
 	client, err := llm.New(cfg)
+	if err != nil {
+		return err
+	}
 	res, err := synth.Synthesize(ctx, client, os.DirFS("docs"), ".", synth.Options{
 		N: 200, Mix: "factoid=0.6,multihop=0.3,unanswerable=0.1", Seed: 42,
 	})
+	if err != nil {
+		return err
+	}
 	// res.Rows: the verified questions; res.Dropped: how many were dropped, by reason;
 	// res.Skipped: the files not read, with the reason
-	err = datasets.WriteJSONL(f, res.Rows) // what --out writes
-	_ = err
+	return datasets.WriteJSONL(f, res.Rows) // what --out writes
 }
 
 var _ = []any{datasetsDataSnippet, datasetsSnippet, synthSnippet, judgeSnippet, htmlReportSnippet, llmSnippet, fakeServerSnippet, vectaSnippet, registrySnippet, productionIndexSnippet, fmt.Sprint, judge.Config{}, reporters.Func(nil), htmlreport.Reporter{}, evalllm.Client, evalregistry.Load, fixtures.NewFakeOpenAI}
