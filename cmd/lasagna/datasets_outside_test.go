@@ -110,7 +110,9 @@ func TestDatasetsOutsideTheModule(t *testing.T) {
 	writeTree(t, data, outsideData)
 	cmd := exec.Command("go", "run", ".", data)
 	cmd.Dir = mod
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	// GOFLAGS keeps the caller's (CI's -modcacherw, so the module cache it
+	// fills can be removed).
+	cmd.Env = append(os.Environ(), "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -mod=mod"), "GOWORK=off")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("go run: %v\n%s", err, out)
