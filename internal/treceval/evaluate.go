@@ -150,13 +150,28 @@ func writeTrec(out io.Writer, ev *metrics.TrecRun, tag string, sel *Selection, o
 	w := bufio.NewWriterSize(out, 64<<10)
 	if perQuery {
 		for i := range ev.Queries {
-			writeTrecBlock(w, ev.Queries[i].ID, &ev.Queries[i].TrecMeasures, sel, opts, tag, 0, false)
+			writeTrecBlock(w, ev.Queries[i].ID, relstringQuery(&ev.Queries[i], sel, opts), sel, opts, tag, 0, false)
 		}
 	}
 	if summary {
 		writeTrecBlock(w, "all", &ev.Summary, sel, opts, tag, ev.NumQ, true)
 	}
 	return w.Flush()
+}
+
+// relstringQuery returns q's measures as printed: under -c trec_eval
+// evaluates a query missing from the run as one unjudged document
+// ("ceci_nest_pas_un_docno") and then clears the values that describe that
+// ranking, relstring included, but only when it is named "relstring": with
+// a parameter ("relstring_20") it keeps the document's '-'. -J drops it,
+// and -M 0 too.
+func relstringQuery(q *metrics.TrecQuery, sel *Selection, opts *metrics.TrecOptions) *metrics.TrecMeasures {
+	if !q.Missing || sel.relstringParam == "" || sel.relstringLen == 0 || opts.JudgedOnly || (opts.LimitRetrieved && opts.MaxRetrieved == 0) {
+		return &q.TrecMeasures
+	}
+	m := q.TrecMeasures
+	m.RelString = "-"
+	return &m
 }
 
 func hitID(h trecparse.Hit) string { return h.ID }

@@ -18,6 +18,10 @@ import (
 // standard deviation it does not find (MISSING_ZSCORE_VALUE).
 const missingZScore = -1000000
 
+// gmMin is the floor trec_eval's gm_map and gm_bpref put under a query's
+// value before taking its logarithm (MIN_GEO_MEAN).
+const gmMin = 0.00001
+
 // zEntry is one line of a z-score file: query, value name, mean and
 // standard deviation.
 type zEntry struct {
@@ -184,10 +188,14 @@ func measureValues(name string, m *metrics.TrecMeasures, opts *metrics.TrecOptio
 		return one(float64(m.NumRelRet))
 	case "num_nonrel_judged_ret":
 		return one(float64(m.NumNonrelJudgedRet))
-	case "map", "gm_map":
+	case "map":
 		return one(m.MAP)
-	case "bpref", "gm_bpref":
+	case "bpref":
 		return one(m.Bpref)
+	case "gm_map": // a query's value is the logarithm (m_gm_map.c)
+		return one(math.Log(max(m.MAP, gmMin)))
+	case "gm_bpref":
+		return one(math.Log(max(m.Bpref, gmMin)))
 	case "iprec_at_recall":
 		return fcuts(opts.IPrecAtRecall, m.IPrecAtRecall)
 	case "Rprec_mult":
@@ -223,8 +231,8 @@ func measureValues(name string, m *metrics.TrecMeasures, opts *metrics.TrecOptio
 // writeZScores writes trec_eval -Z's output: each query's values converted
 // to z-scores against z (printed "Z" then the name padded to 22, %6.4f),
 // and the summary of the converted values (sums for the counts, means for
-// the rest, geometric means for gm_map and gm_bpref), as trec_eval
-// accumulates them. runid and relstring are printed as usual.
+// the rest; gm_map and gm_bpref convert each query's logarithm, then take
+// the exponential of their mean), as trec_eval accumulates them. runid and relstring are printed as usual.
 func writeZScores(out io.Writer, ev *metrics.TrecRun, tag string, sel *Selection, opts *metrics.TrecOptions, z *zScores, perQuery, summary bool) error {
 	w := bufio.NewWriterSize(out, 64<<10)
 	var o trecLine
@@ -240,16 +248,12 @@ func writeZScores(out io.Writer, ev *metrics.TrecRun, tag string, sel *Selection
 				continue
 			}
 			if tm.name == "relstring" && perQuery {
-				writeTrecBlock(w, q.ID, &q.TrecMeasures, &Selection{on: map[string]bool{"relstring": true}, relstringParam: sel.relstringParam}, opts, tag, 0, false)
+				writeTrecBlock(w, q.ID, relstringQuery(q, sel, opts), &Selection{on: map[string]bool{"relstring": true}, relstringParam: sel.relstringParam}, opts, tag, 0, false)
 			}
 			for _, v := range measureValues(tm.name, &q.TrecMeasures, opts) {
 				zv := z.convert(q.ID, v.name, v.v)
-				if tm.summaryOnly {
-					acc[v.name] += math.Log(max(zv, 0.00001))
-					continue
-				}
 				acc[v.name] += zv
-				if perQuery {
+				if perQuery && !tm.summaryOnly {
 					zline(q.ID, v.name, zv)
 				}
 			}
@@ -281,7 +285,7 @@ func writeZScores(out io.Writer, ev *metrics.TrecRun, tag string, sel *Selection
 			s := acc[v.name]
 			switch {
 			case tm.summaryOnly: // gm_map, gm_bpref: missing queries add the floor
-				s = math.Exp((s + (n-float64(len(ev.Queries)))*math.Log(0.00001)) / n)
+				s = math.Exp((s + (n-float64(len(ev.Queries)))*math.Log(gmMin)) / n)
 			case tm.name == "num_ret" || tm.name == "num_rel" || tm.name == "num_rel_ret" || tm.name == "num_nonrel_judged_ret":
 			default:
 				s /= n
