@@ -43,12 +43,22 @@ counts every grade above 0, whatever -l, and Rndcg at -l 0 prints -nan for a
 query with only grade-0 judgements, both as trec_eval does (docs/metrics.md,
 "trec_eval's edge cases").
 
+trec_eval's other flags: -M num (only each query's first num ranked documents
+count), -J (unjudged documents are removed first), -N num (accepted; only
+utility's parameters use it), -D level[.qid] (.qid evaluates that query only;
+debugging lines are not printed), -Z file (z-scores against "qid measure mean
+stddev" lines), -R qrels and -T trec_results (the only formats implemented),
+-o (ignored). trec_eval's long option names work too, whole or as a unique
+prefix: --Max_retrieved_per_topic 1000, --Judged_docs_only, --Max_retr=1000
+(docs/metrics.md, "trec_eval's flags").
+
 A lasagna metric name is answered with its trec_eval name: -m ndcg@10 is
 refused with "did you mean trec_eval's ndcg_cut.10?".
 
-Exit status: 0 evaluated; 1 unreadable or malformed qrels or run, or a qrels
-query missing from the run without -c; 2 usage errors (unknown measure or
-flag).`
+Exit status: 0 evaluated; 1 unreadable or malformed qrels, run or z-score
+file, or a qrels query missing from the run without -c; 2 usage errors
+(unknown measure or flag, negative -M, a format other than -R qrels and -T
+trec_results).`
 
 // trecFlags are `metrics trec`'s flags, trec_eval's and lasagna's.
 type trecFlags struct {
