@@ -4,8 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/lasagna-go/lasagna/internal/metrics"
 	"github.com/lasagna-go/lasagna/internal/treceval"
@@ -40,54 +43,185 @@ counts every grade above 0, whatever -l, and Rndcg at -l 0 prints -nan for a
 query with only grade-0 judgements, both as trec_eval does (docs/metrics.md,
 "trec_eval's edge cases").
 
+trec_eval's other flags: -M num (only each query's first num ranked documents
+count), -J (unjudged documents are removed first), -N num (accepted; only
+utility's parameters use it), -D level[.qid] (.qid evaluates that query only;
+debugging lines are not printed), -Z file (z-scores against "qid measure mean
+stddev" lines), -R qrels and -T trec_results (the only formats implemented),
+-o (ignored). trec_eval's long option names work too, whole or as a unique
+prefix: --Max_retrieved_per_topic 1000, --Judged_docs_only, --Max_retr=1000
+(docs/metrics.md, "trec_eval's flags").
+
 A lasagna metric name is answered with its trec_eval name: -m ndcg@10 is
 refused with "did you mean trec_eval's ndcg_cut.10?".
 
-Exit status: 0 evaluated; 1 unreadable or malformed qrels or run, or a qrels
-query missing from the run without -c; 2 usage errors (unknown measure or
-flag).`
+Exit status: 0 evaluated; 1 unreadable or malformed qrels, run or z-score
+file, or a qrels query missing from the run without -c; 2 usage errors
+(unknown measure or flag, negative -M, a format other than -R qrels and -T
+trec_results).`
+
+// trecFlags are `metrics trec`'s flags, trec_eval's and lasagna's.
+type trecFlags struct {
+	perQuery, complete, noSummary, judgedOnly, oldFormat bool
+	level, maxRetrieved                                  int
+	numDocs                                              int64
+	measures                                             []string
+	average, debug, relFormat, resultsFormat, zscore     string
+	oldFormatArg                                         string
+}
 
 func newMetricsTrecCmd(stdout io.Writer) *cobra.Command {
-	var (
-		perQuery, complete, noSummary bool
-		level                         int
-		measures                      []string
-		average                       string
-	)
+	var fl trecFlags
 	cmd := &cobra.Command{
 		Use:   "trec QRELS RUN",
 		Short: "Evaluate a TREC run against qrels, printing what trec_eval prints",
 		Long:  metricsTrecLong,
 		Args:  exactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
-			avg, err := trecAveraging(average, complete)
+			cfg, err := fl.config(c)
 			if err != nil {
 				return err
 			}
-			if level < 0 {
-				return usageError("metrics trec: -l (--level) %d is negative; give a relevance level of 0 or more (a judged grade >= it is relevant; default 1)", level)
-			}
-			sel, err := treceval.ParseMeasures(measures)
-			if err != nil {
-				return usageError("metrics trec: %v", err)
-			}
-			return runMetricsTrec(stdout, args[0], args[1], treceval.Config{
-				Selection: sel,
-				Options:   sel.Options(level),
-				Average:   avg,
-				PerQuery:  perQuery,
-				Summary:   !noSummary,
-			})
+			return runMetricsTrec(stdout, args[0], args[1], cfg)
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVarP(&perQuery, "query", "q", false, "also print each query's values (queries in byte-wise id order), then the summary")
-	f.BoolVarP(&complete, "complete", "c", false, "average over every qrels query; queries missing from the run score 0 (trec_eval -c)")
-	f.IntVarP(&level, "level", "l", 1, "relevance level: a grade >= level is relevant (ndcg and ndcg_cut always use the grade as gain)")
-	f.StringArrayVarP(&measures, "measure", "m", nil, "measure[.cutoffs] or set (official, all_trec, set) to print; repeatable")
-	f.BoolVarP(&noSummary, "nosummary", "n", false, "do not print the summary (\"all\") block")
-	f.StringVar(&average, "average", "", "averaging set: trec_eval (default), complete (same as -c), run (BEIR / pytrec_eval)")
+	f.BoolVarP(&fl.perQuery, "query", "q", false, "also print each query's values (queries in byte-wise id order), then the summary")
+	f.BoolVarP(&fl.complete, "complete", "c", false, "average over every qrels query; queries missing from the run score 0 (trec_eval -c)")
+	f.IntVarP(&fl.level, "level", "l", 1, "relevance level: a grade >= level is relevant (ndcg and ndcg_cut always use the grade as gain)")
+	f.StringArrayVarP(&fl.measures, "measure", "m", nil, "measure[.cutoffs] or set (official, all_trec, set) to print; repeatable")
+	f.BoolVarP(&fl.noSummary, "nosummary", "n", false, "do not print the summary (\"all\") block")
+	f.StringVar(&fl.average, "average", "", "averaging set: trec_eval (default), complete (same as -c), run (BEIR / pytrec_eval)")
+	f.IntVarP(&fl.maxRetrieved, "max-retrieved", "M", 0, "evaluate only each query's first `num` ranked documents (trec_eval -M; default no limit)")
+	f.BoolVarP(&fl.judgedOnly, "judged-only", "J", false, "drop retrieved documents without a judgement of grade 0 or more before evaluating (trec_eval -J)")
+	f.Int64VarP(&fl.numDocs, "num-docs", "N", 0, "number of documents in the collection (trec_eval -N; only utility's parameters use it, which lasagna does not implement: no effect)")
+	f.StringVarP(&fl.debug, "debug", "D", "0", "trec_eval's debug `level[.qid]`: with .qid only that query is evaluated; the level's debugging lines are not printed")
+	f.StringVarP(&fl.relFormat, "rel-format", "R", "qrels", "rel_info_file format (trec_eval -R): only qrels is implemented")
+	f.StringVarP(&fl.resultsFormat, "results-format", "T", "trec_results", "results file format (trec_eval -T): trec_results, trec_eval's only one")
+	f.StringVarP(&fl.zscore, "zscore", "Z", "", "print z-scores against the `file` of \"qid measure mean stddev\" lines instead of raw values (trec_eval -Z)")
+	f.BoolVarP(&fl.oldFormat, "old-results-format", "o", false, "ignored, as by trec_eval (its obsolete -o)")
+	f.StringVar(&fl.oldFormatArg, "Output_old_results_format", "", "ignored, as by trec_eval")
+	_ = f.MarkHidden("old-results-format")
+	_ = f.MarkHidden("Output_old_results_format")
+	f.SetNormalizeFunc(trecLongFlag)
 	return cmd
+}
+
+// config checks the flags and turns them into the evaluator's
+// configuration.
+func (fl *trecFlags) config(c *cobra.Command) (treceval.Config, error) {
+	avg, err := trecAveraging(fl.average, fl.complete)
+	if err != nil {
+		return treceval.Config{}, err
+	}
+	if fl.level < 0 {
+		return treceval.Config{}, usageError("metrics trec: -l (--level) %d is negative; give a relevance level of 0 or more (a judged grade >= it is relevant; default 1)", fl.level)
+	}
+	if c.Flags().Changed("max-retrieved") && fl.maxRetrieved < 0 {
+		return treceval.Config{}, usageError("metrics trec: -M (--max-retrieved) %d is negative; give the number of ranked documents to evaluate per query, 0 or more (trec_eval crashes on a negative -M)", fl.maxRetrieved)
+	}
+	query, err := trecDebugQuery(fl.debug)
+	if err != nil {
+		return treceval.Config{}, err
+	}
+	if err := trecFormats(fl.relFormat, fl.resultsFormat); err != nil {
+		return treceval.Config{}, err
+	}
+	sel, err := treceval.ParseMeasures(fl.measures)
+	if err != nil {
+		return treceval.Config{}, usageError("metrics trec: %v", err)
+	}
+	opts := sel.Options(fl.level)
+	opts.LimitRetrieved, opts.MaxRetrieved = c.Flags().Changed("max-retrieved"), fl.maxRetrieved
+	opts.JudgedOnly = fl.judgedOnly
+	opts.Query = query
+	cfg := treceval.Config{
+		Selection: sel,
+		Options:   opts,
+		Average:   avg,
+		PerQuery:  fl.perQuery,
+		Summary:   !fl.noSummary,
+	}
+	if fl.zscore != "" {
+		zf := trecFile(fl.zscore)
+		cfg.ZScores = &zf
+	}
+	return cfg, nil
+}
+
+// trecDebugQuery reads -D level[.qid] as trec_eval does and returns the
+// query it restricts the evaluation to ("" for every query). The level
+// itself only turns on trec_eval's debugging lines, which lasagna does not
+// print.
+func trecDebugQuery(d string) (string, error) {
+	level, qid, _ := strings.Cut(d, ".")
+	if _, err := strconv.Atoi(level); err != nil {
+		return "", usageError("metrics trec: -D (--debug) %q is not level[.qid] (an integer, optionally a dot and a query id)", d)
+	}
+	return qid, nil
+}
+
+// trecFormats checks -R and -T: lasagna reads trec_eval's default formats
+// only.
+func trecFormats(rel, results string) error {
+	switch rel {
+	case "qrels":
+	case "prefs", "qrels_prefs", "qrels_jg":
+		return usageError("metrics trec: -R (--rel-format) %s is not implemented by lasagna (nor are the measures it enables); only qrels is (docs/metrics.md, \"trec_eval's flags\")", rel)
+	default:
+		return usageError("metrics trec: -R (--rel-format) %q is not a rel_info_file format of trec_eval (qrels, prefs, qrels_prefs, qrels_jg)", rel)
+	}
+	if results != "trec_results" {
+		return usageError("metrics trec: -T (--results-format) %q is not a results format of trec_eval (its only one is trec_results)", results)
+	}
+	return nil
+}
+
+// trecLongFlags maps trec_eval's long option names (its getopt_long table)
+// to the flags that implement them.
+var trecLongFlags = map[string]string{
+	"help":                      "help",
+	"query_eval_wanted":         "query",
+	"measure":                   "measure",
+	"complete_rel_info_wanted":  "complete",
+	"level_for_rel":             "level",
+	"nosummary":                 "nosummary",
+	"Debug_level":               "debug",
+	"Judged_docs_only":          "judged-only",
+	"Number_docs_in_coll":       "num-docs",
+	"Max_retrieved_per_topic":   "max-retrieved",
+	"Rel_info_format":           "rel-format",
+	"Results_format":            "results-format",
+	"Output_old_results_format": "Output_old_results_format",
+	"Zscore":                    "zscore",
+}
+
+// trecLongFlag lets trec_eval's long options name `metrics trec`'s flags,
+// written in full or, as getopt_long allows, shortened to a prefix that
+// only one of them starts with (--Max_retr=100). lasagna's own flag names
+// are left as they are.
+func trecLongFlag(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+	for _, own := range trecLongFlags {
+		if name == own {
+			return pflag.NormalizedName(name)
+		}
+	}
+	if own, ok := trecLongFlags[name]; ok {
+		return pflag.NormalizedName(own)
+	}
+	match := ""
+	for long, own := range trecLongFlags {
+		if strings.HasPrefix(long, name) && own != match {
+			if match != "" {
+				return pflag.NormalizedName(name) // ambiguous: unknown
+			}
+			match = own
+		}
+	}
+	if match == "" || name == "" {
+		return pflag.NormalizedName(name)
+	}
+	return pflag.NormalizedName(match)
 }
 
 // trecAveraging reads --average and -c into the averaging set; they may

@@ -77,6 +77,21 @@ type TrecOptions struct {
 	// them (as trec_eval computes only the measures it prints); the zero
 	// value computes them all.
 	Omit TrecOmit
+	// LimitRetrieved keeps only the first MaxRetrieved (>= 0) ranked
+	// documents of each query, dropping the rest before any measure, as
+	// trec_eval -M does (its default is no limit).
+	LimitRetrieved bool
+	MaxRetrieved   int
+	// JudgedOnly drops every retrieved document without a judgement of
+	// grade 0 or more (absent from the qrels, or with a negative grade)
+	// before any measure, closing up the ranks, as trec_eval -J does. It
+	// applies after MaxRetrieved.
+	JudgedOnly bool
+	// Query, when not empty, evaluates and averages that query alone, as
+	// trec_eval -D level.qid does; under [AverageComplete] the summary's
+	// NumRel still counts the positive grades of every qrels query, as
+	// trec_eval's does.
+	Query string
 }
 
 // TrecOmit is a set of measures [EvaluateQuery] may leave at 0.
@@ -110,8 +125,11 @@ func DefaultTrecOptions() TrecOptions {
 }
 
 // Validate reports the first cutoff list that is not strictly ascending
-// positive integers.
+// positive integers, or a negative MaxRetrieved.
 func (o *TrecOptions) Validate() error {
+	if o.LimitRetrieved && o.MaxRetrieved < 0 {
+		return fmt.Errorf("the maximum number of documents retrieved per query %d is negative", o.MaxRetrieved)
+	}
 	for _, l := range []struct {
 		name string
 		cuts []int
@@ -221,6 +239,11 @@ type Evaluator struct {
 	idcg     []float64 // prefix: ideal DCG
 	firstR   int
 	filter   []uint64 // bitmap of idBits of the judged ids (judgedFilter)
+	// emptyNaN: an empty ranking is one trec_eval evaluates empty, so its
+	// interpolated precision divides 0 by 0. Without -J or -M 0 the only
+	// empty ranking is a query missing from the run under -c, which
+	// trec_eval evaluates as one unjudged document (precision 0).
+	emptyNaN bool
 }
 
 // judgedFilter returns a bitmap with the bit idBits(d) set for every
@@ -292,8 +315,15 @@ func log2Plus2(i int) float64 {
 // those of the ranking alone (NumRet, Utility, Unj, RBPResid, RelString)
 // have their usual values, as in trec_eval. Only RNDCG may be NaN (see
 // [TrecMeasures]).
+//
+// opts.LimitRetrieved and opts.JudgedOnly drop documents from ranked before
+// anything is computed (trec_eval's -M and -J); opts.Query is for
+// [EvaluateRun] and [SummarizeRun] only.
 func EvaluateQuery[H any](e *Evaluator, ranked []H, id func(H) string, judged map[string]int, opts *TrecOptions) TrecMeasures {
 	e.rels = e.rels[:0]
+	if opts.LimitRetrieved && len(ranked) > opts.MaxRetrieved {
+		ranked = ranked[:max(opts.MaxRetrieved, 0)]
+	}
 	filter := e.judgedFilter(judged, len(ranked))
 	mask := uint64(len(filter)*64 - 1)
 	for _, h := range ranked {
@@ -313,6 +343,10 @@ func EvaluateQuery[H any](e *Evaluator, ranked []H, id func(H) string, judged ma
 		}
 		e.rels = append(e.rels, g)
 	}
+	if opts.JudgedOnly {
+		e.rels = slices.DeleteFunc(e.rels, func(r int) bool { return r < 0 })
+	}
+	e.emptyNaN = opts.JudgedOnly || (opts.LimitRetrieved && opts.MaxRetrieved == 0)
 	return e.evaluate(judged, opts)
 }
 
@@ -747,11 +781,20 @@ func (e *Evaluator) setMeasures(m *TrecMeasures, level int) {
 // that, e.g. topic 302 at recall 0.6.)
 func (e *Evaluator) iprec(m *TrecMeasures, pcts, out []float64, level int) {
 	clear(out)
+	cut := func(i int) int { return int(math.Round(pcts[i] * float64(m.NumRel))) }
 	if m.NumRet == 0 {
+		if e.emptyNaN {
+			// trec_eval's precision 0/0 at the recall levels of 0
+			// relevant documents (m_iprec_at_recall.c, m_11pt_avg.c).
+			for i := range pcts {
+				if cut(i) == 0 {
+					out[i] = math.NaN()
+				}
+			}
+		}
 		return
 	}
 	cur := len(pcts) - 1
-	cut := func(i int) int { return int(math.Round(pcts[i] * float64(m.NumRel))) }
 	for cur >= 0 && cut(cur) > m.NumRelRet {
 		cur--
 	}

@@ -90,7 +90,7 @@ func EvaluateRun[H any](qrels map[string]map[string]int, run map[string][]H, id 
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	ids, err := averagedIDs(qrels, func(q string) bool { _, ok := run[q]; return ok }, avg)
+	ids, err := averagedIDs(qrels, func(q string) bool { _, ok := run[q]; return ok }, avg, opts.Query)
 	if err != nil {
 		return nil, err
 	}
@@ -116,6 +116,7 @@ func EvaluateRun[H any](qrels map[string]map[string]int, run map[string][]H, id 
 	}
 	wg.Wait()
 	out.Summary = summarize(out.Queries, &opts, avg)
+	completeQuery(out, qrels, &opts, avg)
 	return out, nil
 }
 
@@ -131,7 +132,7 @@ func SummarizeRun(qrels map[string]map[string]int, evaluated map[string]TrecMeas
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	ids, err := averagedIDs(qrels, func(q string) bool { _, ok := evaluated[q]; return ok }, avg)
+	ids, err := averagedIDs(qrels, func(q string) bool { _, ok := evaluated[q]; return ok }, avg, opts.Query)
 	if err != nil {
 		return nil, err
 	}
@@ -145,16 +146,51 @@ func SummarizeRun(qrels map[string]map[string]int, evaluated map[string]TrecMeas
 		out.Queries[i] = TrecQuery{ID: q, Missing: !ok, TrecMeasures: m}
 	}
 	out.Summary = summarize(out.Queries, &opts, avg)
+	completeQuery(out, qrels, &opts, avg)
 	return out, nil
+}
+
+// completeQuery fixes the summary when opts.Query leaves queries out under
+// AverageComplete, as trec_eval -c -D level.qid does: its averages divide
+// by the number of qrels queries (meas_avg.c), the left-out ones adding 0
+// (and the geometric means' floor), num_q is that number, and num_rel
+// counts the positive grades of every qrels query (m_num_rel.c).
+func completeQuery(out *TrecRun, qrels map[string]map[string]int, opts *TrecOptions, avg Averaging) {
+	if avg != AverageComplete || opts.Query == "" {
+		return
+	}
+	s := &out.Summary
+	n := 0
+	for _, judged := range qrels {
+		for _, g := range judged {
+			if g > 0 {
+				n++
+			}
+		}
+	}
+	s.NumRel = n
+	all, in := float64(len(qrels)), float64(len(out.Queries))
+	logSum, logBpref := (all-in)*math.Log(gmMinMAP), (all-in)*math.Log(gmMinMAP)
+	for i := range out.Queries {
+		logSum += math.Log(max(out.Queries[i].MAP, gmMinMAP))
+		logBpref += math.Log(max(out.Queries[i].Bpref, gmMinMAP))
+	}
+	s.GMMAP = math.Exp(logSum / all)
+	s.GMBpref = math.Exp(logBpref / all)
+	s.divideMeans(1 / in) // back to the sums (in is 1: exact)
+	s.divideMeans(all)
+	out.NumQ = len(qrels)
 }
 
 // averagedIDs returns the qrels queries a summary averages over under avg,
 // in byte-wise order; inRun tells whether the run has results for a query.
-func averagedIDs(qrels map[string]map[string]int, inRun func(string) bool, avg Averaging) ([]string, error) {
+// When only is not empty, no other query is averaged (TrecOptions.Query).
+func averagedIDs(qrels map[string]map[string]int, inRun func(string) bool, avg Averaging, only string) ([]string, error) {
 	ids := make([]string, 0, len(qrels))
 	var missing []string
 	for q := range qrels {
 		switch {
+		case only != "" && q != only:
 		case inRun(q):
 			ids = append(ids, q)
 		case avg == AverageComplete:
@@ -166,6 +202,9 @@ func averagedIDs(qrels map[string]map[string]int, inRun func(string) bool, avg A
 	if len(missing) > 0 {
 		slices.Sort(missing)
 		return nil, &MissingQueriesError{IDs: missing}
+	}
+	if len(ids) == 0 && only != "" {
+		return nil, fmt.Errorf("no query has both results in the run and judgements in the qrels (averaging %s, query %q only)", avg, only)
 	}
 	if len(ids) == 0 {
 		return nil, fmt.Errorf("no query has both results in the run and judgements in the qrels (averaging %s)", avg)
@@ -240,10 +279,16 @@ func summarize(qs []TrecQuery, opts *TrecOptions, avg Averaging) TrecMeasures {
 	if n == 0 {
 		return s
 	}
-	s.MAP /= n
 	s.GMMAP = math.Exp(logSum / n)
 	s.GMBpref = math.Exp(logBpref / n)
-	for _, v := range []*float64{&s.RPrec, &s.Bpref, &s.RecipRank, &s.NDCG, &s.DCG, &s.IdealDCG, &s.Utility, &s.Avg11pt, &s.SetP, &s.SetRelativeP, &s.SetRecall, &s.SetMAP, &s.SetF, &s.BinG, &s.G, &s.NDCGRel, &s.RNDCG, &s.InfAP, &s.RBP, &s.RBPResid} {
+	s.divideMeans(n)
+	return s
+}
+
+// divideMeans divides every averaged value (all but the counts and the
+// geometric means) by n.
+func (s *TrecMeasures) divideMeans(n float64) {
+	for _, v := range []*float64{&s.MAP, &s.RPrec, &s.Bpref, &s.RecipRank, &s.NDCG, &s.DCG, &s.IdealDCG, &s.Utility, &s.Avg11pt, &s.SetP, &s.SetRelativeP, &s.SetRecall, &s.SetMAP, &s.SetF, &s.BinG, &s.G, &s.NDCGRel, &s.RNDCG, &s.InfAP, &s.RBP, &s.RBPResid} {
 		*v /= n
 	}
 	for _, v := range [][]float64{s.P, s.Recall, s.NDCGCut, s.MAPCut, s.Success, s.RelativeP, s.Unj, s.IPrecAtRecall, s.RPrecMult} {
@@ -251,7 +296,6 @@ func summarize(qs []TrecQuery, opts *TrecOptions, avg Averaging) TrecMeasures {
 			v[j] /= n
 		}
 	}
-	return s
 }
 
 // gmMinMAP is the floor trec_eval's gm_map puts under a query's average

@@ -62,6 +62,9 @@ type Config struct {
 	// PerQuery prints each query's block (queries in byte-wise id order);
 	// Summary prints the "all" block after them.
 	PerQuery, Summary bool
+	// ZScores, when not nil, is trec_eval -Z's file of "qid measure mean
+	// stddev" lines: every value is printed as its z-score against them.
+	ZScores *File
 }
 
 // Evaluate evaluates the run against the qrels as trec_eval 10 does and
@@ -131,6 +134,13 @@ func Evaluate(w io.Writer, qrelsFile, runFile File, cfg Config) error {
 	case err != nil:
 		return fmt.Errorf("%s and %s: %w", qrelsFile.Path, runFile.Path, err)
 	}
+	if cfg.ZScores != nil {
+		z, err := readZScores(*cfg.ZScores)
+		if err != nil {
+			return err
+		}
+		return writeZScores(w, ev, tag, cfg.Selection, &opts, z, cfg.PerQuery, cfg.Summary)
+	}
 	return writeTrec(w, ev, tag, cfg.Selection, &opts, cfg.PerQuery, cfg.Summary)
 }
 
@@ -140,7 +150,7 @@ func writeTrec(out io.Writer, ev *metrics.TrecRun, tag string, sel *Selection, o
 	w := bufio.NewWriterSize(out, 64<<10)
 	if perQuery {
 		for i := range ev.Queries {
-			writeTrecBlock(w, ev.Queries[i].ID, &ev.Queries[i].TrecMeasures, sel, opts, tag, 0, false)
+			writeTrecBlock(w, ev.Queries[i].ID, relstringQuery(&ev.Queries[i], sel, opts), sel, opts, tag, 0, false)
 		}
 	}
 	if summary {
@@ -149,7 +159,30 @@ func writeTrec(out io.Writer, ev *metrics.TrecRun, tag string, sel *Selection, o
 	return w.Flush()
 }
 
+// relstringQuery returns q's measures as printed: under -c trec_eval
+// evaluates a query missing from the run as one unjudged document
+// ("ceci_nest_pas_un_docno") and then clears the values that describe that
+// ranking, relstring included, but only when it is named "relstring": with
+// a parameter ("relstring_20") it keeps the document's '-'. -J drops it,
+// and -M 0 too.
+func relstringQuery(q *metrics.TrecQuery, sel *Selection, opts *metrics.TrecOptions) *metrics.TrecMeasures {
+	if !q.Missing || sel.relstringParam == "" || sel.relstringLen == 0 || opts.JudgedOnly || (opts.LimitRetrieved && opts.MaxRetrieved == 0) {
+		return &q.TrecMeasures
+	}
+	m := q.TrecMeasures
+	m.RelString = "-"
+	return &m
+}
+
 func hitID(h trecparse.Hit) string { return h.ID }
+
+// evaluated tells whether trec_eval evaluates query qid of the run (and so
+// refuses a document it retrieves twice): it has judgements, and it is the
+// query of -D level.qid if one is given.
+func evaluated(qrels lasagna.Qrels, qid string, opts *metrics.TrecOptions) bool {
+	_, ok := qrels[qid]
+	return ok && (opts.Query == "" || qid == opts.Query)
+}
 
 // evaluateTrecWhole parses the whole run and evaluates it: the path for
 // runs that cannot be streamed (queries not grouped, or problems to
@@ -159,8 +192,7 @@ func evaluateTrecWhole(runPath string, rdata []byte, qrels lasagna.Qrels, qrelsE
 	// evaluates, one with judgements (docs/metrics.md, "trec_eval's edge
 	// cases"); without readable qrels, their error is reported instead.
 	run, probs := trecparse.ParseRunJudged(runPath, rdata, datasets.MaxProblems, func(qid string) bool {
-		_, ok := qrels[qid]
-		return ok
+		return evaluated(qrels, qid, &opts)
 	})
 	switch {
 	case len(probs) == 1 && probs[0].Msg == trecparse.NoResults && avg == metrics.AverageComplete:
@@ -222,10 +254,10 @@ func streamTrec(rdata []byte, drop func(lo, hi int), qrelsDone <-chan struct{}, 
 		if *qrelsErr != nil {
 			return
 		}
-		judged, ok := (*qrels)[qid]
-		if !ok {
+		if !evaluated(*qrels, qid, &opts) {
 			return // not averaged under any mode
 		}
+		judged := (*qrels)[qid]
 		s.out = append(s.out, trecEvaluated{qid, metrics.EvaluateQuery(&s.e, hits, hitID, judged, &opts)})
 	}
 	drain := func(s *trecStreamWorker) {
@@ -287,7 +319,7 @@ func streamTrec(rdata []byte, drop func(lo, hi int), qrelsDone <-chan struct{}, 
 		return nil, "", true, nil
 	}
 	for _, q := range dups {
-		if _, judged := (*qrels)[q]; judged {
+		if evaluated(*qrels, q, &opts) {
 			return nil, "", false, nil
 		}
 	}

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestMetricsTrecEvalFlags runs `metrics trec` with trec_eval's other flags
+// (-M, -J, -N, -D, -R, -T, -Z, -o, combined short flags, long forms and
+// their prefixes) on the command lines of testdata/trec_eval/flags/cases.txt
+// and requires trec_eval's stdout byte for byte (README.md there names the
+// trec_eval commit and how each file was made).
+func TestMetricsTrecEvalFlags(t *testing.T) {
+	dir := filepath.Join("testdata", "trec_eval", "flags")
+	cases := readTrecEdgeCases(t, dir)
+	if len(cases) < 28 {
+		t.Fatalf("%d cases in cases.txt", len(cases))
+	}
+	for _, c := range cases {
+		t.Run(c.out, func(t *testing.T) {
+			args := slices.Clone(c.args)
+			for i, a := range args {
+				if st, err := os.Stat(filepath.Join(dir, a)); err == nil && st.Mode().IsRegular() {
+					args[i] = filepath.Join(dir, a)
+				}
+			}
+			want, err := os.ReadFile(filepath.Join(dir, c.out))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _, err := runTrec(t, args...)
+			if err != nil {
+				t.Fatalf("lasagna metrics trec %s: %v", strings.Join(c.args, " "), err)
+			}
+			if got != string(want) {
+				t.Errorf("lasagna metrics trec %s differs from trec_eval's %s:\n%s", strings.Join(c.args, " "), c.out, lineDiff(got, string(want)))
+			}
+		})
+	}
+}
+
+// TestMetricsTrecFlagErrors: what trec_eval refuses, crashes on, or reads
+// in a format lasagna does not implement is a usage error naming the flag.
+func TestMetricsTrecFlagErrors(t *testing.T) {
+	dir := filepath.Join("testdata", "trec_eval", "test")
+	qrels, run := filepath.Join(dir, "qrels.test"), filepath.Join(dir, "results.test")
+	cases := []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"negative -M", []string{"-M", "-1"}, exitUsage, "-M (--max-retrieved) -1 is negative"},
+		{"prefs", []string{"-R", "prefs"}, exitUsage, "-R (--rel-format) prefs is not implemented"},
+		{"qrels_jg", []string{"--Rel_info_format", "qrels_jg"}, exitUsage, "qrels_jg is not implemented"},
+		{"unknown -R", []string{"-R", "trec"}, exitUsage, `-R (--rel-format) "trec" is not a rel_info_file format`},
+		{"unknown -T", []string{"-T", "tsv"}, exitUsage, `-T (--results-format) "tsv" is not a results format`},
+		{"bad -D", []string{"-D", "x.301"}, exitUsage, `-D (--debug) "x.301" is not level[.qid]`},
+		{"ambiguous prefix", []string{"--Re=qrels"}, exitUsage, "unknown flag: --Re"},
+		{"-D query not judged", []string{"-D", "0.999"}, exitProblem, `query "999" only`},
+		{"missing z-score file", []string{"-Z", filepath.Join(dir, "nope")}, exitProblem, "nope"},
+		{"malformed z-score file", []string{"-Z", run}, exitProblem, "malformed z-score line"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, _, err := runTrec(t, append(c.args, qrels, run)...)
+			if err == nil {
+				t.Fatalf("no error; output:\n%s", out)
+			}
+			if out != "" {
+				t.Errorf("printed output despite the error:\n%s", out)
+			}
+			code := exitProblem
+			var ee *exitError
+			if errors.As(err, &ee) {
+				code = ee.code
+			}
+			if code != c.code || !strings.Contains(err.Error(), c.msg) {
+				t.Errorf("exit %d, error %q; want exit %d and %q", code, err, c.code, c.msg)
+			}
+		})
+	}
+}
