@@ -103,6 +103,7 @@ func TestSDKOptionsAzure(t *testing.T) {
 	const azureKey = "azure-key-0123456789abcdef"
 	r, srv := newRecorder(t, 200, okChat)
 	cfg := llm.Config{
+		BaseURL:        srv.URL,  // the cache keys' endpoint; azure.WithEndpoint wins
 		APIKey:         azureKey, // for redaction; azure.WithAPIKey sends it
 		Model:          "gpt-4o",
 		EmbeddingModel: "text-embedding-3-small",
