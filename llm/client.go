@@ -396,6 +396,9 @@ func (c *Client) do(ctx context.Context, op, model string, tokens int, attempt f
 			return attempts, ctxError(op, model, attempts, ctx.Err())
 		}
 		e, wait := classify(err, httpResp)
+		if e.Kind == ErrInvalid {
+			attempts-- // the request was never sent
+		}
 		e.Op, e.Model, e.Attempts = op, model, attempts
 		// The server's text (a 401 may echo the Authorization header) and
 		// the raw cause are redacted here, where they enter the package.
@@ -508,7 +511,7 @@ func classify(err error, resp *http.Response) (*Error, time.Duration) {
 	case errors.As(err, &setup):
 		// Nothing was sent: an SDK option (Config.SDKOptions) that
 		// cannot apply. Its text stays in Err, redacted.
-		e.Kind, e.Detail = ErrInvalid, "the request could not be built (check Config.SDKOptions)"
+		e.Kind, e.Detail = ErrInvalid, "the request could not be built (check Config.SDKOptions or AnthropicSDKOptions)"
 		return e, 0
 	case errors.As(err, &mal):
 		e.Kind, e.Detail = ErrMalformed, mal.detail

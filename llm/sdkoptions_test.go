@@ -149,11 +149,14 @@ func TestSDKOptionsThatCannotApply(t *testing.T) {
 		SDKOptions: []option.RequestOption{azure.WithAPIKey("sk-some-key-0000")}}) // no azure.WithEndpoint
 	_, err := c.Chat(t.Context(), ask("q"))
 	var e *llm.Error
-	if !errors.As(err, &e) || !errors.Is(err, llm.ErrInvalid) || e.Attempts != 1 || len(r.seen()) != 0 {
+	if !errors.As(err, &e) || !errors.Is(err, llm.ErrInvalid) || e.Attempts != 0 || len(r.seen()) != 0 {
 		t.Fatalf("err %v after %d requests", err, len(r.seen()))
 	}
 	if !strings.Contains(err.Error(), "SDKOptions") || e.Err == nil || !strings.Contains(e.Err.Error(), "azure") {
 		t.Errorf("the error %v (cause %v) does not say which option", err, e.Err)
+	}
+	if su := c.Usage().Stage(llm.StageGenerator); su.Requests != 0 || su.Errors != 1 {
+		t.Errorf("usage %+v, want one failed call and no request", su)
 	}
 }
 
