@@ -65,7 +65,6 @@ var cliBanned = []string{
 	"github.com/go-openapi",
 	"go.mongodb.org",
 	"github.com/jackc",
-	"github.com/openai",
 }
 
 var evaltestBanned = []string{

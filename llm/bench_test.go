@@ -10,7 +10,7 @@ import (
 	"github.com/lasagna-go/lasagna/llm"
 )
 
-// BenchmarkChatRoundTrip measures one uncached chat call through openai-go
+// BenchmarkChatRoundTrip measures one uncached chat call (through openai-go)
 // to the loopback fake server.
 func BenchmarkChatRoundTrip(b *testing.B) {
 	f := fixtures.NewFakeOpenAI(fixtures.FakeOpenAIOptions{})

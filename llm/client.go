@@ -97,16 +97,17 @@ type Client struct {
 func New(cfg Config) (*Client, error) {
 	cfg = cfg.withDefaults()
 	c := &Client{cfg: cfg, noTemp: map[string]bool{}, red: newRedactor(cfg.APIKey, cfg.AnthropicAPIKey)}
-	c.api = endpoint{base: defaultOpenAIBaseURL, key: cfg.APIKey, hc: cfg.HTTPClient}
+	root := defaultOpenAIBaseURL
 	if cfg.BaseURL != "" {
 		if err := checkBaseURL(cfg.BaseURL); err != nil {
 			return nil, fmt.Errorf("llm: %w", err)
 		}
 		c.base = strings.TrimRight(cfg.BaseURL, "/")
-		c.api.base = c.base
+		root = c.base
 	} else {
 		c.base = "openai"
 	}
+	c.api = newEndpoint(root, cfg.APIKey, cfg.HTTPClient, cfg.SDKOptions)
 	if key := strings.TrimSpace(cfg.AnthropicAPIKey); key != "" {
 		root := strings.TrimRight(cfg.AnthropicBaseURL, "/")
 		if root == "" {
@@ -117,7 +118,7 @@ func New(cfg Config) (*Client, error) {
 		c.anthBase = strings.TrimSuffix(root, "/v1") + "/v1"
 		// The compatible endpoint takes the key as a bearer token, as
 		// OpenAI does.
-		c.anth = endpoint{base: c.anthBase, key: key, hc: cfg.HTTPClient}
+		c.anth = newEndpoint(c.anthBase, key, cfg.HTTPClient, cfg.AnthropicSDKOptions)
 	}
 	if cfg.CacheDir != "" {
 		cache, err := openCache(cfg.CacheDir)
@@ -242,45 +243,17 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 	var resp ChatResponse
 	attempts, err := c.do(ctx, "chat", model, estimate, func(actx context.Context, httpResp **http.Response) error {
 		sendTemp := !c.TemperatureRejected(model)
-		params := chatParams{Model: model, MaxCompletionTokens: max(maxTokens, 0)}
-		if req.System != "" {
-			params.Messages = append(params.Messages, wireMessage{"system", req.System})
-		}
-		for _, m := range req.Messages {
-			role := m.Role
-			if role == "" {
-				role = "user"
-			}
-			params.Messages = append(params.Messages, wireMessage{role, m.Content})
-		}
-		if sendTemp {
-			zero := 0.0
-			params.Temperature = &zero
-		}
-		if req.JSON {
-			params.ResponseFormat = &responseFormat{Type: "json_object"}
-		}
-		var out chatResult
-		if err := api.post(actx, "/chat/completions", params, &out, httpResp); err != nil {
+		out, err := api.chat(actx, chatParams(req, model, maxTokens, sendTemp), httpResp)
+		if err != nil {
 			return err
 		}
-		if len(out.Choices) == 0 {
-			return errMalformed("the response has no choices")
-		}
-		msg := out.Choices[0].Message
-		if msg.Content == nil {
-			if msg.Refusal != nil && *msg.Refusal != "" {
-				return errMalformed("the model refused: " + truncate(*msg.Refusal, 200))
-			}
-			return errMalformed("the response's first choice has no content")
-		}
-		answered := out.Model
+		answered := out.model
 		if answered == "" {
 			answered = model
 		}
 		// Server text may echo the key; mask it before it is cached,
 		// validated or returned.
-		content := *msg.Content
+		content := out.content
 		if req.JSON && anthropic {
 			// Anthropic's compatible endpoint ignores response_format,
 			// and Claude may wrap the object it was asked for in a
@@ -290,7 +263,7 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 		resp = ChatResponse{
 			Content:         c.red.string(content),
 			Model:           c.red.string(answered),
-			Usage:           out.Usage,
+			Usage:           out.usage,
 			TemperatureSent: sendTemp,
 		}
 		return nil
@@ -372,32 +345,15 @@ func (c *Client) EmbedFor(ctx context.Context, stage Stage, texts []string, mode
 	}
 	var entry embedEntry
 	attempts, err := c.do(ctx, "embeddings", model, estimate, func(actx context.Context, httpResp **http.Response) error {
-		var out embedResult
-		if err := c.api.post(actx, "/embeddings", embedParams{Input: texts, Model: model, EncodingFormat: "float"}, &out, httpResp); err != nil {
+		out, err := c.api.embed(actx, texts, model, httpResp)
+		if err != nil {
 			return err
 		}
-		if len(out.Data) != len(texts) {
-			return errMalformed(fmt.Sprintf("%d embeddings for %d inputs", len(out.Data), len(texts)))
-		}
-		vecs := make([][]float32, len(texts))
-		for _, d := range out.Data {
-			if d.Index < 0 || int(d.Index) >= len(texts) || vecs[d.Index] != nil {
-				return errMalformed(fmt.Sprintf("embedding index %d is out of range or repeated", d.Index))
-			}
-			if len(d.Embedding) == 0 {
-				return errMalformed(fmt.Sprintf("embedding %d is empty", d.Index))
-			}
-			v := make([]float32, len(d.Embedding))
-			for i, x := range d.Embedding {
-				v[i] = float32(x)
-			}
-			vecs[d.Index] = v
-		}
-		answered := out.Model
+		answered := out.model
 		if answered == "" {
 			answered = model
 		}
-		entry = embedEntry{Model: c.red.string(answered), Vectors: vecs, Usage: Usage{out.Usage.PromptTokens, 0, out.Usage.TotalTokens}}
+		entry = embedEntry{Model: c.red.string(answered), Vectors: out.vectors, Usage: out.usage}
 		return nil
 	})
 	if err != nil {
@@ -440,6 +396,9 @@ func (c *Client) do(ctx context.Context, op, model string, tokens int, attempt f
 			return attempts, ctxError(op, model, attempts, ctx.Err())
 		}
 		e, wait := classify(err, httpResp)
+		if e.Kind == ErrInvalid {
+			attempts-- // the request was never sent
+		}
 		e.Op, e.Model, e.Attempts = op, model, attempts
 		// The server's text (a 401 may echo the Authorization header) and
 		// the raw cause are redacted here, where they enter the package.
@@ -547,7 +506,13 @@ func classify(err error, resp *http.Response) (*Error, time.Duration) {
 	e := &Error{Err: err}
 	var apiErr *apiError
 	var mal *malformedError
+	var setup *setupError
 	switch {
+	case errors.As(err, &setup):
+		// Nothing was sent: an SDK option (Config.SDKOptions) that
+		// cannot apply. Its text stays in Err, redacted.
+		e.Kind, e.Detail = ErrInvalid, "the request could not be built (check Config.SDKOptions or AnthropicSDKOptions)"
+		return e, 0
 	case errors.As(err, &mal):
 		e.Kind, e.Detail = ErrMalformed, mal.detail
 		if resp != nil {

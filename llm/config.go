@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/openai/openai-go/v3/option"
 )
 
 // Defaults applied by New to zero fields of Config.
@@ -113,7 +115,8 @@ type Config struct {
 	//
 	// Calls go to Anthropic's OpenAI-compatible endpoint
 	// (<AnthropicBaseURL>/v1/chat/completions) through the same client
-	// code as OpenAI's, not through Anthropic's Go SDK: the SDK (v1.84) links
+	// code, and the same openai-go SDK, as OpenAI's, not through
+	// Anthropic's Go SDK: the SDK (v1.84) links
 	// OpenTelemetry, go-logr, standard-webhooks and invopop/jsonschema into
 	// every program that makes an LLM call, whereas the endpoint adds no
 	// module and keeps one code path for retries, the temperature rule,
@@ -172,6 +175,32 @@ type Config struct {
 	// clone of http.DefaultTransport keeping up to max(64, MaxConcurrency)
 	// idle connections per host.
 	HTTPClient *http.Client
+
+	// SDKOptions are request options of OpenAI's Go SDK (openai-go, package
+	// option), which sends the client's requests. They apply to every chat
+	// and embeddings request to the OpenAI-compatible side, after the
+	// client's own (BaseURL, APIKey, HTTPClient), so they may override
+	// them: option.WithBaseURL, option.WithHeader, option.WithQuery,
+	// option.WithHTTPClient, option.WithMiddleware, option.WithOrganization,
+	// or an Azure OpenAI deployment through openai-go's azure package
+	// (azure.WithEndpoint(endpoint, apiVersion) with azure.WithAPIKey(key),
+	// which replaces the bearer APIKey; see docs/llm.md). An option that
+	// cannot apply fails the call with ErrInvalid before anything is sent.
+	//
+	// Two things no option changes: the SDK's own retries stay off
+	// (option.WithMaxRetries is overridden with 0; MaxRetries and the
+	// backoff fields above are the one retry policy), and the client reads
+	// each attempt's HTTP response. The cache keys name BaseURL, not what an
+	// option selects: a client whose options send it to another server
+	// should set BaseURL to that server's root too, or use its own CacheDir.
+	// Redaction knows the key values of APIKey and AnthropicAPIKey only: put
+	// a key given here in APIKey as well (azure.WithAPIKey drops the
+	// bearer header) so the client masks it.
+	SDKOptions []option.RequestOption
+	// AnthropicSDKOptions are SDKOptions for the chat calls that go to
+	// Anthropic's OpenAI-compatible endpoint (a gateway's headers, say);
+	// SDKOptions do not apply to them.
+	AnthropicSDKOptions []option.RequestOption
 }
 
 // ConfigFromEnv builds a Config from environment variables read through

@@ -1,9 +1,11 @@
 // Package llm is lasagna's one client layer for LLM calls: chat completions
 // and embeddings against any OpenAI-compatible server (OpenAI, Azure, vLLM,
-// Ollama, LiteLLM …), whose two requests it writes and reads itself (see
-// TestWireMatchesOpenAIGo for how they are checked against OpenAI's Go SDK),
-// and chat completions of Claude models through Anthropic's OpenAI-compatible
-// endpoint (Config.AnthropicAPIKey explains why not Anthropic's Go SDK).
+// Ollama, LiteLLM …), sent through OpenAI's Go SDK (openai-go) with the
+// SDK's own retries off, and chat completions of Claude models through
+// Anthropic's OpenAI-compatible endpoint with the same SDK
+// (Config.AnthropicAPIKey explains why not Anthropic's Go SDK). A user's own
+// SDK options (a base URL, headers, an HTTP client, an Azure deployment) go
+// in Config.SDKOptions.
 //
 // Every generator, judge, synthesis and embedding call goes through a
 // Client, which

@@ -34,7 +34,8 @@ var (
 	// ErrCanceled: the caller's context was cancelled.
 	ErrCanceled = errors.New("canceled")
 	// ErrInvalid: the call was invalid before anything was sent (no
-	// model, no messages, no input).
+	// model, no messages, no input, or a Config.SDKOptions option that
+	// cannot apply).
 	ErrInvalid = errors.New("invalid call")
 )
 

@@ -7,6 +7,9 @@ import (
 	"os"
 	"time"
 
+	"github.com/openai/openai-go/v3/azure"
+	"github.com/openai/openai-go/v3/option"
+
 	"github.com/lasagna-go/lasagna/fixtures"
 	"github.com/lasagna-go/lasagna/llm"
 )
@@ -75,4 +78,29 @@ func ExampleConfigFromEnv() {
 	fmt.Println(err)
 	// Output:
 	// no API key: set OPENAI_API_KEY (a local OpenAI-compatible server that needs no key accepts any value) or ANTHROPIC_API_KEY (Claude models); variables read: OPENAI_BASE_URL, OPENAI_API_KEY, MODEL_NAME, ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY, LASAGNA_LLM_TIMEOUT, LASAGNA_LLM_RETRIES
+}
+
+// Config.SDKOptions take openai-go's own request options: here an Azure
+// OpenAI deployment through openai-go's azure package (the deployment is
+// the model name), with a header for a company gateway. The key is in
+// APIKey too, so that the client redacts it; BaseURL names the endpoint in
+// the cache keys.
+func ExampleConfig_sdkOptions() {
+	endpoint, key := os.Getenv("AZURE_OPENAI_ENDPOINT"), os.Getenv("AZURE_OPENAI_API_KEY")
+	client, err := llm.New(llm.Config{
+		BaseURL: endpoint,
+		APIKey:  key,
+		Model:   "gpt-4o",
+		SDKOptions: []option.RequestOption{
+			azure.WithEndpoint(endpoint, "2024-06-01"),
+			azure.WithAPIKey(key),
+			option.WithHeader("X-Team", "search"),
+		},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	resp, err := client.Chat(context.Background(), llm.ChatRequest{Messages: []llm.Message{{Content: "Say hello."}}})
+	fmt.Println(resp.Content, err)
 }

@@ -18,11 +18,14 @@ import (
 	"github.com/lasagna-go/lasagna/llm"
 )
 
-// The package writes and reads the two OpenAI requests itself (wire.go).
-// These tests hold it to OpenAI's own Go SDK, openai-go, as the reference:
-// the same call made through the SDK must send the same JSON body, and the
-// same answer bytes must decode to the same content, model, usage, vectors,
-// error message and status. openai-go is a test dependency only.
+// The package sends its two requests through OpenAI's Go SDK, openai-go
+// (transport.go), with its own retry policy, cache and redaction around it.
+// These tests hold the client to the SDK used directly, as OpenAI's
+// documentation uses it: the same call must send the same JSON body (the
+// temperature rule and the answer cap included), and the same answer bytes
+// must give the same content, model, usage, vectors, error message and
+// status, while answers the SDK reads leniently (a number for content) stay
+// malformed.
 
 // scripted answers every request with the next of its replies and keeps
 // the request bodies.
