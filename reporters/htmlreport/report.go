@@ -190,7 +190,6 @@ type sliceView struct {
 type comparisonView struct {
 	Benchmark, Arm, Baseline, Metric string
 	MDE                              string // "0.061 at n=44", or ""
-
 	Mean, BaselineMean, Diff         float64
 	Dz                               string
 	HolmP                            float64
