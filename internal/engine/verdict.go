@@ -625,7 +625,10 @@ type GateOptions struct {
 // scores), paired by query id with Holm-adjusted p-values. A metric fails
 // when it dropped by more than the tolerance and the drop is significant;
 // a baseline without the arm, or one that cannot be compared, fails too.
-// Passing verdicts say why they passed.
+// Passing verdicts say why they passed. Every verdict gives the smallest
+// drop the paired test could detect (results.Comparison.MDE); a passing
+// one whose tolerance is below it says the tolerance was undetectable, and
+// a failing one names its worst queries (worstQueries).
 //
 // A baseline recorded on an earlier revision of the benchmark (a query
 // added, changed or removed since) gates the queries whose id and content
@@ -888,8 +891,8 @@ func PairedVerdicts(c *Cell, cells []*Cell, ths []Threshold, varied []string, se
 		for i, th := range group {
 			ms[i] = th.Metric
 		}
-		cmp := results.Compare([]results.Pair{{Arm: cellArm(c, varied, arm, seed), Baseline: cellArm(other, varied, than, seed)}},
-			results.CompareOptions{Metrics: ms, Seed: seed, Level: 0.95})
+		pair := results.Pair{Arm: cellArm(c, varied, arm, seed), Baseline: cellArm(other, varied, than, seed)}
+		cmp := results.Compare([]results.Pair{pair}, results.CompareOptions{Metrics: ms, Seed: seed, Level: 0.95})
 		for _, ref := range cmp.Refusals {
 			for _, th := range group {
 				fail(th, fmt.Sprintf("threshold %s: cannot compare arm %s with arm %s: %s", th.Metric+" "+th.Want(), arm, than, ref))
@@ -906,7 +909,7 @@ func PairedVerdicts(c *Cell, cells []*Cell, ths []Threshold, varied []string, se
 			if drop > th.tolerance() && cm.Significant {
 				v.Message = fmt.Sprintf("worse than %s: %s is %s against %s's %s (drop %s > tolerance %s) and the drop is significant (Holm p = %s < 0.05 over %s, %d paired queries); improve arm %s, or loosen the threshold%s",
 					than, cm.Metric, FormatValue(cm.Mean), than, FormatValue(cm.BaselineMean), FormatValue(drop), FormatValue(th.tolerance()),
-					numfmt.P(cm.HolmP), comparisons(cm.FamilySize), cm.Stats.N, arm, detectable(cm, 0))
+					numfmt.P(cm.HolmP), comparisons(cm.FamilySize), cm.Stats.N, arm, detectable(cm, 0)+worstQueries(pair, cm.Metric, c.Bench.Benchmark))
 				out = append(out, v)
 				continue
 			}
