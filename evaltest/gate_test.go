@@ -209,9 +209,16 @@ func TestGateGrownBEIR(t *testing.T) {
 // gateLines keeps the lines of a log that concern the gate.
 func gateLines(log string) string {
 	var out []string
+	more := false // in the lines of a failed gate's message (its worst queries)
 	for _, l := range strings.Split(log, "\n") {
-		if strings.Contains(l, "gate") || strings.Contains(l, "regression") || strings.HasPrefix(l, "--- FAIL: TestRAG") {
+		switch {
+		case strings.Contains(l, "gate") || strings.Contains(l, "regression") || strings.HasPrefix(l, "--- FAIL: TestRAG"):
 			out = append(out, l)
+			more = strings.Contains(l, "regression")
+		case more && (strings.HasPrefix(l, " ") || strings.HasPrefix(l, "the ")):
+			out = append(out, l)
+		default:
+			more = false
 		}
 	}
 	return strings.Join(out, "\n") + "\n"

@@ -245,6 +245,13 @@ type Comparison struct {
 	Dropped    int
 	DroppedWhy string
 	Alpha      float64
+	// MDE is the smallest detectable difference: the smallest true mean
+	// difference the paired test would find significant with 80% power at
+	// the level Alpha/FamilySize (the level Holm holds the first comparison
+	// of the family to), given Stats.N and the standard deviation of the
+	// observed differences (metrics.MinDetectable). 0 when it cannot be
+	// estimated: fewer than two pairs, or differences without spread.
+	MDE float64
 }
 
 // Refusal is a pair Compare would not compare, and why.
@@ -431,6 +438,7 @@ func heldFixedOrder() []string {
 // metrics gets the same p and the same Holm p in each of them.
 func Compare(pairs []Pair, o CompareOptions) Comparisons {
 	var out Comparisons
+	var sds []float64 // the sd of each comparison's differences
 	alpha := 1 - o.level()
 	for _, p := range pairs {
 		seed := o.Seed
@@ -475,6 +483,11 @@ func Compare(pairs []Pair, o CompareOptions) Comparisons {
 				Benchmark: p.Arm.Config.Benchmark, Arm: p.Arm.Label, Baseline: p.Baseline.Label, Metric: m,
 				Mean: mean(a), BaselineMean: mean(b), Stats: st, Dropped: dropped, DroppedWhy: why, Alpha: alpha,
 			})
+			sd := 0.0
+			if !constantDiffs(a, b) {
+				sd = metrics.SD(diffs(a, b))
+			}
+			sds = append(sds, sd)
 		}
 	}
 	for _, idx := range holmFamilies(out.Comparisons) {
@@ -485,6 +498,7 @@ func Compare(pairs []Pair, o CompareOptions) Comparisons {
 		for j, h := range metrics.Holm(ps) {
 			c := &out.Comparisons[idx[j]]
 			c.HolmP, c.FamilySize, c.Significant = h, len(idx), h < alpha
+			c.MDE, _ = metrics.MinDetectable(c.Stats.N, sds[idx[j]], alpha/float64(len(idx)))
 		}
 	}
 	return out
@@ -529,6 +543,14 @@ func constantDiffs(a, b []float64) bool {
 		lo, hi = math.Min(lo, d), math.Max(hi, d)
 	}
 	return hi-lo <= 1e-9*math.Max(math.Abs(lo), math.Abs(hi)) && (lo != 0 || hi != 0)
+}
+
+func diffs(a, b []float64) []float64 {
+	d := make([]float64, len(a))
+	for i := range a {
+		d[i] = a[i] - b[i]
+	}
+	return d
 }
 
 func mean(xs []float64) float64 {
@@ -622,13 +644,27 @@ func (c Comparison) HolmText() string {
 	return fmt.Sprintf("%s over %d %s", numfmt.P(c.HolmP), c.FamilySize, plural(c.FamilySize, "comparison", "comparisons"))
 }
 
+// MDEText formats c's smallest detectable difference with its n, as the
+// verdict lines and the gate print it: "0.061 at n=44" ("" when MDE is 0).
+func (c Comparison) MDEText() string {
+	if c.MDE <= 0 {
+		return ""
+	}
+	s := numfmt.Number(c.MDE, 0)
+	if c.MDE < 100 {
+		s = strconv.FormatFloat(c.MDE, 'g', 2, 64)
+	}
+	return s + " at n=" + strconv.Itoa(c.Stats.N)
+}
+
 // Verdict returns the one-line reading of c, e.g.
 //
-//	bm25 beats dense by +0.091 ndcg@10 (d_z 0.38, Holm p = 1e-4 over 2 comparisons) on 100 queries
-//	no significant difference: bm25 vs dense on ndcg@10 (+0.004, Holm p = 0.62 over 2 comparisons, 100 queries)
+//	bm25 beats dense by +0.091 ndcg@10 (d_z 0.38, Holm p = 1e-4 over 2 comparisons) on 100 queries; smallest detectable difference 0.061 at n=100
+//	no significant difference: bm25 vs dense on ndcg@10 (+0.004, Holm p = 0.62 over 2 comparisons, 100 queries); smallest detectable difference 0.061 at n=100
 //
 // A significant negative difference is read the other way round (the
-// baseline beats the arm). Dropped queries and small samples are noted.
+// baseline beats the arm). Dropped queries, small samples and the smallest
+// detectable difference (MDE) are noted.
 func (c Comparison) Verdict() string {
 	var s string
 	n := c.Stats.N
@@ -653,6 +689,9 @@ func (c Comparison) Verdict() string {
 	}
 	if c.Stats.SmallSample {
 		notes = append(notes, fmt.Sprintf("%s: %d pairs are too few for a reliable interval", lasagna.SmallSample, n))
+	}
+	if c.MDE > 0 {
+		notes = append(notes, "smallest detectable difference "+c.MDEText())
 	}
 	if len(notes) > 0 {
 		s += "; " + strings.Join(notes, "; ")

@@ -66,8 +66,8 @@ func TestCompareShiftedArm(t *testing.T) {
 		arm, baseline ArmResult
 		want          string
 	}{
-		{armWith(t, hf, "bm25", better), armWith(t, hf, "dense", base), "bm25 beats dense by +0.100 ndcg@10 (d_z 6.98, Holm p = 1e-4 over 1 comparison) on 40 queries"},
-		{armWith(t, hf, "dense", base), armWith(t, hf, "bm25", better), "bm25 beats dense by +0.100 ndcg@10 (d_z 6.98, Holm p = 1e-4 over 1 comparison) on 40 queries"},
+		{armWith(t, hf, "bm25", better), armWith(t, hf, "dense", base), "bm25 beats dense by +0.100 ndcg@10 (d_z 6.98, Holm p = 1e-4 over 1 comparison) on 40 queries; smallest detectable difference 0.0065 at n=40"},
+		{armWith(t, hf, "dense", base), armWith(t, hf, "bm25", better), "bm25 beats dense by +0.100 ndcg@10 (d_z 6.98, Holm p = 1e-4 over 1 comparison) on 40 queries; smallest detectable difference 0.0065 at n=40"},
 	} {
 		got := Compare([]Pair{{c.arm, c.baseline}}, CompareOptions{Seed: 1})
 		if len(got.Comparisons) != 1 {

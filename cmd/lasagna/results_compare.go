@@ -26,6 +26,7 @@ type compareFlags struct {
 	seed      uint64
 	resamples int
 	level     float64
+	queries   bool // compare --queries
 }
 
 func (f *compareFlags) register(cmd *cobra.Command) {
@@ -95,7 +96,15 @@ dropped is shown. Pairs whose held_fixed blocks (comparability keys) differ,
 or that differ in an undeclared stage (STAGE_ISOLATION), are refused.
 Each comparison gets a verdict line: the mean difference, the effect size
 d_z and the Holm-adjusted p-value of a paired sign-flip test, with the
-number of comparisons its Holm family holds.
+number of comparisons its Holm family holds, and the smallest difference
+the test could detect (80% power at its level, given n and the spread of
+the per-query differences).
+
+--queries lists, for each comparison, the queries whose score changed,
+worst first: before → after and, for a ranked metric, the documents that
+left and entered the top k (the relevant ones, with the question, when
+--data gives the benchmark; a bundle records neither), or for an answer
+metric the two answers.
 
 By default the tables show, and the tests compare, the gate metrics of
 benchmark run --baseline: ndcg@10 and recall@10 for an arm that retrieves,
@@ -122,6 +131,7 @@ common; 2 usage error.`,
 		},
 	}
 	f.register(cmd)
+	cmd.Flags().BoolVar(&f.queries, "queries", false, "after the verdicts, list for each comparison the queries whose score changed, worst first: before → after, the question and the relevant documents lost and gained (with --data; else the ids that left and entered the top k), or the answers")
 	return cmd
 }
 
@@ -246,6 +256,10 @@ func resultsCompare(ctx context.Context, w io.Writer, paths []string, f *compare
 		fmt.Fprintln(w)
 		for _, c := range res.Comparisons {
 			fmt.Fprintln(w, c.Verdict())
+		}
+		if f.queries {
+			fmt.Fprintln(w)
+			printQueryChanges(w, pairs, res.Comparisons, data)
 		}
 	}
 	for _, u := range unpaired {
@@ -375,4 +389,99 @@ func printComparisons(w io.Writer, cs []results.Comparison, level float64) {
 			dz, reporters.FormatP(c.Stats.P), c.HolmCell())
 	}
 	tw.Flush()
+}
+
+// printQueryChanges prints, for each comparison of cs, the queries whose
+// score changed (results.Pair.QueryChanges), worst first.
+func printQueryChanges(w io.Writer, pairs []results.Pair, cs []results.Comparison, data []*lasagna.Benchmark) {
+	fmt.Fprintln(w, "queries whose score changed, worst first:")
+	if len(data) == 0 {
+		fmt.Fprintln(w, "(a bundle records neither questions nor relevant documents: lost and gained are the ids that left and entered the top k; --data FILE names the relevant ones)")
+	}
+	for _, c := range cs {
+		i := slices.IndexFunc(pairs, func(p results.Pair) bool {
+			return p.Arm.Label == c.Arm && p.Baseline.Label == c.Baseline && p.Arm.Config.Benchmark == c.Benchmark
+		})
+		if i < 0 {
+			continue
+		}
+		qs := pairs[i].QueryChanges(c.Metric, data)
+		fmt.Fprintf(w, "\n%s: %s vs %s, %s: %s\n", c.Benchmark, c.Arm, c.Baseline, c.Metric, changedCount(qs))
+		if len(qs) == 0 {
+			continue
+		}
+		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+		answers := slices.ContainsFunc(qs, func(q results.QueryChange) bool {
+			return q.BeforeAnswer != nil || q.AfterAnswer != nil
+		})
+		head := "  query\tbefore → after\tchange"
+		if len(data) > 0 {
+			head += "\tquestion"
+		}
+		switch {
+		case answers:
+			head += "\tanswer before\tanswer after"
+		case qs[0].Relevant:
+			head += "\trelevant lost\trelevant gained"
+		default:
+			head += "\tlost\tgained"
+		}
+		fmt.Fprintln(tw, head)
+		for _, q := range qs {
+			line := fmt.Sprintf("  %s\t%s → %s\t%s", q.QueryID, reporters.FormatNumber(q.Before, 4), reporters.FormatNumber(q.After, 4), reporters.FormatSigned(q.Change(), 4))
+			if len(data) > 0 {
+				line += "\t" + clip(q.Question, 60)
+			}
+			if answers {
+				line += "\t" + clip(answerText(q.BeforeAnswer), 40) + "\t" + clip(answerText(q.AfterAnswer), 40)
+			} else {
+				line += "\t" + idList(q.Lost) + "\t" + idList(q.Gained)
+			}
+			fmt.Fprintln(tw, line)
+		}
+		tw.Flush()
+	}
+}
+
+// changedCount says how many queries of qs fell and rose.
+func changedCount(qs []results.QueryChange) string {
+	if len(qs) == 0 {
+		return "no query changed"
+	}
+	fell := 0
+	for _, q := range qs {
+		if q.Change() < 0 {
+			fell++
+		}
+	}
+	return fmt.Sprintf("%d %s changed (%d fell, %d rose)", len(qs), resultsPlural(len(qs), "query", "queries"), fell, len(qs)-fell)
+}
+
+// idList joins ids with spaces ("-" for none), the first 5 and a count of
+// the rest.
+func idList(ids []string) string {
+	switch {
+	case len(ids) == 0:
+		return "-"
+	case len(ids) > 5:
+		return strings.Join(ids[:5], " ") + fmt.Sprintf(" (+%d)", len(ids)-5)
+	}
+	return strings.Join(ids, " ")
+}
+
+// answerText quotes an answer ("-" for none).
+func answerText(a *string) string {
+	if a == nil {
+		return "-"
+	}
+	return strconv.Quote(*a)
+}
+
+// clip shortens s to at most n runes, ending with "…" when cut, on one line.
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }

@@ -81,7 +81,7 @@ func TestReportAndComparePages(t *testing.T) {
 	if res.StatusCode != 200 {
 		t.Fatalf("compare: %d\n%s", res.StatusCode, page)
 	}
-	for _, want := range []string{`<h1>runs/cand.json against baseline base.json</h1>`, `<td>baseline: bm25</td>`, `<p class="verdict">`, `<figure class="diffs">`} {
+	for _, want := range []string{`<h1>runs/cand.json against baseline base.json</h1>`, `<td>baseline: bm25</td>`, `<p class="verdict">`, `<figure class="diffs">`, `<table id="changes">`, `<td class="num mde" `} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the compare page lacks %s", want)
 		}

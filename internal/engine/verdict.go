@@ -625,7 +625,10 @@ type GateOptions struct {
 // scores), paired by query id with Holm-adjusted p-values. A metric fails
 // when it dropped by more than the tolerance and the drop is significant;
 // a baseline without the arm, or one that cannot be compared, fails too.
-// Passing verdicts say why they passed.
+// Passing verdicts say why they passed. Every verdict gives the smallest
+// drop the paired test could detect (results.Comparison.MDE); a passing
+// one whose tolerance is below it says the tolerance was undetectable, and
+// a failing one names its worst queries (worstQueries).
 //
 // A baseline recorded on an earlier revision of the benchmark (a query
 // added, changed or removed since) gates the queries whose id and content
@@ -678,7 +681,8 @@ func GateVerdicts(c *Cell, o GateOptions) []Verdict {
 	if len(ms) == 0 {
 		return fail("", fmt.Sprintf("baseline gate: arm %s scores none of the gated metrics %s", arm, strings.Join(gated, ", ")))
 	}
-	cmp := results.Compare([]results.Pair{{Arm: cur, Baseline: prev[0]}}, results.CompareOptions{Metrics: ms, Seed: seed, Level: 1 - g.alpha()})
+	pair := results.Pair{Arm: cur, Baseline: prev[0]}
+	cmp := results.Compare([]results.Pair{pair}, results.CompareOptions{Metrics: ms, Seed: seed, Level: 1 - g.alpha()})
 	note := ""
 	if grew != nil {
 		note = "; " + grew.note()
@@ -692,20 +696,103 @@ func GateVerdicts(c *Cell, o GateOptions) []Verdict {
 		drop := cm.BaselineMean - cm.Mean
 		v := Verdict{Kind: VerdictGate, Benchmark: bench, Arm: arm, Metric: cm.Metric, Got: cm.Mean, Want: want}
 		if drop > g.tolerance() && cm.Significant {
-			v.Message = fmt.Sprintf("regression: %s fell from %s to %s (drop %s > tolerance %s) and the drop is significant (Holm p = %s < %s over %s, %d paired queries)%s; baseline %s; fix the regression, or if it is intended record a new baseline with %s",
+			v.Message = fmt.Sprintf("regression: %s fell from %s to %s (drop %s > tolerance %s) and the drop is significant (Holm p = %s < %s over %s, %d paired queries)%s; baseline %s; fix the regression, or if it is intended record a new baseline with %s%s%s",
 				cm.Metric, FormatValue(cm.BaselineMean), FormatValue(cm.Mean), FormatValue(drop), FormatValue(g.tolerance()),
-				numfmt.P(cm.HolmP), FormatValue(g.alpha()), comparisons(cm.FamilySize), cm.Stats.N, note, o.Path, o.UpdateHint)
+				numfmt.P(cm.HolmP), FormatValue(g.alpha()), comparisons(cm.FamilySize), cm.Stats.N, note, o.Path, o.UpdateHint,
+				detectable(cm, 0), worstQueries(pair, cm.Metric, c.Bench.Benchmark))
 			out = append(out, v)
 			continue
 		}
 		why := passReason(drop, g.tolerance())
 		v.Pass = true
-		v.Message = fmt.Sprintf("baseline gate: %s %s → %s (%s, Holm p = %s, %d paired queries): %s, passes%s",
+		v.Message = fmt.Sprintf("baseline gate: %s %s → %s (%s, Holm p = %s, %d paired queries): %s, passes%s%s",
 			cm.Metric, FormatValue(cm.BaselineMean), FormatValue(cm.Mean), numfmt.Signed(cm.Mean-cm.BaselineMean, 4),
-			cm.HolmText(), cm.Stats.N, why, note)
+			cm.HolmText(), cm.Stats.N, why, detectable(cm, g.tolerance()), note)
 		out = append(out, v)
 	}
 	return out
+}
+
+// detectable says what drop the paired test of cm could detect: with
+// tol 0 (a failed gate) "; smallest detectable drop 0.061 at n=44"; with
+// the tolerance of a passing gate the same, or when the tolerance is
+// below it ", but a drop of 0.01 was undetectable: smallest detectable
+// drop 0.061 at n=44; add queries". "" when cm has no MDE (the
+// differences have no spread).
+func detectable(cm results.Comparison, tol float64) string {
+	switch {
+	case cm.MDE <= 0:
+		return ""
+	case tol > 0 && tol < cm.MDE:
+		return ", but a drop of " + FormatValue(tol) + " was undetectable: smallest detectable drop " + cm.MDEText() + "; add queries"
+	}
+	return "; smallest detectable drop " + cm.MDEText()
+}
+
+// worstShown is how many queries a failed gate names.
+const worstShown = 5
+
+// worstQueries lists, one a line, the queries of pair whose metric fell
+// the most (results.Pair.QueryChanges, with bench for the questions and
+// the relevant documents), at most worstShown of them: "" when none fell.
+func worstQueries(pair results.Pair, metric string, bench *lasagna.Benchmark) string {
+	var fell []results.QueryChange
+	for _, q := range pair.QueryChanges(metric, []*lasagna.Benchmark{bench}) {
+		if q.Change() < 0 {
+			fell = append(fell, q)
+		}
+	}
+	if len(fell) == 0 {
+		return ""
+	}
+	var sb strings.Builder
+	if len(fell) > worstShown {
+		fmt.Fprintf(&sb, "\nthe %d worst of the %d queries that fell:", worstShown, len(fell))
+		fell = fell[:worstShown]
+	} else {
+		fmt.Fprintf(&sb, "\nthe %s that fell, worst first:", plural(len(fell), "query", "queries"))
+	}
+	for _, q := range fell {
+		fmt.Fprintf(&sb, "\n  %s: %s → %s", q.QueryID, FormatValue(q.Before), FormatValue(q.After))
+		if q.Question != "" {
+			fmt.Fprintf(&sb, ", %q", clipText(q.Question, 60))
+		}
+		switch {
+		case q.BeforeAnswer != nil || q.AfterAnswer != nil:
+			fmt.Fprintf(&sb, ", answer %s → %s", quoteAnswer(q.BeforeAnswer), quoteAnswer(q.AfterAnswer))
+		case len(q.Lost) > 0 && q.Relevant:
+			fmt.Fprintf(&sb, ", relevant lost: %s", strings.Join(q.Lost, " "))
+		case len(q.Lost) > 0:
+			fmt.Fprintf(&sb, ", lost from the top: %s", strings.Join(q.Lost, " "))
+		}
+	}
+	return sb.String()
+}
+
+// plural formats n with the singular or plural noun: "1 query", "3
+// queries".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+func quoteAnswer(a *string) string {
+	if a == nil {
+		return "none"
+	}
+	return strconv.Quote(clipText(*a, 40))
+}
+
+// clipText shortens s to at most n runes on one line, ending with "…"
+// when cut.
+func clipText(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }
 
 // comparisons says how many comparisons a Holm family holds: "2
@@ -730,14 +817,25 @@ func passReason(drop, tol float64) string {
 }
 
 // cellArm returns cell c as results.Compare reads an arm: its config and
-// per-query rows (Metrics only marks the metrics scored), with the run's
-// stats seed, which the bundle of the run records.
+// per-query rows (Metrics only marks the metrics scored) with their ranked
+// lists and answers (for results.Pair.QueryChanges), with the run's stats
+// seed, which the bundle of the run records.
 func cellArm(c *Cell, varied []string, label string, seed uint64) results.ArmResult {
 	cur := results.ArmResult{Label: label, Config: cellConfig(c, varied), Result: results.Result{Metrics: map[string]float64{}}, StatsSeed: seed}
 	for _, q := range c.Queries {
 		row := results.Sample{QueryID: q.Query.ID, Scores: q.Scores}
 		if q.Err != nil {
 			row.Error = q.Err.Error()
+		}
+		if c.Arm.Retrieves() && q.Err == nil && !q.Missing {
+			row.RetrievedIDs = make([]string, len(q.Output.Hits))
+			for i, h := range q.Output.Hits {
+				row.RetrievedIDs[i] = h.ID
+			}
+		}
+		if q.Output.Answered {
+			a := q.Output.Answer
+			row.Answer = &a
 		}
 		for m := range q.Scores {
 			cur.Result.Metrics[m] = 0 // marks the metric as scored
@@ -793,8 +891,8 @@ func PairedVerdicts(c *Cell, cells []*Cell, ths []Threshold, varied []string, se
 		for i, th := range group {
 			ms[i] = th.Metric
 		}
-		cmp := results.Compare([]results.Pair{{Arm: cellArm(c, varied, arm, seed), Baseline: cellArm(other, varied, than, seed)}},
-			results.CompareOptions{Metrics: ms, Seed: seed, Level: 0.95})
+		pair := results.Pair{Arm: cellArm(c, varied, arm, seed), Baseline: cellArm(other, varied, than, seed)}
+		cmp := results.Compare([]results.Pair{pair}, results.CompareOptions{Metrics: ms, Seed: seed, Level: 0.95})
 		for _, ref := range cmp.Refusals {
 			for _, th := range group {
 				fail(th, fmt.Sprintf("threshold %s: cannot compare arm %s with arm %s: %s", th.Metric+" "+th.Want(), arm, than, ref))
@@ -809,17 +907,17 @@ func PairedVerdicts(c *Cell, cells []*Cell, ths []Threshold, varied []string, se
 			drop := cm.BaselineMean - cm.Mean
 			v := Verdict{Kind: VerdictThreshold, Benchmark: bench, Arm: arm, Metric: cm.Metric, Got: cm.Mean, Want: th.Want()}
 			if drop > th.tolerance() && cm.Significant {
-				v.Message = fmt.Sprintf("worse than %s: %s is %s against %s's %s (drop %s > tolerance %s) and the drop is significant (Holm p = %s < 0.05 over %s, %d paired queries); improve arm %s, or loosen the threshold",
+				v.Message = fmt.Sprintf("worse than %s: %s is %s against %s's %s (drop %s > tolerance %s) and the drop is significant (Holm p = %s < 0.05 over %s, %d paired queries); improve arm %s, or loosen the threshold%s",
 					than, cm.Metric, FormatValue(cm.Mean), than, FormatValue(cm.BaselineMean), FormatValue(drop), FormatValue(th.tolerance()),
-					numfmt.P(cm.HolmP), comparisons(cm.FamilySize), cm.Stats.N, arm)
+					numfmt.P(cm.HolmP), comparisons(cm.FamilySize), cm.Stats.N, arm, detectable(cm, 0)+worstQueries(pair, cm.Metric, c.Bench.Benchmark))
 				out = append(out, v)
 				continue
 			}
 			why := passReason(drop, th.tolerance())
 			v.Pass = true
-			v.Message = fmt.Sprintf("not worse than %s: %s %s vs %s (%s, Holm p = %s, %d paired queries): %s, passes",
+			v.Message = fmt.Sprintf("not worse than %s: %s %s vs %s (%s, Holm p = %s, %d paired queries): %s, passes%s",
 				than, cm.Metric, FormatValue(cm.Mean), FormatValue(cm.BaselineMean), numfmt.Signed(cm.Mean-cm.BaselineMean, 4),
-				cm.HolmText(), cm.Stats.N, why)
+				cm.HolmText(), cm.Stats.N, why, detectable(cm, th.tolerance()))
 			out = append(out, v)
 		}
 	}

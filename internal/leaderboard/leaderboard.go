@@ -119,6 +119,10 @@ type Versus struct {
 	// results compare --metric would compare them, so the two print the
 	// same Holm p.
 	Family int `json:"holm_family,omitzero"`
+	// MDE is the smallest detectable difference of the comparison
+	// (results.Comparison.MDE): a tie is only a tie down to it. 0 when it
+	// cannot be estimated.
+	MDE float64 `json:"mde,omitzero"`
 	// Refused says why the pair was not compared (the arms declare other
 	// varied dimensions, or share no scored query); they count as tied.
 	Refused string `json:"refused,omitzero"`
@@ -251,7 +255,7 @@ func Build(in []Input, o Options) ([]Group, error) {
 			continue
 		}
 		found[c.Arm+"\x00"+c.Baseline] = &Versus{Tied: !c.Significant, Diff: c.Mean - c.BaselineMean,
-			Shared: c.Stats.N, P: c.Stats.P, HolmP: c.HolmP, Family: c.FamilySize}
+			Shared: c.Stats.N, P: c.Stats.P, HolmP: c.HolmP, Family: c.FamilySize, MDE: c.MDE}
 	}
 	for _, r := range cmps.Refusals {
 		if k := r.Arm + "\x00" + r.Baseline; found[k] == nil {

@@ -143,6 +143,7 @@ type view struct {
 	Metrics     []metricView
 	Slices      []sliceView
 	Comparisons []comparisonView
+	Changes     []changeGroup
 	Refusals    []string
 	Columns     []string
 	Rows        []rowView
@@ -188,6 +189,7 @@ type sliceView struct {
 
 type comparisonView struct {
 	Benchmark, Arm, Baseline, Metric string
+	MDE                              string // "0.061 at n=44", or ""
 	Mean, BaselineMean, Diff         float64
 	Dz                               string
 	HolmP                            float64
@@ -197,6 +199,30 @@ type comparisonView struct {
 	Verdict                          string
 	DiffSVG                          template.HTML
 }
+
+// changeGroup is the per-query changes of one benchmark's comparisons
+// against the baseline bundle (results.Pair.QueryChanges).
+type changeGroup struct {
+	Benchmark string
+	Rows      []changeView
+	// Hidden counts the changed queries left out (changesShown per
+	// comparison).
+	Hidden int
+}
+
+type changeView struct {
+	Benchmark, Arm, Baseline, Metric, Query, Question string
+	Before, After, Change                             float64
+	// Lost and Gained are space-separated ids; Answers says the row shows
+	// the two answers instead (an answer metric).
+	Lost, Gained              string
+	Answers                   bool
+	BeforeAnswer, AfterAnswer string
+}
+
+// changesShown is how many changed queries of each comparison the report
+// lists, worst first.
+const changesShown = 100
 
 type rowView struct {
 	Arm, Query, Question, Answer, Gold, Error string
@@ -305,7 +331,7 @@ func build(ins []Input, o Options) (*view, error) {
 			cv := comparisonView{
 				Benchmark: c.Benchmark, Arm: c.Arm, Baseline: c.Baseline, Metric: c.Metric,
 				Mean: c.Mean, BaselineMean: c.BaselineMean, Diff: c.Stats.MeanDiff, HolmP: c.HolmP, Family: c.FamilySize,
-				N: c.Stats.N, Significant: c.Significant, Verdict: c.Verdict(), Dz: "n/a",
+				N: c.Stats.N, Significant: c.Significant, Verdict: c.Verdict(), Dz: "n/a", MDE: c.MDEText(),
 			}
 			if !c.Stats.DzUndefined {
 				cv.Dz = reporters.FormatNumber(c.Stats.Dz, 2)
@@ -315,6 +341,9 @@ func build(ins []Input, o Options) (*view, error) {
 		}
 		for _, r := range cs.Refusals {
 			v.Refusals = append(v.Refusals, r.String())
+		}
+		if o.Baseline != nil {
+			v.Changes = changeGroups(pairs, cs.Comparisons, o.Data)
 		}
 	}
 
@@ -366,6 +395,46 @@ func build(ins []Input, o Options) (*view, error) {
 		}
 	}
 	return v, nil
+}
+
+// changeGroups lists, benchmark by benchmark, the queries whose score
+// changed in each comparison of cs (results.Pair.QueryChanges, with data
+// for the questions and the relevant documents), worst first.
+func changeGroups(pairs []results.Pair, cs []results.Comparison, data []*lasagna.Benchmark) []changeGroup {
+	var out []changeGroup
+	for _, c := range cs {
+		i := slices.IndexFunc(pairs, func(p results.Pair) bool {
+			return p.Arm.Label == c.Arm && p.Baseline.Label == c.Baseline && p.Arm.Config.Benchmark == c.Benchmark
+		})
+		if i < 0 {
+			continue
+		}
+		g := slices.IndexFunc(out, func(g changeGroup) bool { return g.Benchmark == c.Benchmark })
+		if g < 0 {
+			g = len(out)
+			out = append(out, changeGroup{Benchmark: c.Benchmark})
+		}
+		qs := pairs[i].QueryChanges(c.Metric, data)
+		if len(qs) > changesShown {
+			out[g].Hidden += len(qs) - changesShown
+			qs = qs[:changesShown]
+		}
+		for _, q := range qs {
+			r := changeView{Benchmark: q.Benchmark, Arm: q.Arm, Baseline: q.Baseline, Metric: q.Metric, Query: q.QueryID, Question: q.Question,
+				Before: q.Before, After: q.After, Change: q.Change(), Lost: strings.Join(q.Lost, " "), Gained: strings.Join(q.Gained, " ")}
+			if q.BeforeAnswer != nil || q.AfterAnswer != nil {
+				r.Answers = true
+				if q.BeforeAnswer != nil {
+					r.BeforeAnswer = *q.BeforeAnswer
+				}
+				if q.AfterAnswer != nil {
+					r.AfterAnswer = *q.AfterAnswer
+				}
+			}
+			out[g].Rows = append(out[g].Rows, r)
+		}
+	}
+	return out
 }
 
 // findings lists a bundle's integrity findings as code, where and text.

@@ -3,7 +3,9 @@ package htmlreport
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"html/template"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -199,5 +201,60 @@ func TestEvaltestWritesReportBesideBundle(t *testing.T) {
 	}
 	if !strings.Contains(string(page), ev.Bundle.RunID) {
 		t.Error("report.html is not the report of this run's bundle")
+	}
+}
+
+// TestReportQueryChanges: against a baseline, the report lists the
+// queries whose score changed, grouped by benchmark with a benchmark
+// column, worst first, with the question and the relevant documents lost
+// when the benchmark is given; the comparison table gives the smallest
+// detectable difference.
+func TestReportQueryChanges(t *testing.T) {
+	base, bench := faqRun(t, "")
+	raw, err := json.Marshal(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b results.Bundle
+	if err := json.Unmarshal(raw, &b); err != nil {
+		t.Fatal(err)
+	}
+	r := &b.Results[0]
+	var worst, next string
+	for i := range r.PerSampleScores {
+		row := &r.PerSampleScores[i]
+		if row.Scores["ndcg@10"] < 0.99 || worst != "" && next != "" {
+			continue
+		}
+		if worst == "" {
+			worst = row.QueryID
+			row.Scores["ndcg@10"], row.RetrievedIDs, row.Retrieved = 0, []string{}, []results.Retrieved{}
+		} else {
+			next = row.QueryID
+			row.Scores["ndcg@10"] = 0.5
+		}
+	}
+	q, _ := bench.Query(worst)
+	page := render(t, []Input{{Bundle: &b}}, Options{Baseline: base, Metrics: []string{"ndcg@10"}, Data: []*lasagna.Benchmark{bench}})
+	i := strings.Index(page, `<table id="changes">`)
+	if i < 0 {
+		t.Fatal("no table of query changes")
+	}
+	table := page[i:]
+	table = table[:strings.Index(table, "</table>")]
+	row := regexp.MustCompile(`<tbody data-benchmark="` + regexp.QuoteMeta(r.BenchmarkName) + `">\n<tr><td>` + regexp.QuoteMeta(r.BenchmarkName) + `</td><td>` + r.ConfigName +
+		`</td><td>baseline: ` + r.ConfigName + `</td><td>ndcg@10</td><td class="id">` + worst + `</td><td>([^<]*)</td><td class="num">1.0000</td><td class="num">0.0000</td><td class="num">-1.0000</td><td class="id">([^<]*)</td>`)
+	m := row.FindStringSubmatch(table)
+	if m == nil {
+		t.Fatalf("the first row is not %s falling from 1 to 0:\n%s", worst, table)
+	}
+	if want := strings.Join(bench.Qrels.Relevant(worst), " "); m[1] != template.HTMLEscapeString(q.Text) || m[2] != want {
+		t.Errorf("question %q, lost %q; want %q, %q", m[1], m[2], q.Text, want)
+	}
+	if !strings.Contains(table, `<td class="id">`+next+`</td>`) || strings.Index(table, next) < strings.Index(table, worst) {
+		t.Errorf("%s (1 → 0.5) not listed after %s", next, worst)
+	}
+	if !regexp.MustCompile(`<td class="num mde" [^>]*>0\.\d+ at n=\d+</td>`).MatchString(page) {
+		t.Error("no smallest detectable difference in the comparison table")
 	}
 }
