@@ -377,7 +377,10 @@ func (p *plan) render(ctx context.Context, t logger, out *engine.Outcome, testNa
 	}
 	file := filepath.Join(dir, name)
 	var table bytes.Buffer
-	reps := []reporters.Reporter{reporters.JSONFile{Path: file}, reporters.Text{W: &table}}
+	// The columns: the defaults, then every metric a judge or scorer
+	// produced and a threshold or the gate checks (as the CLI shows).
+	cols := reporters.SummaryMetrics(out.Bundle, p.TableMetrics()...)
+	reps := []reporters.Reporter{reporters.JSONFile{Path: file}, reporters.Text{W: &table, Metrics: cols}}
 	if p.set.stepSummary != "" {
 		reps = append(reps, reporters.Markdown{Path: p.set.stepSummary, Baseline: p.baseline})
 	}
