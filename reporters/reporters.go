@@ -19,6 +19,17 @@ type Reporter interface {
 	Report(ctx context.Context, b *results.Bundle) error
 }
 
+// FileReporter is a Reporter that writes a file. After its Report
+// succeeds, evaltest logs the path File returns ("lasagna report: …"), so
+// the file is found from the go test output. JSONFile, Markdown and
+// htmlreport.Reporter are FileReporters.
+type FileReporter interface {
+	Reporter
+	// File returns the path Report writes under ctx (which may carry the
+	// bundle's path: BundlePath), or "" when it is unknown.
+	File(ctx context.Context) string
+}
+
 // bundlePathKey is the context key of WithBundlePath.
 type bundlePathKey struct{}
 
@@ -46,6 +57,9 @@ func (f Func) Report(ctx context.Context, b *results.Bundle) error { return f(ct
 type JSONFile struct {
 	Path string
 }
+
+// File returns r.Path.
+func (r JSONFile) File(context.Context) string { return r.Path }
 
 // Report writes b to r.Path.
 func (r JSONFile) Report(ctx context.Context, b *results.Bundle) error {
@@ -85,6 +99,9 @@ type Markdown struct {
 	// (see MarkdownBaseline).
 	Baseline *results.Bundle
 }
+
+// File returns r.Path.
+func (r Markdown) File(context.Context) string { return r.Path }
 
 // Report appends MarkdownSummary(b, r.Metrics) to r.Path.
 func (r Markdown) Report(ctx context.Context, b *results.Bundle) error {
