@@ -15,7 +15,7 @@ import (
 // Go file outside internal/, cmd/, examples/, tools/, scripts/, bench/ and
 // testdata/. What only the module uses belongs under internal/
 // (docs/ARCHITECTURE.md).
-const maxExported = 365
+const maxExported = 366
 
 func TestExportedSurface(t *testing.T) {
 	skip := map[string]bool{"internal": true, "cmd": true, "examples": true, "tools": true, "scripts": true, "bench": true, "testdata": true, "node_modules": true, ".git": true}
