@@ -2,6 +2,7 @@ package evaltest_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -56,6 +57,9 @@ func TestJudgedGeneratorArm(t *testing.T) {
 	// query attr by default (every metric the query scored).
 	if logs := strings.Join(ev.Tests[0].Logs, "\n"); !strings.Contains(logs, "results:") || !strings.Contains(logs, "judge_correctness") {
 		t.Errorf("no judge_correctness column in the results table:\n%s", logs)
+	}
+	if !slices.Contains(ev.Columns, "judge_correctness") {
+		t.Errorf("Evaluation.Columns = %v, want judge_correctness among them", ev.Columns)
 	}
 	if q, ok := ev.Test("TestRAG/tiny/gen/q01"); !ok {
 		t.Error("no test TestRAG/tiny/gen/q01")

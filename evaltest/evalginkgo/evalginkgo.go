@@ -150,7 +150,7 @@ func report(ctx context.Context, ev *evaltest.Evaluation, w io.Writer, reps []re
 	}
 	var buf bytes.Buffer
 	fmt.Fprintf(&buf, "lasagna bundle: %s\n", ev.BundlePath)
-	buf.WriteString(reporters.Table(ev.Bundle, nil))
+	buf.WriteString(reporters.Table(ev.Bundle, ev.Columns))
 	for _, f := range ev.Bundle.Integrity.Blocking {
 		fmt.Fprintf(&buf, "integrity:\n%s\n", evalgomega.DescribeFinding(f))
 	}
