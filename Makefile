@@ -99,7 +99,7 @@ cover:
 # ends with it.
 JUNIT ?= junit.xml
 GINKGO_JUNIT ?= junit-ginkgo.xml
-JUNIT_PACKAGES ?= examples/retrieval,examples/scorer,examples/testify,examples/ginkgo
+JUNIT_PACKAGES ?= examples/retrieval,examples/scorer,examples/judge,examples/testify,examples/ginkgo
 junit:
 	$(GO) tool -modfile=tools/go.mod gotestsum --junitfile $(JUNIT) --format pkgname -- -count=1 -short ./examples/...
 	$(GO) test -count=1 -short ./examples/ginkgo -args -ginkgo.junit-report=$(abspath $(GINKGO_JUNIT))

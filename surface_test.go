@@ -14,8 +14,11 @@ import (
 // vars, consts; methods not counted) of the public packages: every non-test
 // Go file outside internal/, cmd/, examples/, tools/, scripts/, bench/ and
 // testdata/. What only the module uses belongs under internal/
-// (docs/ARCHITECTURE.md).
-const maxExported = 375
+// (docs/ARCHITECTURE.md). 375 took the public datasets packages; the
+// three above it are what a user names of per-query regressions
+// (results.QueryChange), reporters that write a file (reporters.FileReporter)
+// and offline judging (fixtures.JudgeReply).
+const maxExported = 378
 
 func TestExportedSurface(t *testing.T) {
 	skip := map[string]bool{"internal": true, "cmd": true, "examples": true, "tools": true, "scripts": true, "bench": true, "testdata": true, "node_modules": true, ".git": true}

@@ -73,13 +73,14 @@ type Config struct {
 	// has fails the test before any pipeline call, with "did you mean".
 	Slices []string
 	// AttrMetrics are the metrics each query subtest records with t.Attr
-	// (as lasagna.<metric>); nil means ndcg@10, recall@10, mrr,
-	// exact_match, token_f1 and the Vecta set metrics chunk_, page_ and
-	// document_ precision, recall and f1 (those scored: see lasagna.Hit),
-	// the metrics of the arm's Scorers and latency_ms (the wall
-	// time of the query's pipeline call in milliseconds, also of a failed
-	// call; the mean over repeats), plus every metric named by a
-	// threshold or the gate.
+	// (as lasagna.<metric>), besides lasagna.query_id and, with Repeats,
+	// lasagna.repeats and lasagna.pass_rate; nil means every metric the
+	// query scored (ndcg@10, recall@10, mrr, exact_match and token_f1
+	// first, then the others by name: every cutoff, the Vecta set
+	// metrics, the judge's and the Scorers' metrics) and latency_ms (the
+	// wall time of the query's pipeline call in milliseconds, also of a
+	// failed call; the mean over repeats). A failed query records no
+	// metric but latency_ms.
 	AttrMetrics []string
 	// Reporters receive the finished bundle after the built-in ones (the
 	// JSON file, the console table logged by the test, and the Markdown

@@ -44,11 +44,13 @@
 // # Metrics, attrs and JUnit
 //
 // Each query subtest records its metrics with t.Attr as lasagna.<metric>
-// (lasagna.ndcg@10, lasagna.recall@10, lasagna.mrr, lasagna.exact_match,
-// lasagna.token_f1 and the Vecta set metrics such as lasagna.chunk_f1 when
-// the data and the hits have them, by default; see Config.AttrMetrics and
-// lasagna.Hit) and the original id
-// as lasagna.query_id. `go test -json` carries them as "attr" events, and
+// (by default every metric the query scored: lasagna.ndcg@10,
+// lasagna.recall@10, lasagna.mrr, lasagna.exact_match, lasagna.token_f1
+// first, then the others by name — every cutoff, the Vecta set metrics
+// such as lasagna.chunk_f1 when the data and the hits have them, the
+// judge's and the scorers' metrics — and lasagna.latency_ms; see
+// Config.AttrMetrics and lasagna.Hit) and the original id as
+// lasagna.query_id. `go test -json` carries them as "attr" events, and
 // gotestsum --junitfile writes them as <properties> of each test case.
 //
 // # Thresholds

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/lasagna-go/lasagna/internal/engine"
+	"github.com/lasagna-go/lasagna/reporters"
 	"github.com/lasagna-go/lasagna/results"
 )
 
@@ -27,6 +28,11 @@ type Evaluation struct {
 	// BundlePath the file it was written to.
 	Bundle     *results.Bundle
 	BundlePath string
+	// Columns are the metrics of the results table Run logs
+	// (reporters.SummaryMetrics with every metric the arms' judges and
+	// scorers produce and the thresholds and the gate check), for
+	// reporters.Table(ev.Bundle, ev.Columns).
+	Columns []string
 }
 
 // TestResult is one test of an Evaluation.
@@ -120,6 +126,9 @@ func Evaluate(ctx context.Context, name string, cfg Config) (*Evaluation, error)
 	} else {
 		ev.Bundle, ev.BundlePath = p.render(ctx, rec, out, name, "")
 		ev.Verdicts = out.Verdicts
+		if ev.Bundle != nil {
+			ev.Columns = reporters.SummaryMetrics(ev.Bundle, p.TableMetrics()...)
+		}
 	}
 	rec.Finish()
 	ev.Tests = testsOf(rec, p)

@@ -2,6 +2,7 @@ package evaltest_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -51,6 +52,19 @@ func TestJudgedGeneratorArm(t *testing.T) {
 	res := ev.Bundle.Results[0]
 	if st := res.MetricStats["judge_correctness"]; st.N == 0 || st.Mean != 1 {
 		t.Errorf("judge_correctness = %+v, want a mean of 1 over the judged queries", st)
+	}
+	// The judge's metric has a column in the results table and is a
+	// query attr by default (every metric the query scored).
+	if logs := strings.Join(ev.Tests[0].Logs, "\n"); !strings.Contains(logs, "results:") || !strings.Contains(logs, "judge_correctness") {
+		t.Errorf("no judge_correctness column in the results table:\n%s", logs)
+	}
+	if !slices.Contains(ev.Columns, "judge_correctness") {
+		t.Errorf("Evaluation.Columns = %v, want judge_correctness among them", ev.Columns)
+	}
+	if q, ok := ev.Test("TestRAG/tiny/gen/q01"); !ok {
+		t.Error("no test TestRAG/tiny/gen/q01")
+	} else if v, ok := q.Attr("lasagna.judge_correctness"); !ok || v != "1" {
+		t.Errorf("q01: lasagna.judge_correctness = %q, %v; want 1", v, ok)
 	}
 	if got := *ev.Bundle.Configs[0].HeldFixed.JudgeModel; got != "judge-model" {
 		t.Errorf("held_fixed.judge_model = %q", got)

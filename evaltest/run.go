@@ -56,7 +56,11 @@ import (
 // checkout) — named lasagna-<package folder>-<test>.json (with
 // -shard-i-of-n for a shard, and -run-<hash> when -run or -skip left
 // queries out, so a subset never overwrites the whole run's bundle) —
-// logs its path and a summary table, runs the reporters,
+// logs its path and the results table (the default columns, then every
+// metric the arms' judges and scorers produce and every metric a
+// threshold or the gate checks), runs the reporters (logging the path of
+// each file one of Config.Reporters writes: reporters.FileReporter, such
+// as htmlreport.Reporter's lasagna-<package folder>-<test>.html),
 // logs integrity warnings and fails on every blocking integrity finding,
 // naming its code, where and the fix. With LASAGNA_UPDATE_BASELINE=1 it
 // rewrites Config.Baseline from the bundle instead of gating.
@@ -377,12 +381,17 @@ func (p *plan) render(ctx context.Context, t logger, out *engine.Outcome, testNa
 	}
 	file := filepath.Join(dir, name)
 	var table bytes.Buffer
-	reps := []reporters.Reporter{reporters.JSONFile{Path: file}, reporters.Text{W: &table}}
+	// The columns: the defaults, then every metric a judge or scorer
+	// produced and a threshold or the gate checks (as the CLI shows).
+	cols := reporters.SummaryMetrics(out.Bundle, p.TableMetrics()...)
+	reps := []reporters.Reporter{reporters.JSONFile{Path: file}, reporters.Text{W: &table, Metrics: cols}}
 	if p.set.stepSummary != "" {
 		reps = append(reps, reporters.Markdown{Path: p.set.stepSummary, Baseline: p.baseline})
 	}
+	builtin := len(reps)
 	reps = append(reps, p.cfg.Reporters...)
-	// Reporters may write beside the bundle (htmlreport's report.html).
+	// Reporters may write beside the bundle (htmlreport's
+	// lasagna-<pkg>-<test>.html).
 	ctx = reporters.WithBundlePath(ctx, file)
 	for i, rp := range reps {
 		err := rp.Report(ctx, out.Bundle)
@@ -392,6 +401,11 @@ func (p *plan) render(ctx context.Context, t logger, out *engine.Outcome, testNa
 		case i == 0:
 			path = file
 			t.Logf("lasagna bundle: %s", file)
+		case i >= builtin:
+			// A user's reporter that writes a file says where.
+			if fr, ok := rp.(reporters.FileReporter); ok && fr.File(ctx) != "" {
+				t.Logf("lasagna report: %s", fr.File(ctx))
+			}
 		}
 	}
 	t.Logf("results:\n%s", strings.TrimRight(table.String(), "\n"))

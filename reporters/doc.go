@@ -4,7 +4,9 @@
 // bundle file itself (JSONFile).
 //
 // A Reporter is one method taking the finished bundle; Func adapts a plain
-// function. Reporters are pure functions of the bundle: they read no
+// function. A FileReporter also says which file it writes, so that
+// evaltest can log the path. SummaryMetrics chooses the columns of every
+// results table, evaltest's and the lasagna CLI's alike. Reporters are pure functions of the bundle: they read no
 // environment variable and no flag (the caller — evaltest or the CLI —
 // decides where output goes and passes paths and writers in), hold no
 // package state, and never import testing.

@@ -19,6 +19,17 @@ type Reporter interface {
 	Report(ctx context.Context, b *results.Bundle) error
 }
 
+// FileReporter is a Reporter that writes a file. After its Report
+// succeeds, evaltest logs the path File returns ("lasagna report: …"), so
+// the file is found from the go test output. JSONFile, Markdown and
+// htmlreport.Reporter are FileReporters.
+type FileReporter interface {
+	Reporter
+	// File returns the path Report writes under ctx (which may carry the
+	// bundle's path: BundlePath), or "" when it is unknown.
+	File(ctx context.Context) string
+}
+
 // bundlePathKey is the context key of WithBundlePath.
 type bundlePathKey struct{}
 
@@ -46,6 +57,9 @@ func (f Func) Report(ctx context.Context, b *results.Bundle) error { return f(ct
 type JSONFile struct {
 	Path string
 }
+
+// File returns r.Path.
+func (r JSONFile) File(context.Context) string { return r.Path }
 
 // Report writes b to r.Path.
 func (r JSONFile) Report(ctx context.Context, b *results.Bundle) error {
@@ -86,6 +100,9 @@ type Markdown struct {
 	Baseline *results.Bundle
 }
 
+// File returns r.Path.
+func (r Markdown) File(context.Context) string { return r.Path }
+
 // Report appends MarkdownSummary(b, r.Metrics) to r.Path.
 func (r Markdown) Report(ctx context.Context, b *results.Bundle) error {
 	if r.Path == "" {
@@ -110,11 +127,15 @@ func (r Markdown) Report(ctx context.Context, b *results.Bundle) error {
 // result has them.
 var preferred = []string{"ndcg@10", "recall@10", "mrr", "exact_match", "token_f1"}
 
-// SummaryMetrics returns the default summary columns of b: those of
+// SummaryMetrics returns the columns of b's results tables: those of
 // ndcg@10, recall@10, mrr, exact_match and token_f1 that some result
-// scores, in that order; when none is scored, the first four metric names
-// in sorted order.
-func SummaryMetrics(b *results.Bundle) []string {
+// scores, in that order (when none is scored, the first four metric names
+// in sorted order), then each metric of checked that some result scores
+// and is not among them yet. checked are the metrics a run checks and
+// produces beyond the defaults: evaltest and the lasagna CLI pass the
+// engine plan's (the judge's and scorers' metrics and those the
+// thresholds and the gate check), so both show the same columns.
+func SummaryMetrics(b *results.Bundle, checked ...string) []string {
 	var all []string
 	for _, r := range b.Results {
 		for m := range r.Metrics {
@@ -131,7 +152,12 @@ func SummaryMetrics(b *results.Bundle) []string {
 	}
 	if len(out) == 0 {
 		slices.Sort(all)
-		out = all[:min(4, len(all))]
+		out = slices.Clone(all[:min(4, len(all))])
+	}
+	for _, m := range checked {
+		if slices.Contains(all, m) && !slices.Contains(out, m) {
+			out = append(out, m)
+		}
 	}
 	return out
 }

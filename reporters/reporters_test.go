@@ -130,3 +130,20 @@ func TestMarkdownBaseline(t *testing.T) {
 		t.Errorf("the Markdown reporter with a baseline wrote:\n%s", data)
 	}
 }
+
+// TestSummaryMetricsChecked: the checked metrics follow the default
+// columns, each once, when some result scores them; the others (a
+// threshold on a metric no row has, latency_ms) get no column.
+func TestSummaryMetricsChecked(t *testing.T) {
+	b := &results.Bundle{Results: []results.Result{
+		{Metrics: map[string]float64{"ndcg@10": 1, "mrr": 1, "ndcg@5": 1}},
+		{Metrics: map[string]float64{"token_f1": 1, "judge_correctness": 1, "cites_source": 1}},
+	}}
+	got := strings.Join(reporters.SummaryMetrics(b, "judge_correctness", "groundedness", "mrr", "cites_source", "latency_ms", "ndcg@5", "cites_source"), ",")
+	if want := "ndcg@10,mrr,token_f1,judge_correctness,cites_source,ndcg@5"; got != want {
+		t.Errorf("SummaryMetrics = %s, want %s", got, want)
+	}
+	if table := reporters.Table(b, reporters.SummaryMetrics(b, "cites_source")); !strings.Contains(table, "cites_source") {
+		t.Errorf("the table has no cites_source column:\n%s", table)
+	}
+}

@@ -264,3 +264,21 @@ func TestResultsCompareOneArm(t *testing.T) {
 		t.Errorf("output:\n%s", out)
 	}
 }
+
+// TestResultsReportBesideBundle: without -o the report of one bundle is
+// written beside it, named after it, and the command says where; a report
+// of several bundles needs -o.
+func TestResultsReportBesideBundle(t *testing.T) {
+	p := copyGolden(t, "retrieval.json", "run.json")
+	out, errOut, code := runResults(t, "report", p)
+	want := strings.TrimSuffix(p, ".json") + ".html"
+	if code != 0 || !strings.HasPrefix(out, "report: "+want+" (") {
+		t.Fatalf("report: exit %d, want 0 and %q printed\n%s%s", code, want, out, errOut)
+	}
+	if _, err := os.Stat(want); err != nil {
+		t.Error(err)
+	}
+	if _, errOut, code := runResults(t, "report", p, p); code != 2 || !strings.Contains(errOut, "-o FILE.html is required for a report of several bundles") {
+		t.Errorf("two bundles without -o: exit %d, want 2\n%s", code, errOut)
+	}
+}

@@ -6,17 +6,18 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/lasagna-go/lasagna/internal/atomicfile"
 	"github.com/lasagna-go/lasagna/reporters/htmlreport"
 	"github.com/spf13/cobra"
 )
 
-// newResultsReportCmd is `lasagna results report BUNDLE… -o report.html`.
+// newResultsReportCmd is `lasagna results report BUNDLE… [-o report.html]`.
 func newResultsReportCmd(stdout io.Writer) *cobra.Command {
 	var o reportFlags
 	cmd := &cobra.Command{
-		Use:   "report BUNDLE.json... -o report.html",
+		Use:   "report BUNDLE.json... [-o report.html]",
 		Short: "Write a self-contained HTML report with plots of one or more bundles",
 		Long: `report writes one HTML file that opens offline (it makes no request to any
 other host): the benchmark's identity and provenance, the comparability keys,
@@ -37,14 +38,18 @@ whose rows disagree with the data is refused, and data at another revision
 is a usage error naming both), and the table then shows each question and
 its reference answers and marks the relevant documents of each ranked list.
 
+The report of one bundle is written beside it, named after it (run.json →
+run.html), unless -o names a file; a report of several bundles needs -o.
+The command prints where it wrote.
+
 Exit status: 0 written; 1 an unreadable or invalid bundle or data file;
 2 usage error.`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) < 1 {
 				return usageError("%s: want at least one bundle (usage: %s)", c.CommandPath(), c.UseLine())
 			}
-			if o.out == "" {
-				return usageError("%s: -o FILE.html is required", c.CommandPath())
+			if o.out == "" && len(args) > 1 {
+				return usageError("%s: -o FILE.html is required for a report of several bundles", c.CommandPath())
 			}
 			return nil
 		},
@@ -52,7 +57,7 @@ Exit status: 0 written; 1 an unreadable or invalid bundle or data file;
 			return resultsReport(c.Context(), stdout, args, o)
 		},
 	}
-	cmd.Flags().StringVarP(&o.out, "output", "o", "", "write the report to `FILE.html`")
+	cmd.Flags().StringVarP(&o.out, "output", "o", "", "write the report to `FILE.html` (default: beside the one bundle, named after it)")
 	cmd.Flags().StringVar(&o.baseline, "baseline", "", "compare each arm with the arm of the same name in `BUNDLE.json`")
 	cmd.Flags().StringArrayVar(&o.data, "data", nil, "the benchmark `PATH` the bundle ran on (a file, BEIR folder, registry:NAME@HASH or sweep; repeatable): re-scores the bundle against it, shows questions and gold answers, marks relevant documents")
 	cmd.Flags().StringArrayVar(&o.metrics, "metric", nil, "plot and compare `METRIC` (repeatable; default: ndcg@10, recall@10, mrr, exact_match, token_f1 where scored, then the judge, rubric and scorer metrics scored)")
@@ -97,9 +102,13 @@ func resultsReport(ctx context.Context, stdout io.Writer, paths []string, f repo
 	if err := htmlreport.Write(&buf, ins, o); err != nil {
 		return problems(err)
 	}
-	if err := atomicfile.WriteFile(f.out, buf.Bytes(), 0o644); err != nil {
+	out := f.out
+	if out == "" {
+		out = strings.TrimSuffix(paths[0], filepath.Ext(paths[0])) + ".html"
+	}
+	if err := atomicfile.WriteFile(out, buf.Bytes(), 0o644); err != nil {
 		return problems(fmt.Errorf("results report: %w", err))
 	}
-	fmt.Fprintf(stdout, "report: %s (%d bytes)\n", f.out, buf.Len())
+	fmt.Fprintf(stdout, "report: %s (%d bytes)\n", out, buf.Len())
 	return nil
 }

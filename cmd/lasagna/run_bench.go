@@ -9,7 +9,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 
@@ -202,7 +201,7 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 	if err := writeBundleFile(out, outcome.Bundle); err != nil {
 		return err
 	}
-	if err := printRun(ctx, stdout, outcome, runTableMetrics(outcome.Bundle, sweep, plan.Gate != nil), client, out, f.runOut); err != nil {
+	if err := printRun(ctx, stdout, outcome, reporters.SummaryMetrics(outcome.Bundle, plan.TableMetrics()...), client, out, f.runOut); err != nil {
 		return err
 	}
 	return runChecks(stdout, outcome, f, shard)
@@ -455,38 +454,6 @@ func runChecks(stdout io.Writer, outcome *engine.Outcome, f runFlags, shard engi
 		return problems(errors.New(strings.Join(why, "; ")))
 	}
 	return nil
-}
-
-// runTableMetrics are the columns of the run table: the default summary
-// metrics, the judge's, and every metric a threshold or the gate checks
-// (latency_ms is not a bundle metric and has no column).
-func runTableMetrics(b *results.Bundle, s *engine.Sweep, gated bool) []string {
-	ms := reporters.SummaryMetrics(b)
-	add := func(m string) {
-		if m == engine.MetricLatency || slices.Contains(ms, m) {
-			return
-		}
-		for _, r := range b.Results {
-			if _, ok := r.Metrics[m]; ok {
-				ms = append(ms, m)
-				return
-			}
-		}
-	}
-	for _, m := range engine.JudgeMetrics() {
-		add(m)
-	}
-	for _, a := range s.Arms {
-		for _, th := range a.Thresholds {
-			add(th.Metric)
-		}
-	}
-	if gated {
-		for _, m := range s.Gate.Metrics {
-			add(m)
-		}
-	}
-	return ms
 }
 
 // printBundleTable prints the bundle's summary table (reporters.Text) with

@@ -123,9 +123,11 @@ func Entries(ev *evaltest.Evaluation, arm string) []ginkgo.TableEntry {
 // suite has run, writes to GinkgoWriter where the evaluation's bundle was
 // written and its summary table, then passes the bundle to each reporter
 // (reporters.JSONFile{Path: …} to keep a copy beside the suite's reports,
-// reporters.Markdown, or your own). eval returns the evaluation the suite
-// made. The node fails the suite when the evaluation has no bundle or a
-// reporter fails. It returns what ginkgo.ReportAfterSuite returns.
+// reporters.Markdown, htmlreport.Reporter{}, or your own), writing the
+// path of each file one writes (reporters.FileReporter). eval returns the
+// evaluation the suite made. The node fails the suite when the evaluation
+// has no bundle or a reporter fails. It returns what
+// ginkgo.ReportAfterSuite returns.
 func ReportAfterSuite(text string, eval func() *evaltest.Evaluation, reps ...reporters.Reporter) bool {
 	return ginkgo.ReportAfterSuite(text, func(ctx ginkgo.SpecContext, _ ginkgo.Report) {
 		if err := report(ctx, eval(), ginkgo.GinkgoWriter, reps); err != nil {
@@ -148,16 +150,24 @@ func report(ctx context.Context, ev *evaltest.Evaluation, w io.Writer, reps []re
 	}
 	var buf bytes.Buffer
 	fmt.Fprintf(&buf, "lasagna bundle: %s\n", ev.BundlePath)
-	buf.WriteString(reporters.Table(ev.Bundle, nil))
+	buf.WriteString(reporters.Table(ev.Bundle, ev.Columns))
 	for _, f := range ev.Bundle.Integrity.Blocking {
 		fmt.Fprintf(&buf, "integrity:\n%s\n", evalgomega.DescribeFinding(f))
 	}
 	if _, err := w.Write(buf.Bytes()); err != nil {
 		return fmt.Errorf("evalginkgo: %w", err)
 	}
+	// Reporters may write beside the bundle (htmlreport.Reporter), and
+	// one that writes a file says where.
+	ctx = reporters.WithBundlePath(ctx, ev.BundlePath)
 	for i, r := range reps {
 		if err := r.Report(ctx, ev.Bundle); err != nil {
 			return fmt.Errorf("evalginkgo: reporter %d (%T): %w", i+1, r, err)
+		}
+		if fr, ok := r.(reporters.FileReporter); ok && fr.File(ctx) != "" {
+			if _, err := fmt.Fprintf(w, "lasagna report: %s\n", fr.File(ctx)); err != nil {
+				return fmt.Errorf("evalginkgo: %w", err)
+			}
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package scorer
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/lasagna-go/lasagna/evaltest"
@@ -47,6 +48,11 @@ func TestBundleCarriesCitesSource(t *testing.T) {
 	st, ok := res.MetricStats["cites_source"]
 	if n != 44 || !ok || st.N != n || res.Metrics["cites_source"] != float64(sum)/float64(n) || st.CILow > st.Mean || st.Mean > st.CIHigh {
 		t.Errorf("cites_source over %d rows: mean %v, stats %+v (ok %v); want the mean of the rows, %d/%d", n, res.Metrics["cites_source"], st, ok, sum, n)
+	}
+	// The results table, which go test -v prints, has a cites_source
+	// column: a threshold checks it.
+	if logs := strings.Join(ev.Tests[0].Logs, "\n"); !strings.Contains(logs, "  cites_source\n") {
+		t.Errorf("the results table has no cites_source column:\n%s", logs)
 	}
 	if v := ev.Bundle.Configs[0].HeldFixed.Scorers; v["cites-source"] != "1" {
 		t.Errorf("held_fixed.scorers = %v", v)

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode"
 
 	"github.com/lasagna-go/lasagna"
-	"github.com/lasagna-go/lasagna/internal/metrics"
 	"github.com/lasagna-go/lasagna/results"
 )
 
@@ -120,7 +120,6 @@ type execution struct {
 	sem     chan struct{}
 	seed    uint64
 	varied  []string
-	attrs   [][]string     // by arm: the metrics recorded as attributes
 	cells   [][]*cellState // by benchmark, then arm
 	queries [][]*lasagna.Query
 	ids     []*idSet
@@ -170,9 +169,6 @@ func newExecution(p *Plan, ctx context.Context) *execution {
 	}
 	slices.Sort(e.varied)
 	e.varied = slices.Compact(e.varied)
-	for i := range p.Arms {
-		e.attrs = append(e.attrs, p.attrMetrics(&p.Arms[i]))
-	}
 	for _, br := range p.Benchmarks {
 		qs := p.Options.Shard.Select(br.Benchmark)
 		e.queries = append(e.queries, qs)
@@ -188,30 +184,38 @@ func newExecution(p *Plan, ctx context.Context) *execution {
 	return e
 }
 
-// attrMetrics are the metrics each query of arm a records as attributes:
-// Plan.AttrMetrics, or by default ndcg@10, recall@10, mrr, exact_match,
-// token_f1, latency_ms, the Vecta set metrics, the arm's scorers' metrics
-// and every metric its thresholds and the gate check.
-func (p *Plan) attrMetrics(a *Arm) []string {
-	if p.AttrMetrics != nil {
-		return p.AttrMetrics
-	}
-	ms := []string{"ndcg@10", "recall@10", "mrr", "exact_match", "token_f1", MetricLatency}
-	ms = append(ms, metrics.VectaMetricNames()...)
-	for _, sc := range a.Scorers {
-		ms = append(ms, sc.Metrics...)
-	}
-	for _, th := range p.Thresholds[a.Name] {
-		ms = append(ms, th.Metric)
-	}
-	if p.Gate != nil {
-		ms = append(ms, GatedMetrics(p.Gate.Gate, a)...)
-	}
-	var out []string
-	for _, m := range ms {
-		if !slices.Contains(out, m) {
-			out = append(out, m)
+// headlineAttrs are the metrics recorded first, in this order, when a
+// query records every metric it scored; the rest follow by name.
+var headlineAttrs = []string{"ndcg@10", "recall@10", "mrr", "exact_match", "token_f1"}
+
+// attrScores returns the attributes of a query's scores: those of the
+// metrics in attrs, in that order, or with attrs nil every metric scored
+// (headlineAttrs first, then by name). Latency is not among them, and a
+// name t.Attr would refuse (one holding white space) is left out.
+func attrScores(scores map[string]float64, attrs []string) [][2]string {
+	names := attrs
+	if names == nil {
+		for _, m := range headlineAttrs {
+			if _, ok := scores[m]; ok {
+				names = append(names, m)
+			}
 		}
+		var rest []string
+		for m := range scores {
+			if !slices.Contains(headlineAttrs, m) {
+				rest = append(rest, m)
+			}
+		}
+		slices.Sort(rest)
+		names = append(names, rest...)
+	}
+	var out [][2]string
+	for _, m := range names {
+		v, ok := scores[m]
+		if !ok || m == MetricLatency || strings.ContainsFunc(m, unicode.IsSpace) {
+			continue
+		}
+		out = append(out, [2]string{"lasagna." + m, FormatValue(v)})
 	}
 	return out
 }
@@ -331,11 +335,12 @@ func (e *execution) runQuery(r Runner, ctx context.Context, cs *cellState, i int
 func (e *execution) reportQuery(r Runner, cs *cellState, i int, p *pending) {
 	r.Helper()
 	arm := cs.cell.Arm
-	attrs := e.attrs[cs.arm]
+	// The metrics recorded as attributes; nil: every metric scored.
+	attrs := e.p.AttrMetrics
 	q := p.res[0].Query
 	r.Attr("lasagna.query_id", q.ID)
 	// Latency is recorded for failed calls too: a timeout is worth seeing.
-	if slices.Contains(attrs, MetricLatency) {
+	if attrs == nil || slices.Contains(attrs, MetricLatency) {
 		merged := MergeRepeats(p.res)
 		if ms, ok := merged.LatencyMS(); ok {
 			r.Attr("lasagna."+MetricLatency, FormatValue(ms))
@@ -346,11 +351,8 @@ func (e *execution) reportQuery(r Runner, cs *cellState, i int, p *pending) {
 	cs.queryVerdicts[i] = vs
 	failed := slices.ContainsFunc(vs, func(v Verdict) bool { return v.Kind == VerdictQuery })
 	if !failed {
-		scores := MeanScores(p.res)
-		for _, m := range attrs {
-			if v, ok := scores[m]; ok && m != MetricLatency {
-				r.Attr("lasagna."+m, FormatValue(v))
-			}
+		for _, kv := range attrScores(MeanScores(p.res), attrs) {
+			r.Attr(kv[0], kv[1])
 		}
 		if n := len(p.res); n > 1 {
 			passed := 0

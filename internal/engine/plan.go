@@ -140,8 +140,10 @@ type Plan struct {
 	// Options set how the run goes; Options.Cutoffs are the plan's cutoffs.
 	Options Options
 	// AttrMetrics are the metrics each query unit records as attributes
-	// (lasagna.<metric>); nil means the default of each arm (see
-	// Execute).
+	// (lasagna.<metric>), besides lasagna.query_id and, with repeats,
+	// lasagna.repeats and lasagna.pass_rate; nil means every metric the
+	// query scored (ndcg@10, recall@10, mrr, exact_match and token_f1
+	// first, then the others by name) and latency_ms.
 	AttrMetrics []string
 	// Latency records each row's latency_ms in the bundle (see
 	// BundleOptions.Latency).
@@ -152,6 +154,43 @@ type Plan struct {
 	Selection string
 	// Submitter, when set, names who publishes the bundle.
 	Submitter *results.Submitter
+}
+
+// TableMetrics are the metrics the results tables show besides their
+// default columns: for each arm, its judge's metrics, its scorers', every
+// metric its thresholds check and, when the plan is gated, the metrics
+// the gate checks; latency_ms, which is not a bundle metric, is left out.
+// Every front end passes them to reporters.SummaryMetrics, which keeps
+// those some result of the bundle scores.
+func (p *Plan) TableMetrics() []string {
+	var ms []string
+	add := func(m string) {
+		if m != MetricLatency && !slices.Contains(ms, m) {
+			ms = append(ms, m)
+		}
+	}
+	for i := range p.Arms {
+		a := &p.Arms[i]
+		if a.Judge != nil {
+			for _, m := range judgeMetricsOf(a.Judge) {
+				add(m)
+			}
+		}
+		for _, sc := range a.Scorers {
+			for _, m := range sc.Metrics {
+				add(m)
+			}
+		}
+		for _, th := range p.Thresholds[a.Name] {
+			add(th.Metric)
+		}
+		if p.Gate != nil {
+			for _, m := range GatedMetrics(p.Gate.Gate, a) {
+				add(m)
+			}
+		}
+	}
+	return ms
 }
 
 // SweepPlan returns the plan of sweep s without its benchmarks: its arms

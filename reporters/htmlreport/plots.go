@@ -61,6 +61,7 @@ const (
 // interval is one arm's mean and confidence interval.
 type interval struct {
 	label        string
+	bench        string // the arm's benchmark, when the plot has several
 	mean, lo, hi float64
 	series       int // palette index
 	n            int
@@ -69,6 +70,7 @@ type interval struct {
 // distribution is one arm's per-query values of a metric.
 type distribution struct {
 	label  string
+	bench  string // the arm's benchmark, when the plot has several
 	values []float64
 	series int
 }
@@ -205,18 +207,41 @@ func (s *svg) yLabel(top, bottom float64, label string) {
 
 // rowLabels draws one arm label per row, right-aligned before the plot
 // area, cut to labelRunes with the full label as a tooltip, and the y-axis
-// label "arm".
-func (s *svg) rowLabels(labels []string, left, top float64) {
+// label "arm". With benches (one per row; nil when the rows are of one
+// benchmark) each row's benchmark is drawn in a column of its own at the
+// left, and the axis label is "benchmark · arm".
+func (s *svg) rowLabels(labels, benches []string, left, top float64) {
 	for i, l := range labels {
 		y := top + (float64(i)+0.5)*rowHeight
-		shown := l
-		if r := []rune(l); len(r) > labelRunes {
-			shown = string(r[:labelRunes-1]) + "…"
-		}
 		s.printf(`<text class="row-label" x="%s" y="%s" text-anchor="end" dominant-baseline="middle">%s<title>%s</title></text>`,
-			px(left-8), px(y), esc(shown), esc(l))
+			px(left-8), px(y), esc(cut(l)), esc(l))
+		if benches != nil {
+			s.printf(`<text class="row-bench" x="%s" y="%s" text-anchor="start" dominant-baseline="middle" fill="%s">%s<title>%s</title></text>`,
+				px(32), px(y), mutedColour, esc(cut(benches[i])), esc(benches[i]))
+		}
 	}
-	s.yLabel(top, top+float64(len(labels))*rowHeight, "arm")
+	axisLabel := "arm"
+	if benches != nil {
+		axisLabel = "benchmark · arm"
+	}
+	s.yLabel(top, top+float64(len(labels))*rowHeight, axisLabel)
+}
+
+// cut shortens a label to labelRunes, ending it with "…".
+func cut(l string) string {
+	if r := []rune(l); len(r) > labelRunes {
+		return string(r[:labelRunes-1]) + "…"
+	}
+	return l
+}
+
+// rowName is a row's name in a tooltip or description: "bench · arm"
+// when the plot has several benchmarks, else the arm's label.
+func rowName(label, bench string) string {
+	if bench == "" {
+		return label
+	}
+	return bench + " · " + label
 }
 
 // done closes the plot and returns it.
@@ -225,27 +250,49 @@ func (s *svg) done() string {
 	return s.b.String()
 }
 
-// rowsLeft is the left edge of the plot area of a plot with one row per
-// label: room for the longest (cut) label and the y-axis label.
-// rowPlot starts a plot with one row per label under an x axis for
-// metric over vals, and returns it with the axis's scale.
-func rowPlot(metric, title, desc string, labels []string, vals []float64) (*svg, scale) {
-	left := rowsLeft(labels)
+// rowPlot starts a plot with one row per label (and, with benches, a
+// column of the rows' benchmarks) under an x axis for metric over vals,
+// and returns it with the axis's scale.
+func rowPlot(metric, title, desc string, labels, benches []string, vals []float64) (*svg, scale) {
+	left := rowsLeft(labels, benches)
 	bottom := plotTop + float64(len(labels))*rowHeight
 	s := newSVG(plotWidth, bottom+plotBottom, title, desc)
 	a := metricAxis(metric, vals)
 	sc := scale{a.lo, a.hi, left, plotWidth - plotRight}
 	s.xAxis(a, sc, plotTop, bottom, metric)
-	s.rowLabels(labels, left, plotTop)
+	s.rowLabels(labels, benches, left, plotTop)
 	return s, sc
 }
 
-func rowsLeft(labels []string) float64 {
-	n := 0
-	for _, l := range labels {
-		n = max(n, min(len([]rune(l)), labelRunes))
+// rowsLeft is the left edge of the plot area of a plot with one row per
+// label: room for the longest (cut) label, the benchmark column when
+// there is one, and the y-axis label.
+func rowsLeft(labels, benches []string) float64 {
+	width := func(ls []string) float64 {
+		n := 0
+		for _, l := range ls {
+			n = max(n, min(len([]rune(l)), labelRunes))
+		}
+		return float64(n) * charWidth
 	}
-	return 32 + float64(n)*charWidth
+	left := 32 + width(labels)
+	if benches != nil {
+		left += width(benches) + 16
+	}
+	return left
+}
+
+// rowBenches returns the benchmark of each row, or nil when no row names
+// one (the plot is of one benchmark).
+func rowBenches[T any](rows []T, bench func(T) string) []string {
+	var out []string
+	for _, r := range rows {
+		out = append(out, bench(r))
+	}
+	if !slices.ContainsFunc(out, func(b string) bool { return b != "" }) {
+		return nil
+	}
+	return out
 }
 
 // meanPlot draws each arm's mean as a dot with its confidence interval as
@@ -261,16 +308,16 @@ func meanPlot(metric string, drawn []interval) string {
 	for i, r := range drawn {
 		vals = append(vals, r.mean, r.lo, r.hi)
 		labels[i] = r.label
-		parts = append(parts, r.label+": "+intervalText(r))
+		parts = append(parts, rowName(r.label, r.bench)+": "+intervalText(r))
 	}
 	title := metric + ": mean and 95% confidence interval per arm"
 	desc := "One row per arm: the dot is the arm's mean " + metric + " over its queries, the whisker its 95% confidence interval. " + strings.Join(parts, "; ") + "."
-	s, sc := rowPlot(metric, title, desc, labels, vals)
+	s, sc := rowPlot(metric, title, desc, labels, rowBenches(drawn, func(r interval) string { return r.bench }), vals)
 	for i, r := range drawn {
 		y := plotTop + (float64(i)+0.5)*rowHeight
 		c := hexColour(r.series)
 		x0, x1 := sc.at(r.lo), sc.at(r.hi)
-		s.printf(`<g class="arm"><title>%s</title>`, esc(r.label+": "+intervalText(r)))
+		s.printf(`<g class="arm"><title>%s</title>`, esc(rowName(r.label, r.bench)+": "+intervalText(r)))
 		s.line("ci", x0, y, x1, y, c, 1.5, "")
 		s.line("ci-cap", x0, y-5, x0, y+5, c, 1.5, "")
 		s.line("ci-cap", x1, y-5, x1, y+5, c, 1.5, "")
@@ -338,16 +385,16 @@ func distPlot(metric string, ds []distribution) string {
 	boxes := make([]boxStats, len(drawn))
 	for i, d := range drawn {
 		boxes[i] = boxOf(d.values)
-		vals = append(vals, d.label+": "+boxText(boxes[i], len(d.values)))
+		vals = append(vals, rowName(d.label, d.bench)+": "+boxText(boxes[i], len(d.values)))
 	}
 	title := metric + ": per-query distribution per arm"
 	desc := "One box per arm over its queries' " + metric + ": the box spans the quartiles, the bar inside is the median, the whiskers reach the most extreme values within 1.5 interquartile ranges, and points beyond them are drawn alone. " + strings.Join(vals, "; ") + "."
-	s, sc := rowPlot(metric, title, desc, labels, all)
+	s, sc := rowPlot(metric, title, desc, labels, rowBenches(drawn, func(d distribution) string { return d.bench }), all)
 	for i, d := range drawn {
 		b := boxes[i]
 		y := plotTop + (float64(i)+0.5)*rowHeight
 		c := hexColour(d.series)
-		s.printf(`<g class="arm"><title>%s</title>`, esc(d.label+": "+boxText(b, len(d.values))))
+		s.printf(`<g class="arm"><title>%s</title>`, esc(rowName(d.label, d.bench)+": "+boxText(b, len(d.values))))
 		s.line("whisker", sc.at(b.lo), y, sc.at(b.q1), y, inkColour, 1, "")
 		s.line("whisker", sc.at(b.q3), y, sc.at(b.hi), y, inkColour, 1, "")
 		s.line("whisker-cap", sc.at(b.lo), y-5, sc.at(b.lo), y+5, inkColour, 1, "")

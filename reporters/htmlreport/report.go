@@ -75,32 +75,38 @@ type Link struct {
 }
 
 // Reporter writes the HTML report of each bundle it is given, as a
-// reporters.Reporter: add it to evaltest.Config.Reporters to get
-// report.html beside the bundle.
+// reporters.Reporter: add it to evaltest.Config.Reporters to get the
+// report beside the bundle, named after it (lasagna-pkg-TestRAG.html
+// beside lasagna-pkg-TestRAG.json), so that the reports of two tests, or
+// of the shards of one, never overwrite each other. It is a
+// reporters.FileReporter: evaltest logs the report's path.
 type Reporter struct {
-	// Path is the file to write; "" means report.html in the folder of the
-	// bundle (reporters.BundlePath), or an error when that is unknown. A
-	// bundle that holds part of its sample (a shard, a go test -run
-	// subset: results.Bundle.Subset) gets a report named after its own file
-	// instead (lasagna-pkg-TestRAG-shard-2-of-4.html beside
-	// lasagna-pkg-TestRAG-shard-2-of-4.json), so that shards writing to one
-	// folder do not overwrite each other's report.
+	// Path is the file to write; "" means the bundle's own path
+	// (reporters.BundlePath) with ".html" for its extension, or an error
+	// when that is unknown.
 	Path string
 	Options
 }
 
-// Report writes b's report to r.Path.
+// File returns the path Report writes under ctx: r.Path, else the
+// bundle's path (reporters.BundlePath) with ".html" for its extension,
+// else "".
+func (r Reporter) File(ctx context.Context) string {
+	if r.Path != "" {
+		return r.Path
+	}
+	bp := reporters.BundlePath(ctx)
+	if bp == "" {
+		return ""
+	}
+	return strings.TrimSuffix(bp, filepath.Ext(bp)) + ".html"
+}
+
+// Report writes b's report to r.File(ctx).
 func (r Reporter) Report(ctx context.Context, b *results.Bundle) error {
-	path := r.Path
+	path := r.File(ctx)
 	if path == "" {
-		bp := reporters.BundlePath(ctx)
-		if bp == "" {
-			return errors.New("htmlreport: no Path, and the bundle's own path is unknown: set Reporter.Path")
-		}
-		path = filepath.Join(filepath.Dir(bp), "report.html")
-		if b.Subset != nil {
-			path = strings.TrimSuffix(bp, filepath.Ext(bp)) + ".html"
-		}
+		return errors.New("htmlreport: no Path, and the bundle's own path is unknown: set Reporter.Path")
 	}
 	return atomicfile.Write(path, 0o644, func(w io.Writer) error {
 		return Write(w, []Input{{Bundle: b}}, r.Options)
@@ -147,9 +153,12 @@ type view struct {
 	Refusals    []string
 	Columns     []string
 	Rows        []rowView
-	HasData     bool
-	HasAnswers  bool
-	PageSize    int
+	// MultiBench is set when the arms ran on several benchmarks: the
+	// per-query table gets a benchmark column.
+	MultiBench bool
+	HasData    bool
+	HasAnswers bool
+	PageSize   int
 }
 
 type bundleView struct {
@@ -190,14 +199,17 @@ type sliceView struct {
 type comparisonView struct {
 	Benchmark, Arm, Baseline, Metric string
 	MDE                              string // "0.061 at n=44", or ""
-	Mean, BaselineMean, Diff         float64
-	Dz                               string
-	HolmP                            float64
-	Family                           int // comparisons in HolmP's family
-	N                                int
-	Significant                      bool
-	Verdict                          string
-	DiffSVG                          template.HTML
+	// Bench is the benchmark's short name when the report has several
+	// benchmarks ("" with one): it heads the comparison's verdict.
+	Bench                    string
+	Mean, BaselineMean, Diff float64
+	Dz                       string
+	HolmP                    float64
+	Family                   int // comparisons in HolmP's family
+	N                        int
+	Significant              bool
+	Verdict                  string
+	DiffSVG                  template.HTML
 }
 
 // changeGroup is the per-query changes of one benchmark's comparisons
@@ -225,10 +237,10 @@ type changeView struct {
 const changesShown = 100
 
 type rowView struct {
-	Arm, Query, Question, Answer, Gold, Error string
-	Scores                                    []cell
-	Ranked                                    []hit
-	More                                      int
+	Bench, Arm, Query, Question, Answer, Gold, Error string
+	Scores                                           []cell
+	Ranked                                           []hit
+	More                                             int
 }
 
 type cell struct {
@@ -293,8 +305,12 @@ func build(ins []Input, o Options) (*view, error) {
 		baseArms = results.Arms(o.Baseline, "baseline: ")
 	}
 	plotted := append(slices.Clone(arms), baseArms...)
+	// With several benchmarks, every row that names an arm names its
+	// benchmark too.
+	benchOf := benchLabels(plotted)
+	v.MultiBench = benchOf != nil
 	for _, m := range mets {
-		v.Metrics = append(v.Metrics, withCalibration(metricPlots(m, plotted), plotted))
+		v.Metrics = append(v.Metrics, withCalibration(metricPlots(m, plotted, benchOf), plotted))
 	}
 	for _, a := range arms {
 		for _, sl := range a.Result.Slices {
@@ -331,12 +347,16 @@ func build(ins []Input, o Options) (*view, error) {
 			cv := comparisonView{
 				Benchmark: c.Benchmark, Arm: c.Arm, Baseline: c.Baseline, Metric: c.Metric,
 				Mean: c.Mean, BaselineMean: c.BaselineMean, Diff: c.Stats.MeanDiff, HolmP: c.HolmP, Family: c.FamilySize,
-				N: c.Stats.N, Significant: c.Significant, Verdict: c.Verdict(), Dz: "n/a", MDE: c.MDEText(),
+				N: c.Stats.N, Significant: c.Significant, Verdict: c.Verdict(), Dz: "n/a", MDE: c.MDEText(), Bench: benchOf[c.Benchmark],
 			}
 			if !c.Stats.DzUndefined {
 				cv.Dz = reporters.FormatNumber(c.Stats.Dz, 2)
 			}
-			cv.DiffSVG = template.HTML(diffPlot(c.Arm+" − "+c.Baseline+": "+c.Metric, c.Metric, pairDiffs(pairs, c), i+1))
+			title := c.Arm + " − " + c.Baseline + ": " + c.Metric
+			if cv.Bench != "" {
+				title = cv.Bench + ": " + title
+			}
+			cv.DiffSVG = template.HTML(diffPlot(title, c.Metric, pairDiffs(pairs, c), i+1))
 			v.Comparisons = append(v.Comparisons, cv)
 		}
 		for _, r := range cs.Refusals {
@@ -364,7 +384,7 @@ func build(ins []Input, o Options) (*view, error) {
 			}
 		}
 		for _, s := range a.Result.PerSampleScores {
-			r := rowView{Arm: a.Label, Query: s.QueryID, Error: s.Error}
+			r := rowView{Bench: benchOf[a.Config.Benchmark], Arm: a.Label, Query: s.QueryID, Error: s.Error}
 			if s.Answer != nil {
 				r.Answer = *s.Answer
 				v.HasAnswers = true
@@ -437,6 +457,41 @@ func changeGroups(pairs []results.Pair, cs []results.Comparison, data []*lasagna
 	return out
 }
 
+// benchLabels returns, when arms ran on several benchmarks, each
+// benchmark's label in the report: its short name ("local/faq@ea3e86b12545"
+// → "faq"), or its whole name when two benchmarks share a short name; nil
+// when the arms ran on one benchmark.
+func benchLabels(arms []results.ArmResult) map[string]string {
+	var names []string
+	for _, a := range arms {
+		if !slices.Contains(names, a.Config.Benchmark) {
+			names = append(names, a.Config.Benchmark)
+		}
+	}
+	if len(names) < 2 {
+		return nil
+	}
+	short := func(n string) string {
+		n, _, _ = strings.Cut(n, "@")
+		if i := strings.LastIndex(n, "/"); i >= 0 {
+			n = n[i+1:]
+		}
+		return n
+	}
+	count := map[string]int{}
+	for _, n := range names {
+		count[short(n)]++
+	}
+	out := map[string]string{}
+	for _, n := range names {
+		out[n] = short(n)
+		if count[short(n)] > 1 || short(n) == "" {
+			out[n] = n
+		}
+	}
+	return out
+}
+
 // findings lists a bundle's integrity findings as code, where and text.
 func findings(b *results.Bundle) []finding {
 	var out []finding
@@ -454,8 +509,10 @@ func findings(b *results.Bundle) []finding {
 	return out
 }
 
-// metricPlots draws metric m's mean plot and distribution plot over arms.
-func metricPlots(m string, arms []results.ArmResult) metricView {
+// metricPlots draws metric m's mean plot and distribution plot over arms,
+// each row labelled with its benchmark's benchOf label when the arms ran
+// on several (benchOf nil: one).
+func metricPlots(m string, arms []results.ArmResult, benchOf map[string]string) metricView {
 	mv := metricView{Name: m}
 	var ivs []interval
 	var ds []distribution
@@ -466,7 +523,7 @@ func metricPlots(m string, arms []results.ArmResult) metricView {
 			mv.NotAvailable = append(mv.NotAvailable, a.Label)
 			continue
 		}
-		iv := interval{label: a.Label, mean: mean, lo: mean, hi: mean, series: i}
+		iv := interval{label: a.Label, bench: benchOf[a.Config.Benchmark], mean: mean, lo: mean, hi: mean, series: i}
 		if ok && !math.IsNaN(st.CILow) && !math.IsNaN(st.CIHigh) {
 			iv.lo, iv.hi, iv.n = st.CILow, st.CIHigh, st.N
 		}
@@ -478,7 +535,7 @@ func metricPlots(m string, arms []results.ArmResult) metricView {
 				vals = append(vals, x)
 			}
 		}
-		ds = append(ds, distribution{label: a.Label, values: vals, series: i})
+		ds = append(ds, distribution{label: a.Label, bench: benchOf[a.Config.Benchmark], values: vals, series: i})
 	}
 	mv.MeanSVG = template.HTML(meanPlot(m, ivs))
 	mv.DistSVG = template.HTML(distPlot(m, ds))

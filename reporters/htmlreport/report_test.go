@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"html/template"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -152,36 +152,43 @@ func TestReportBaseline(t *testing.T) {
 	}
 }
 
-// TestReporterBesideBundle writes report.html in the bundle's folder.
+// TestReporterBesideBundle writes the report beside the bundle, named
+// after it, and says where (File).
 func TestReporterBesideBundle(t *testing.T) {
 	b, _ := faqRun(t, "")
 	dir := t.TempDir()
 	ctx := contextWithBundle(filepath.Join(dir, "run.json"))
-	if err := (Reporter{}).Report(ctx, b); err != nil {
+	var r reporters.FileReporter = Reporter{}
+	if got, want := r.File(ctx), filepath.Join(dir, "run.html"); got != want {
+		t.Errorf("File = %q, want %q", got, want)
+	}
+	if err := r.Report(ctx, b); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "report.html")); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, "run.html")); err != nil {
 		t.Fatal(err)
+	}
+	if got := (Reporter{Path: "x/r.html"}).File(ctx); got != "x/r.html" {
+		t.Errorf("File with a Path = %q", got)
 	}
 	if err := (Reporter{}).Report(context.Background(), b); err == nil || !strings.Contains(err.Error(), "Reporter.Path") {
 		t.Errorf("no path anywhere: error %v, want one naming Reporter.Path", err)
 	}
-	// Shards in one folder each get a report named after their bundle.
-	for i := 1; i <= 2; i++ {
-		shard := *b
-		shard.Subset = &results.Subset{ShardIndex: i, ShardCount: 2}
-		name := fmt.Sprintf("lasagna-x-TestRAG-shard-%d-of-2", i)
-		if err := (Reporter{}).Report(contextWithBundle(filepath.Join(dir, name+".json")), &shard); err != nil {
+	// Two tests, or the shards of one, in one folder each get a report
+	// named after their bundle.
+	for _, name := range []string{"lasagna-x-TestRAG", "lasagna-x-TestOther", "lasagna-x-TestRAG-shard-2-of-2"} {
+		if err := (Reporter{}).Report(contextWithBundle(filepath.Join(dir, name+".json")), b); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := os.Stat(filepath.Join(dir, name+".html")); err != nil {
-			t.Errorf("shard %d: %v", i, err)
+			t.Errorf("%s: %v", name, err)
 		}
 	}
 }
 
 // TestEvaltestWritesReportBesideBundle: a user adds the HTML reporter to
-// evaltest's Config.Reporters and gets report.html beside the bundle.
+// evaltest's Config.Reporters, gets lasagna-<pkg>-<test>.html beside the
+// bundle, and the root test logs its path.
 func TestEvaltestWritesReportBesideBundle(t *testing.T) {
 	out := t.TempDir()
 	t.Setenv("LASAGNA_OUT", out)
@@ -195,12 +202,86 @@ func TestEvaltestWritesReportBesideBundle(t *testing.T) {
 	if ev.BundlePath == "" {
 		t.Fatalf("no bundle written: %+v", ev.Tests[0])
 	}
-	page, err := os.ReadFile(filepath.Join(filepath.Dir(ev.BundlePath), "report.html"))
+	report := strings.TrimSuffix(ev.BundlePath, ".json") + ".html"
+	if filepath.Base(report) != "lasagna-htmlreport-TestFAQ.html" {
+		t.Errorf("report %s, want lasagna-htmlreport-TestFAQ.html", report)
+	}
+	page, err := os.ReadFile(report)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(page), ev.Bundle.RunID) {
-		t.Error("report.html is not the report of this run's bundle")
+		t.Error("the report is not the report of this run's bundle")
+	}
+	if !slices.Contains(ev.Tests[0].Logs, "lasagna report: "+report) {
+		t.Errorf("the root test does not log the report's path; logs:\n%s", strings.Join(ev.Tests[0].Logs, "\n"))
+	}
+}
+
+// TestTwoBenchmarks: where the rows of two benchmarks meet — the plots,
+// the comparisons and the per-query table — each row names its
+// benchmark, and no comparison's heading appears twice.
+func TestTwoBenchmarks(t *testing.T) {
+	fsys := os.DirFS(filepath.Join("..", "..", "examples"))
+	s, err := engine.ParseSweep([]byte(`benchmarks:
+  - {path: data/faq.jsonl, n_samples: 20}
+  - {path: data/glasscoins}
+arms:
+  - {name: bm25, retriever: bm25}
+  - name: bm25-nostem
+    retriever: bm25
+    bm25: {stemming: false}
+    varied: [bm25_stemming]
+`), "sweep.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := engine.LoadBenchmarks(fsys, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arms, err := engine.BuiltinArms(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := engine.Run(context.Background(), runs, arms, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := rep.Bundle(engine.BundleOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := render(t, []Input{{Bundle: b}}, Options{})
+	if !strings.Contains(page, `<thead><tr><th data-type="text">benchmark</th><th data-type="text">arm</th>`) {
+		t.Error("the per-query table has no benchmark column")
+	}
+	for _, bench := range []string{"faq", "glasscoins"} {
+		if !strings.Contains(page, `<td>`+bench+`</td><td>bm25</td>`) {
+			t.Errorf("no per-query row of %s names its benchmark", bench)
+		}
+		if !strings.Contains(page, `class="row-bench"`) || !strings.Contains(page, ">"+bench+"<title>"+bench+"</title></text>") {
+			t.Errorf("the plots' rows do not name %s", bench)
+		}
+		if !strings.Contains(page, `<p class="verdict">`+bench+`: `) {
+			t.Errorf("no verdict of %s names its benchmark", bench)
+		}
+	}
+	titles := regexp.MustCompile(`<title>([^<]* − [^<]*)</title>`).FindAllStringSubmatch(page, -1)
+	seen := map[string]bool{}
+	for _, m := range titles {
+		if seen[m[1]] {
+			t.Errorf("comparison heading %q appears twice", m[1])
+		}
+		seen[m[1]] = true
+	}
+	if len(seen) == 0 {
+		t.Error("no comparison plot")
+	}
+	// One benchmark: no benchmark column.
+	one, _ := faqRun(t, "")
+	if page := render(t, []Input{{Bundle: one}}, Options{}); strings.Contains(page, `<th data-type="text">benchmark</th><th data-type="text">arm</th>`) || strings.Contains(page, "row-bench") {
+		t.Error("a report of one benchmark has a benchmark column")
 	}
 }
 
