@@ -1,12 +1,14 @@
 package main
 
 import (
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/lasagna-go/lasagna/internal/dashboard"
 	"github.com/lasagna-go/lasagna/reporters"
 	"github.com/lasagna-go/lasagna/results"
 )
@@ -84,6 +86,19 @@ func TestOneSignificanceFamily(t *testing.T) {
 				t.Fatal(err)
 			}
 			md := reporters.MarkdownBaseline(b, a, nil)
+			// The dashboard's comparison page, over the folder of the two
+			// bundles.
+			srv, err := dashboard.New(serveOptions(dir, "", "", nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			w := httptest.NewRecorder()
+			srv.ServeHTTP(w, httptest.NewRequest("GET", "http://localhost/compare?bundle=b.json&baseline=base.json", nil))
+			if w.Code != 200 {
+				t.Fatalf("GET /compare: %d\n%s", w.Code, w.Body)
+			}
+			dash := w.Body.String()
 
 			benches := map[string]bool{}
 			for _, cfg := range b.Configs {
@@ -125,6 +140,9 @@ func TestOneSignificanceFamily(t *testing.T) {
 					}
 					if !strings.Contains(string(page), holm) {
 						t.Errorf("%s %s: the report's verdict lines lack %q", bench, metric, holm)
+					}
+					if m := cellRe.FindStringSubmatch(dash); m == nil || m[1] != p+" (of "+n+")" || !strings.Contains(dash, holm) {
+						t.Errorf("%s %s: the dashboard's comparison page lacks %q", bench, metric, holm)
 					}
 					// The Markdown summary.
 					if !strings.Contains(md, "| "+bench+" | tuned | "+metric+" |") || !strings.Contains(md, p+" ("+"of "+n+") |") || !strings.Contains(md, holm) {
