@@ -78,6 +78,11 @@ func (s *Server) leaderboards(ctx context.Context, metric string) ([]leaderboard
 	in := make([]leaderboard.Input, 0, len(stored))
 	benches := map[string]*loadedRev{}
 	for _, sb := range stored {
+		if li, ok := s.inputs.get(sb.RunID); ok {
+			li.Submitter, li.Date = sb.Submitter, sb.SubmittedAt.UTC()
+			in = append(in, li)
+			continue
+		}
 		raw, err := reg.Bundle(ctx, sb.RunID)
 		if err != nil {
 			return nil, err
@@ -96,9 +101,15 @@ func (s *Server) leaderboards(ctx context.Context, metric string) ([]leaderboard
 				data[leaderboard.ArmKey(c)] = leaderboard.Data{Provenance: c.HeldFixed.CorpusProvenance, NotRanked: "it cannot be checked against the registry's data: " + err.Error()}
 				continue
 			}
-			data[leaderboard.ArmKey(c)], _ = judge(b, c, f)
+			d, _ := judge(b, c, f)
+			if r, ok := b.Result(c.Benchmark, c.Name); ok {
+				d.Content = leaderboard.ContentKey(c, *r)
+			}
+			data[leaderboard.ArmKey(c)] = d
 		}
-		in = append(in, leaderboard.Input{ID: sb.RunID, Date: sb.SubmittedAt.UTC(), Submitter: sb.Submitter, Bundle: b, Data: data})
+		li := leaderboard.Input{ID: sb.RunID, Date: sb.SubmittedAt.UTC(), Submitter: sb.Submitter, Bundle: slim(b), Data: data}
+		s.inputs.put(sb.RunID, li)
+		in = append(in, li)
 	}
 	g, err = leaderboard.Build(in, leaderboard.Options{Metric: metric, Pairs: &s.pairs})
 	if err != nil {
@@ -129,6 +140,50 @@ type boardGroup struct {
 	PartialTotal int `json:"total_partial,omitzero"`
 	Page         int `json:"page"`
 	Pages        int `json:"pages"`
+}
+
+// inputCache keeps each stored bundle as the leaderboards read it
+// (slim, with what the registry's data says of its arms), by run_id: a
+// stored bundle never changes, so a build after one more submission reads
+// and decodes that one only. It forgets everything at maxInputs.
+type inputCache struct {
+	mu sync.Mutex
+	m  map[string]leaderboard.Input
+}
+
+const maxInputs = 50_000
+
+func (c *inputCache) get(runID string) (leaderboard.Input, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	li, ok := c.m[runID]
+	return li, ok
+}
+
+func (c *inputCache) put(runID string, li leaderboard.Input) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxInputs {
+		c.m = map[string]leaderboard.Input{}
+	}
+	c.m[runID] = li
+}
+
+// slim returns b with what ranking reads: the configs, the stats seed, the
+// subset, and each result's metrics, statistics and rows' scores (no
+// ranked lists, answers, slices or findings), a fraction of its memory.
+func slim(b *results.Bundle) *results.Bundle {
+	out := &results.Bundle{RunID: b.RunID, Configs: b.Configs, Subset: b.Subset,
+		Experiment: results.Experiment{StatsSeed: b.Experiment.StatsSeed}}
+	for _, r := range b.Results {
+		sr := results.Result{BenchmarkName: r.BenchmarkName, ConfigName: r.ConfigName, Metrics: r.Metrics, MetricStats: r.MetricStats,
+			PerSampleScores: make([]results.Sample, len(r.PerSampleScores))}
+		for i, row := range r.PerSampleScores {
+			sr.PerSampleScores[i] = results.Sample{QueryID: row.QueryID, Scores: row.Scores, Error: row.Error, Missing: row.Missing}
+		}
+		out.Results = append(out.Results, sr)
+	}
+	return out
 }
 
 // boardAnswer is GET /api/leaderboards's body.

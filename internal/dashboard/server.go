@@ -196,6 +196,7 @@ type Server struct {
 	boards  boards // the leaderboards built, by metric and stored bundles
 	facts   factsCache
 	pairs   leaderboard.PairCache
+	inputs  inputCache
 }
 
 // New returns the dashboard over o.Bundles, which must be a folder.

@@ -64,6 +64,9 @@ type Data struct {
 	// NotRanked says why the arm is kept out of the ranking (a part of
 	// the sample, a claim the data contradicts); "" ranks it.
 	NotRanked string
+	// Content is the arm's ContentKey, for a caller that keeps a bundle
+	// without the rows' outputs; "" has Build compute it.
+	Content string
 }
 
 // ArmKey is the key of arm c in Input.Data.
@@ -347,7 +350,10 @@ func Build(in []Input, o Options) ([]Group, error) {
 				g.Unscored++
 				continue
 			}
-			ck := contentKey(a)
+			ck := a.data.Content
+			if ck == "" {
+				ck = ContentKey(a.cfg, a.res)
+			}
 			if i, ok := copyOf[ck]; ok {
 				copies[i]++
 				continue
@@ -465,12 +471,12 @@ func entryOf(a arm, metric string) Entry {
 	return e
 }
 
-// contentKey identifies an arm's results: its name, comparability key,
-// varied levels and per-query rows without their latencies (wall time,
-// which differs from run to run). Two submissions with equal keys hold the
-// same results.
-func contentKey(a arm) string {
-	rows := slices.Clone(a.res.PerSampleScores)
+// ContentKey identifies the results r of arm c: its name, comparability
+// key, varied levels, metrics and per-query rows without their latencies
+// (wall time, which differs from run to run). Two submissions with equal
+// keys hold the same results.
+func ContentKey(c results.Config, r results.Result) string {
+	rows := slices.Clone(r.PerSampleScores)
 	for i := range rows {
 		rows[i].LatencyMS = nil
 	}
@@ -479,9 +485,9 @@ func contentKey(a arm) string {
 		Levels    map[string]string
 		Metrics   map[string]float64
 		Rows      []results.Sample
-	}{a.cfg.Name, a.cfg.ComparabilityKey, a.cfg.VariedLevels, a.res.Metrics, rows})
+	}{c.Name, c.ComparabilityKey, c.VariedLevels, r.Metrics, rows})
 	if err != nil {
-		return a.in.ID + "\x00" + a.cfg.Name // not comparable: never a copy
+		return "unhashable\x00" + c.Benchmark + "\x00" + c.Name + "\x00" + fmt.Sprint(&r) // never a copy
 	}
 	sum := sha256.Sum256(raw)
 	return string(sum[:])
