@@ -325,7 +325,7 @@ func TestLeaderboardsInBrowser(t *testing.T) {
 		t.Errorf("report link went to %s", loc)
 	}
 	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/leaderboards"), chromedp.WaitVisible(chromedp.CSS("table.leaderboard")),
-		chromedp.Click(chromedp.CSS(`form.compare:has(input[value="`+best.RunID+`"]) button`)), chromedp.WaitVisible(chromedp.CSS("p.verdict"))); err != nil {
+		chromedp.Click(chromedp.CSS(`form.compare:has(option[value="`+best.RunID+`"]) button`)), chromedp.WaitVisible(chromedp.CSS("p.verdict"))); err != nil {
 		t.Fatal(err)
 	}
 	if loc, _ := chromedp.Run(ctx, chromedp.Location()); loc != srv.URL+"/compare?bundle="+best.RunID+"&baseline="+worst.RunID {
