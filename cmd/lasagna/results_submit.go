@@ -11,8 +11,10 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/lasagna-go/lasagna/internal/dashboard"
 	"github.com/lasagna-go/lasagna/internal/datasets"
@@ -25,9 +27,23 @@ const submitTimeout = 5 * time.Minute
 // maxAnswer bounds the answer read for one bundle (512 MiB).
 const maxAnswer = 512 << 20
 
+// submitterEnv names the variable giving results submit's --submitter
+// (for CI).
+const submitterEnv = "LASAGNA_SUBMITTER"
+
+// Retries of a submission the server answers 503 (its storage
+// unavailable): submitAttempts in all, waiting submitBackoff, then twice
+// as long each time, or the server's Retry-After (at most
+// maxRetryAfter). Variables for the tests.
+var (
+	submitAttempts = 5
+	submitBackoff  = time.Second
+	maxRetryAfter  = 30 * time.Second
+)
+
 // newResultsSubmitCmd is `lasagna results submit BUNDLE… --to URL`.
 func newResultsSubmitCmd(stdout, stderr io.Writer) *cobra.Command {
-	var to string
+	var to, submitter string
 	cmd := &cobra.Command{
 		Use:   "submit BUNDLE... --to URL",
 		Short: "Submit results bundles to a lasagna serve hub (POST /api/bundles)",
@@ -39,14 +55,26 @@ revision of the benchmark the bundle ran on (one it does not hold refuses
 the bundle), and stores it by run_id. A pooled_gold or synthetic benchmark
 that the bundle lists in integrity.warnings is a label, not a refusal.
 
+The hub reads a bundle's corpus provenance, synthetic label and sample
+from its registry's data: a bundle that says otherwise, or holds part of
+its sample (a shard, a go test -run selection), is refused.
+
+--submitter NAME (else LASAGNA_SUBMITTER) names who submits: the hub
+records it and shows it on the leaderboards (without it, the bundle's own
+submitter, if it names one). It is not part of the bundle or its run_id.
+
 For each bundle it prints one line: accepted (with the report's URL),
 duplicate (that run_id is stored already, with the same bytes) or refused,
-followed by every finding as "CODE at where: detail (fix: ...)".
+followed by every finding as "CODE at where: detail (fix: ...)". A server
+whose storage is unavailable answers 503: the bundle is sent again, at
+most 4 more times, after 1, 2, 4 and 8 seconds (or the server's
+Retry-After, up to 30), each retry said on stderr.
 
 Exit status: 0 every bundle accepted or a duplicate; 1 a bundle refused or
-unreadable, the server unreachable, the token refused (401) or a bundle over
-the server's upload limit (413); 2 usage error: no --to, a URL that is not
-http(s), LASAGNA_SERVE_TOKEN unset.`,
+unreadable, still unavailable (503) after the retries, the server
+unreachable, the token refused (401) or a bundle over the server's upload
+limit (413); 2 usage error: no --to, a URL that is not http(s),
+LASAGNA_SERVE_TOKEN unset.`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageError("results submit: give one or more bundle files (lasagna results submit BUNDLE... --to URL)")
@@ -54,10 +82,14 @@ http(s), LASAGNA_SERVE_TOKEN unset.`,
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			return resultsSubmit(c.Context(), stdout, stderr, args, to, os.Getenv(dashboard.TokenEnv))
+			if !c.Flags().Changed("submitter") {
+				submitter = os.Getenv(submitterEnv)
+			}
+			return resultsSubmit(c.Context(), stdout, stderr, args, to, os.Getenv(dashboard.TokenEnv), submitter)
 		},
 	}
 	cmd.Flags().StringVar(&to, "to", "", "the lasagna serve to submit to: its base `URL` (http(s)://host:port)")
+	cmd.Flags().StringVar(&submitter, "submitter", "", "who submits: the `NAME` the hub records and shows (default $"+submitterEnv+"; else the bundle's own submitter)")
 	return cmd
 }
 
@@ -78,22 +110,29 @@ type submitReply struct {
 // resultsSubmit posts each bundle at paths to the lasagna serve at to
 // with token, prints what the server did with it and a count; a refused
 // bundle makes it exit 1 after the others are sent.
-func resultsSubmit(ctx context.Context, w, errw io.Writer, paths []string, to, token string) error {
+func resultsSubmit(ctx context.Context, w, errw io.Writer, paths []string, to, token, submitter string) error {
 	base, err := submitBase(to, token)
 	if err != nil {
 		return err
 	}
+	if strings.TrimSpace(submitter) != submitter || len(submitter) > 200 || strings.ContainsFunc(submitter, unicode.IsControl) {
+		return usageError("results submit: --submitter %q: give a plain name of at most 200 characters, without control characters or surrounding spaces", submitter)
+	}
 	if base.Scheme == "http" && !loopbackURL(base) {
 		fmt.Fprintf(errw, "lasagna results submit: warning: %s is plain http: the token crosses the network unencrypted; put a TLS proxy in front of lasagna serve and use https://\n", base.Redacted())
 	}
-	endpoint := base.JoinPath("api", "bundles").String()
+	eu := base.JoinPath("api", "bundles")
+	if submitter != "" {
+		eu.RawQuery = url.Values{"submitter": {submitter}}.Encode()
+	}
+	endpoint := eu.String()
 	client := &http.Client{
 		Timeout: submitTimeout,
 		// A redirect would send the bundle (and, to the same host, the
 		// token) somewhere --to did not name.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-	var accepted, duplicates, refused int
+	var accepted, duplicates, refused, unavailable int
 	for _, p := range paths {
 		raw, err := datasets.ReadFile(cliPath(p))
 		if err != nil {
@@ -101,9 +140,32 @@ func resultsSubmit(ctx context.Context, w, errw io.Writer, paths []string, to, t
 			refused++
 			continue
 		}
-		ans, status, err := postBundle(ctx, client, endpoint, base, token, raw)
-		if err != nil {
-			return err
+		var (
+			ans    submitReply
+			status int
+			wait   time.Duration
+		)
+		for attempt := 1; ; attempt++ {
+			ans, status, wait, err = postBundle(ctx, client, endpoint, base, token, raw)
+			if err != nil {
+				return err
+			}
+			if status != http.StatusServiceUnavailable || attempt == submitAttempts {
+				break
+			}
+			if wait <= 0 {
+				wait = submitBackoff << (attempt - 1)
+			}
+			fmt.Fprintf(errw, "lasagna results submit: %s: the server is unavailable (503: %s); sending it again in %v (attempt %d of %d)\n", p, ans.Error, wait, attempt+1, submitAttempts)
+			select {
+			case <-ctx.Done():
+				return problems(fmt.Errorf("results submit: %s: %w", p, ctx.Err()))
+			case <-time.After(wait):
+			}
+		}
+		if status == http.StatusServiceUnavailable {
+			ans.Error = fmt.Sprintf("the server is still unavailable (503) after %d attempts, so the bundle was not judged; submit it again later: %s", submitAttempts, ans.Error)
+			ans.Findings = nil
 		}
 		switch ans.Status {
 		case "accepted", "duplicate":
@@ -114,13 +176,20 @@ func resultsSubmit(ctx context.Context, w, errw io.Writer, paths []string, to, t
 				accepted++
 			}
 			fmt.Fprintf(w, "%s: %s: run_id %s on %s@%s; report %s\n", p, what, ans.RunID, ans.Benchmark, ans.ContentHash, base.JoinPath(ans.Report).Redacted())
+		case "unavailable":
+			unavailable++
+			fmt.Fprintf(w, "%s: not submitted: %s\n", p, ans.Error)
 		default:
 			refused++
 			printRefusal(w, p, ans, status)
 		}
 	}
-	fmt.Fprintf(w, "submitted %d to %s: %d accepted, %d duplicate, %d refused\n", len(paths), base.Redacted(), accepted, duplicates, refused)
-	if refused > 0 {
+	fmt.Fprintf(w, "submitted %d to %s: %d accepted, %d duplicate, %d refused", len(paths), base.Redacted(), accepted, duplicates, refused)
+	if unavailable > 0 {
+		fmt.Fprintf(w, ", %d not submitted (server unavailable)", unavailable)
+	}
+	fmt.Fprintln(w)
+	if refused+unavailable > 0 {
 		return problems(nil)
 	}
 	return nil
@@ -149,11 +218,25 @@ func submitBase(to, token string) (*url.URL, error) {
 // server's answer and HTTP status. An error (the server cannot be reached,
 // refuses the token or the submission, or is not a lasagna serve) stops
 // the submission: it is returned ready for exitCode.
-func postBundle(ctx context.Context, client *http.Client, endpoint string, base *url.URL, token string, raw []byte) (submitReply, int, error) {
+//
+// For a 503 it returns, as wait, the server's Retry-After (0 without one,
+// at most maxRetryAfter).
+func postBundle(ctx context.Context, client *http.Client, endpoint string, base *url.URL, token string, raw []byte) (submitReply, int, time.Duration, error) {
+	ans, status, res, err := postRaw(ctx, client, endpoint, base, token, raw)
+	var wait time.Duration
+	if res != nil && status == http.StatusServiceUnavailable {
+		if n, err := strconv.Atoi(res.Header.Get("Retry-After")); err == nil && n > 0 {
+			wait = min(time.Duration(n)*time.Second, maxRetryAfter)
+		}
+	}
+	return ans, status, wait, err
+}
+
+func postRaw(ctx context.Context, client *http.Client, endpoint string, base *url.URL, token string, raw []byte) (submitReply, int, *http.Response, error) {
 	var ans submitReply
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(raw))
 	if err != nil {
-		return ans, 0, problems(fmt.Errorf("results submit: %w", err))
+		return ans, 0, nil, problems(fmt.Errorf("results submit: %w", err))
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+token)
@@ -163,24 +246,32 @@ func postBundle(ctx context.Context, client *http.Client, endpoint string, base 
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return ans, 0, problems(fmt.Errorf("results submit: %s: the server cannot be reached: %v (is lasagna serve running there?)", endpoint, err))
+		return ans, 0, nil, problems(fmt.Errorf("results submit: %s: the server cannot be reached: %v (is lasagna serve running there?)", endpoint, err))
 	}
 	// Every finding of a refused bundle: large for a large forgery.
 	body, err := io.ReadAll(io.LimitReader(res.Body, maxAnswer))
 	res.Body.Close()
 	if err != nil {
-		return ans, 0, problems(fmt.Errorf("results submit: %s: reading the answer: %w", endpoint, err))
+		return ans, 0, nil, problems(fmt.Errorf("results submit: %s: reading the answer: %w", endpoint, err))
 	}
 	jsonErr := json.Unmarshal(body, &ans)
 	switch {
+	case res.StatusCode == http.StatusServiceUnavailable:
+		// Worth another try, whoever answered (the hub, or a proxy in
+		// front of it).
+		if jsonErr != nil || ans.Error == "" {
+			ans = submitReply{Error: res.Status}
+		}
+		ans.Status = "unavailable"
+		return ans, res.StatusCode, res, nil
 	case res.StatusCode == http.StatusUnauthorized:
-		return ans, 0, problems(fmt.Errorf("results submit: %s refused the token (401): %s is not the token that lasagna serve runs with", base.Redacted(), dashboard.TokenEnv))
+		return ans, 0, nil, problems(fmt.Errorf("results submit: %s refused the token (401): %s is not the token that lasagna serve runs with", base.Redacted(), dashboard.TokenEnv))
 	case res.StatusCode == http.StatusForbidden && jsonErr == nil:
-		return ans, 0, problems(fmt.Errorf("results submit: %s refused the submission (403): %s", base.Redacted(), ans.Error))
+		return ans, 0, nil, problems(fmt.Errorf("results submit: %s refused the submission (403): %s", base.Redacted(), ans.Error))
 	case jsonErr != nil:
-		return ans, 0, problems(fmt.Errorf("results submit: %s answered %s, not a lasagna serve's JSON (is --to the base URL of a lasagna serve of this version?)", endpoint, res.Status))
+		return ans, 0, nil, problems(fmt.Errorf("results submit: %s answered %s, not a lasagna serve's JSON (is --to the base URL of a lasagna serve of this version?)", endpoint, res.Status))
 	}
-	return ans, res.StatusCode, nil
+	return ans, res.StatusCode, res, nil
 }
 
 // printRefusal prints why the server refused the bundle at p, with every

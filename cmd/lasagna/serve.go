@@ -20,6 +20,7 @@ import (
 func newServeCmd(stdout, stderr io.Writer) *cobra.Command {
 	addr, bundles, dsn, sweeps := "127.0.0.1:8080", "lasagna-out", "", ""
 	maxUpload := int64(dashboard.DefaultMaxUpload)
+	publicRead := false
 	cmd := &cobra.Command{
 		Use:   "serve [--addr 127.0.0.1:8080] [--bundles DIR]",
 		Short: "Serve the dashboard: the bundles of a folder, their reports, comparisons",
@@ -48,8 +49,12 @@ func newServeCmd(stdout, stderr io.Writer) *cobra.Command {
 			if maxUpload < 1 {
 				return usageError("serve: --max-upload %d: give the largest bundle to accept, in bytes (at least 1)", maxUpload)
 			}
+			if publicRead && token == "" {
+				return usageError("serve: --public-read opens the reads of submitted results to anyone while the writes need %s; set it (without a token, a loopback server needs none for anything)", dashboard.TokenEnv)
+			}
 			o := serveOptions(bundles, token, sweeps, reg)
 			o.MaxUpload = maxUpload
+			o.PublicRead = publicRead
 			srv, err := dashboard.New(o)
 			if err != nil {
 				return usageError("serve: %v", err)
@@ -63,6 +68,7 @@ func newServeCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd.Flags().StringVar(&bundles, "bundles", bundles, "serve the results bundles (*.json) under `DIR`")
 	cmd.Flags().StringVar(&dsn, "registry", "", "the benchmark registry: a SQLite file path or a postgres:// URL (`DSN`; default $LASAGNA_REGISTRY, else registry.db in the user data folder)")
 	cmd.Flags().StringVar(&sweeps, "sweeps", "", "offer the sweep files (*.yaml) under `DIR` for evaluations")
+	cmd.Flags().BoolVar(&publicRead, "public-read", false, "read-only without the token: the leaderboards, submitted bundles' reports and comparisons, GET /api/leaderboards and /api/bundles (every write, the folder's bundles and the registry's pages still need LASAGNA_SERVE_TOKEN)")
 	cmd.Flags().Int64Var(&maxUpload, "max-upload", maxUpload, "accept submitted bundles (POST /api/bundles) of at most `BYTES`")
 	return cmd
 }
@@ -103,9 +109,19 @@ server without a token accepts none). It is checked as lasagna results
 validate --strict --data registry:NAME@HASH checks it, against the
 registry's revision of its benchmark: refused, 422 with every finding and
 nothing stored; accepted, stored in the registry by run_id (201; 200 for
-the same bundle again). GET /api/bundles lists the stored bundles,
-/api/bundles/RUN_ID is one's JSON and /bundles/RUN_ID its report. lasagna
-results submit is the client.
+the same bundle again). The corpus provenance, the synthetic label and
+the sample are read from the registry's data: a bundle that says
+otherwise, or holds part of its sample (a shard, a go test -run
+selection), is refused (422). Storage that cannot serve (PostgreSQL down)
+is 503 with Retry-After; a malformed request is 400. GET /api/bundles
+lists the stored bundles, /api/bundles/RUN_ID is one's JSON and
+/bundles/RUN_ID its report; /leaderboards ranks them, 100 entries a page
+per group. lasagna results submit is the client.
+
+--public-read (with LASAGNA_SERVE_TOKEN) lets anyone read the submitted
+results without the token: /leaderboards, the stored bundles' reports and
+comparisons, GET /api/leaderboards, /api/bundles and /api/bundles/RUN_ID.
+The folder's bundles, the registry's pages and every write still need it.
 
 SIGINT or SIGTERM first cancels the evaluations still running (they write
 no bundle: none is written after the signal), then stops the server after

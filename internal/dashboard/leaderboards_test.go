@@ -17,7 +17,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/lasagna-go/lasagna/internal/engine"
-	"github.com/lasagna-go/lasagna/internal/leaderboard"
 	"github.com/lasagna-go/lasagna/internal/registry"
 	"github.com/lasagna-go/lasagna/results"
 )
@@ -156,7 +155,7 @@ func TestLeaderboards(t *testing.T) {
 			if res.StatusCode != 200 || len(ans.Groups) != 3 {
 				t.Fatalf("%s: %d groups: %+v", res.Status, len(ans.Groups), ans)
 			}
-			by := map[string]leaderboard.Group{}
+			by := map[string]boardGroup{}
 			for _, g := range ans.Groups {
 				by[strings.SplitN(g.Benchmark, "@", 2)[0]] = g
 			}
@@ -326,7 +325,7 @@ func TestLeaderboardsInBrowser(t *testing.T) {
 		t.Errorf("report link went to %s", loc)
 	}
 	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/leaderboards"), chromedp.WaitVisible(chromedp.CSS("table.leaderboard")),
-		chromedp.Click(chromedp.CSS(`form.compare:has(input[value="`+best.RunID+`"]) button`)), chromedp.WaitVisible(chromedp.CSS("p.verdict"))); err != nil {
+		chromedp.Click(chromedp.CSS(`form.compare:has(option[value="`+best.RunID+`"]) button`)), chromedp.WaitVisible(chromedp.CSS("p.verdict"))); err != nil {
 		t.Fatal(err)
 	}
 	if loc, _ := chromedp.Run(ctx, chromedp.Location()); loc != srv.URL+"/compare?bundle="+best.RunID+"&baseline="+worst.RunID {

@@ -24,21 +24,41 @@ func (s *Server) reg(w http.ResponseWriter, r *http.Request) *registry.Registry 
 	return s.opts.Registry
 }
 
-// registryError answers with the page of a registry error: 404 for a
-// benchmark that is not there, 409 for a refusal by status, 400 for a bad
-// name or reference, 500 for anything else (the database failed).
+// registryError answers with the page of a registry error: 400 for a bad
+// name or reference (registry.ErrInvalid), 404 for a benchmark that is
+// not there, 409 for a refusal by status, 503 with Retry-After when the
+// storage is unavailable (registry.Unavailable), 500 for anything else.
 func (s *Server) registryError(w http.ResponseWriter, r *http.Request, err error) {
 	var se *registry.StatusError
 	code := http.StatusInternalServerError
+	msg := err.Error()
 	switch {
+	case errors.Is(err, registry.ErrInvalid):
+		code = http.StatusBadRequest
 	case errors.Is(err, registry.ErrNotFound):
 		code = http.StatusNotFound
 	case errors.As(err, &se):
 		code = http.StatusConflict
+	case registry.Unavailable(err):
+		code = http.StatusServiceUnavailable
+		msg = unavailableText(err)
+		retryLater(w)
 	case strings.Contains(err.Error(), "benchmark name") || strings.Contains(err.Error(), "reference"):
 		code = http.StatusBadRequest
 	}
-	s.errorPage(w, r, code, err.Error())
+	s.errorPage(w, r, code, msg)
+}
+
+// retryAfter is the Retry-After of a 503 (seconds): the storage was
+// unavailable, or the server too busy to start the work.
+const retryAfter = 5
+
+// retryLater sets the Retry-After header of a 503 answer.
+func retryLater(w http.ResponseWriter) { w.Header().Set("Retry-After", strconv.Itoa(retryAfter)) }
+
+// unavailableText is the message of a 503 for a storage failure.
+func unavailableText(err error) string {
+	return "the registry's storage is unavailable (" + err.Error() + "); nothing was changed: try again in a moment"
 }
 
 // benchmarkURL is the page of the benchmark ref (NAME or NAME@hash),

@@ -129,6 +129,7 @@ import (
 	"time"
 
 	"github.com/lasagna-go/lasagna/internal/engine"
+	"github.com/lasagna-go/lasagna/internal/leaderboard"
 	"github.com/lasagna-go/lasagna/internal/registry"
 	"github.com/lasagna-go/lasagna/results"
 )
@@ -172,6 +173,13 @@ type Options struct {
 	// MaxUpload is the largest bundle POST /api/bundles accepts, in
 	// bytes; 0 means DefaultMaxUpload.
 	MaxUpload int64
+	// PublicRead (lasagna serve --public-read), with a Token, lets the
+	// reads of the submitted results through without it: the
+	// leaderboards, the stored bundles' reports and comparisons, and GET
+	// /api/leaderboards, /api/bundles and /api/bundles/{run_id}. Every
+	// other page (the folder's bundles, the registry's benchmarks and
+	// evaluations) and every write still need the token.
+	PublicRead bool
 }
 
 // Server is the dashboard's http.Handler.
@@ -186,6 +194,9 @@ type Server struct {
 	session string // the session cookie's value; "" without a token
 	handler http.Handler
 	boards  boards // the leaderboards built, by metric and stored bundles
+	facts   factsCache
+	pairs   leaderboard.PairCache
+	inputs  inputCache
 }
 
 // New returns the dashboard over o.Bundles, which must be a folder.
@@ -333,13 +344,37 @@ func (s *Server) authenticate(h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
-		if r.URL.Path == "/login" || r.URL.Path == "/favicon.ico" || strings.HasPrefix(r.URL.Path, "/static/") || s.authenticated(r) {
+		if r.URL.Path == "/login" || r.URL.Path == "/favicon.ico" || strings.HasPrefix(r.URL.Path, "/static/") || s.authenticated(r) || s.publicRead(r) {
 			h.ServeHTTP(w, r)
 			return
 		}
 		w.Header().Set("WWW-Authenticate", `Bearer realm="lasagna serve"`)
 		s.errorPage(w, r, http.StatusUnauthorized, "This dashboard needs its token: open /login?token=… with the value of "+TokenEnv+", or send the header Authorization: Bearer ….")
 	})
+}
+
+// publicRead reports whether r is a read that Options.PublicRead lets
+// through without the token: GET or HEAD of the leaderboards, a stored
+// bundle's report or JSON, the comparison of two stored bundles, or the
+// list of stored bundles.
+func (s *Server) publicRead(r *http.Request) bool {
+	if !s.opts.PublicRead || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
+		return false
+	}
+	p := r.URL.Path
+	switch p {
+	case "/leaderboards", "/api/leaderboards", "/api/bundles":
+		return true
+	case "/compare":
+		q := r.URL.Query()
+		return registry.IsRunID(q.Get("bundle")) && registry.IsRunID(q.Get("baseline"))
+	}
+	for _, prefix := range []string{"/bundles/", "/api/bundles/"} {
+		if id, ok := strings.CutPrefix(p, prefix); ok {
+			return registry.IsRunID(id)
+		}
+	}
+	return false
 }
 
 func (s *Server) authenticated(r *http.Request) bool {

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -162,20 +163,37 @@ func (s *Server) submitBundle(w http.ResponseWriter, r *http.Request) {
 		jsonError(w, http.StatusBadRequest, "reading the bundle: "+err.Error())
 		return
 	}
+	submitter := r.URL.Query().Get("submitter")
+	if ps := submitterProblems(&results.Submitter{Name: submitter}); len(ps) > 0 {
+		writeJSON(w, http.StatusBadRequest, submitAnswer{Status: "error", Error: "?submitter= is refused: " + ps[0].Detail, Findings: findingsOf(ps)})
+		return
+	}
 	release, err := s.folder.gate.acquire(r.Context(), int64(len(raw)))
 	if err != nil {
+		retryLater(w)
 		jsonError(w, http.StatusServiceUnavailable, "the request ended before the server could check the bundle (it checks a few at a time); try again")
 		return
 	}
 	defer release()
-	code, ans := s.checkAndStore(r.Context(), raw)
+	code, ans := s.checkAndStore(r.Context(), raw, submitter)
+	if code == http.StatusServiceUnavailable {
+		retryLater(w)
+	}
 	writeJSON(w, code, ans)
+}
+
+// unavailableAnswer is the 503 answer of a submission the storage could
+// not serve: the bundle was not judged, and is worth sending again.
+func unavailableAnswer(err error) (int, submitAnswer) {
+	return http.StatusServiceUnavailable, submitAnswer{Status: "unavailable", Error: unavailableText(err)}
 }
 
 // checkAndStore checks raw as results validate --strict --data checks a
 // bundle against the registry's revision of each benchmark it names,
-// and stores it when it passes.
-func (s *Server) checkAndStore(ctx context.Context, raw []byte) (int, submitAnswer) {
+// checks its claims against what that data says (judge), and stores it
+// when it passes, recorded as submitted by submitter (the bundle's own
+// submitter when "").
+func (s *Server) checkAndStore(ctx context.Context, raw []byte, submitter string) (int, submitAnswer) {
 	refuse := func(msg string, ps ...results.Problem) (int, submitAnswer) {
 		return http.StatusUnprocessableEntity, submitAnswer{Status: "refused", Error: msg, Findings: findingsOf(ps)}
 	}
@@ -193,14 +211,16 @@ func (s *Server) checkAndStore(ctx context.Context, raw []byte) (int, submitAnsw
 	var (
 		data  []*lasagna.Benchmark
 		first registry.StoredBundle
-		seen  = map[string]bool{}
+		revs  = map[string]*loadedRev{}
 	)
 	for _, c := range b.Configs {
-		if seen[c.Benchmark] {
+		if revs[c.Benchmark] != nil {
 			continue
 		}
-		seen[c.Benchmark] = true
 		bench, regName, hash, err := s.registryRevision(ctx, c.Benchmark)
+		if registry.Unavailable(err) {
+			return unavailableAnswer(err)
+		}
 		if err != nil {
 			code, ans := refuse(err.Error())
 			ans.Benchmark, ans.ContentHash = c.Benchmark, hash
@@ -209,6 +229,7 @@ func (s *Server) checkAndStore(ctx context.Context, raw []byte) (int, submitAnsw
 		if first.Benchmark == "" {
 			first.Benchmark, first.ContentHash = regName, hash
 		}
+		revs[c.Benchmark] = &loadedRev{bench: bench, revision: regName + "@" + hash}
 		data = append(data, bench)
 	}
 	if len(data) == 0 {
@@ -222,13 +243,29 @@ func (s *Server) checkAndStore(ctx context.Context, raw []byte) (int, submitAnsw
 	if blocking := refusing(rep.Problems, b); len(blocking) > 0 {
 		return refuse(fmt.Sprintf("the bundle fails validation (as lasagna results validate --strict --data registry:%s@%s): %d blocking, %d warnings (warnings refuse too, but for the corpus labels the bundle lists)", first.Benchmark, first.ContentHash, rep.Blocking(), len(blocking)-rep.Blocking()), blocking...)
 	}
-	first.Submitter = submitterText(b.Submitter)
+	var claims []results.Problem
+	for _, c := range b.Configs {
+		lr := revs[c.Benchmark]
+		_, ps := judge(b, c, factsOf(lr.revision, lr.bench, c.HeldFixed))
+		for _, p := range ps {
+			if p.Where != "subset" || !slices.ContainsFunc(claims, func(q results.Problem) bool { return q.Where == "subset" }) {
+				claims = append(claims, p)
+			}
+		}
+	}
+	if len(claims) > 0 {
+		return refuse(fmt.Sprintf("the bundle says what the registry's data does not (registry:%s@%s): a leaderboard shows what the data says, and ranks whole samples only", first.Benchmark, first.ContentHash), claims...)
+	}
+	first.Submitter = cmp.Or(submitter, submitterText(b.Submitter))
 	created, err := s.opts.Registry.PutBundle(ctx, b.RunID, first, raw)
 	if errors.Is(err, registry.ErrExists) {
 		// Other bytes under a stored run_id, and both passed the run_id
 		// check: the same canonical JSON written differently (spacing,
 		// member order). The stored bytes stay; it is the same bundle.
 		created, err = false, nil
+	}
+	if registry.Unavailable(err) {
+		return unavailableAnswer(err)
 	}
 	if err != nil {
 		return http.StatusInternalServerError, submitAnswer{Status: "error", RunID: b.RunID, Error: "storing the bundle: " + err.Error()}
@@ -316,6 +353,9 @@ func findingsOf(ps []results.Problem) []finding {
 		f := finding{Code: string(p.Code), Level: string(p.Level), Where: p.Where, Detail: p.Detail}
 		if p.Code == codeInvalidSubmitter {
 			f.Fix = submitterFix
+		}
+		if fix, ok := hubFixes[p.Code]; ok {
+			f.Fix = fix
 		}
 		if info, ok := p.Code.Info(); ok {
 			f.Fix = info.Fix

@@ -17,11 +17,14 @@ package leaderboard
 import (
 	"bytes"
 	"cmp"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"maps"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	lasagna "github.com/lasagna-go/lasagna"
@@ -37,6 +40,71 @@ type Input struct {
 	// Submitter is who submitted it, as the hub records it.
 	Submitter string
 	Bundle    *results.Bundle
+	// Data is what the registry's data says about each arm of the bundle
+	// (key: ArmKey), which the hub derives from the benchmark revision
+	// the bundle names. When set, it is all the group's labels come from
+	// (corpus provenance, synthetic, the sample), never the bundle's own
+	// claims, and an arm without an entry is not ranked. nil (a pure
+	// caller without a registry) reads the labels from the bundle.
+	Data map[string]Data
+}
+
+// Data is what the registry's data says about one arm of a bundle.
+type Data struct {
+	// Revision is the registry benchmark revision (NAME@HASH) the arm
+	// ran on.
+	Revision   string
+	Provenance lasagna.Provenance
+	// Synthetic is true when the revision holds LLM-written queries
+	// (metadata.synthetic).
+	Synthetic bool
+	// Queries is the number of queries of the revision; Drawn the number
+	// the arm's sampling (n_samples, seed, filters) draws from them.
+	Queries, Drawn int
+	// NotRanked says why the arm is kept out of the ranking (a part of
+	// the sample, a claim the data contradicts); "" ranks it.
+	NotRanked string
+	// Content is the arm's ContentKey, for a caller that keeps a bundle
+	// without the rows' outputs; "" has Build compute it.
+	Content string
+}
+
+// ArmKey is the key of arm c in Input.Data.
+func ArmKey(c results.Config) string { return c.Benchmark + "\x00" + c.Name }
+
+// PairCache keeps the comparisons of adjacent entries across Builds: a
+// stored bundle never changes, so two arms compared once under the same
+// options compare the same way again, and a Build after one more
+// submission compares only the pairs that are new. The zero value is
+// ready; it forgets everything when it holds maxPairs comparisons.
+type PairCache struct {
+	mu sync.Mutex
+	m  map[string]Versus
+}
+
+// maxPairs bounds a PairCache.
+const maxPairs = 200_000
+
+func (c *PairCache) get(k string) (Versus, bool) {
+	if c == nil {
+		return Versus{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[k]
+	return v, ok
+}
+
+func (c *PairCache) put(k string, v Versus) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxPairs {
+		c.m = map[string]Versus{}
+	}
+	c.m[k] = v
 }
 
 // Options configure Build. The zero value ranks every group by its
@@ -49,6 +117,8 @@ type Options struct {
 	Metric    string
 	Resamples int
 	Seed      uint64
+	// Pairs, when not nil, keeps the pairs' comparisons across Builds.
+	Pairs *PairCache
 }
 
 // SyntheticLabel is the label of a group whose benchmark is synthetic.
@@ -63,18 +133,35 @@ type Group struct {
 	Key        string             `json:"comparability_key"`
 	Provenance lasagna.Provenance `json:"corpus_provenance"`
 	Mode       lasagna.Mode       `json:"resolved_mode"`
-	// Synthetic is true when the benchmark is synthetic
-	// (SYNTHETIC_BENCHMARK); Label then says so.
+	// Synthetic is true when the benchmark is synthetic (the registry's
+	// revision holds LLM-written queries; without Input.Data, the bundle's
+	// SYNTHETIC_BENCHMARK); Label then says so.
 	Synthetic bool   `json:"synthetic"`
 	Label     string `json:"label,omitzero"`
+	// Revision is the registry's benchmark revision (Input.Data).
+	Revision string `json:"revision,omitzero"`
+	// Queries is the number of queries of the revision and Drawn the
+	// number the group's sampling draws (Input.Data): the sample as
+	// drawn, not as a bundle claims it.
+	Queries int `json:"n_queries,omitzero"`
+	Drawn   int `json:"n_drawn,omitzero"`
 	// HeldFixed lists what every entry of the group held fixed.
 	HeldFixed []Field `json:"held_fixed"`
+	// Distinct are the held-fixed settings in which the group differs
+	// from the other groups of the same benchmark (its registry name, or
+	// its name without local/ and the hash): what its header shows to
+	// tell them apart.
+	Distinct []Field `json:"distinct,omitzero"`
 	// Metric is the metric the entries are ranked by.
 	Metric  string  `json:"metric"`
 	Entries []Entry `json:"entries"`
 	// Unscored counts the arms of the group that do not score Metric and
 	// are left out of its ranking.
 	Unscored int `json:"unscored,omitzero"`
+	// Partial lists the arms of the group that are never ranked, each
+	// with why (NotRanked): a part of the sample (a shard, a go test -run
+	// selection), or a claim the registry's data contradicts.
+	Partial []Entry `json:"partial,omitzero"`
 }
 
 // Field is one held-fixed setting, its value written as JSON.
@@ -98,6 +185,13 @@ type Entry struct {
 	N         int       `json:"n"`
 	// VariedLevels are the values of the dimensions the arm varied.
 	VariedLevels map[string]string `json:"varied_levels,omitzero"`
+	// Copies counts the other submissions of the same results (the same
+	// arm name, held-fixed settings, varied levels and per-query rows,
+	// under another run_id: another submitter, machine or date), which
+	// are not listed again; the entry is the earliest.
+	Copies int `json:"copies,omitzero"`
+	// NotRanked says why an entry of Group.Partial is not ranked.
+	NotRanked string `json:"not_ranked,omitzero"`
 	// Above compares the entry with the one ranked just above it; nil for
 	// the first entry.
 	Above *Versus `json:"vs_above,omitzero"`
@@ -154,11 +248,36 @@ type arm struct {
 	in  Input
 	cfg results.Config
 	res results.Result
+	// data is what the registry's data says about the arm (Input.Data),
+	// or what the bundle says without it.
+	data Data
+}
+
+// dataOf returns what is known of arm c of input b: Input.Data's entry,
+// or, without Input.Data, the bundle's own labels.
+func dataOf(b Input, c results.Config) Data {
+	if b.Data != nil {
+		d, ok := b.Data[ArmKey(c)]
+		if !ok {
+			return Data{Provenance: provenance(c.HeldFixed), NotRanked: "the hub could not check it against the registry's data"}
+		}
+		return d
+	}
+	d := Data{Provenance: provenance(c.HeldFixed), Synthetic: synthetic(b.Bundle, c)}
+	if s := b.Bundle.Subset; s != nil {
+		d.NotRanked = "it holds " + s.String() + ", not the whole sample"
+	}
+	return d
 }
 
 // Build groups the arms of the bundles and ranks each group. It returns
 // an *UnknownMetricError when Options.Metric names a metric no arm
 // scores. Equal inputs and options give equal groups.
+//
+// An arm the data marks NotRanked (or, without Input.Data, of a bundle
+// with a subset) is listed in its group's Partial, never ranked. Of the
+// arms with identical results (contentKey) only the earliest is ranked;
+// it counts the others as Copies.
 func Build(in []Input, o Options) ([]Group, error) {
 	type key struct{ bench, ckey string }
 	var order []key
@@ -174,7 +293,7 @@ func Build(in []Input, o Options) ([]Group, error) {
 			if _, ok := by[k]; !ok {
 				order = append(order, k)
 			}
-			by[k] = append(by[k], arm{b, c, *r})
+			by[k] = append(by[k], arm{b, c, *r, dataOf(b, c)})
 			for m := range r.Metrics {
 				known[m] = true
 			}
@@ -183,7 +302,18 @@ func Build(in []Input, o Options) ([]Group, error) {
 	if o.Metric != "" && !known[o.Metric] {
 		return nil, &UnknownMetricError{Metric: o.Metric, Known: slices.Sorted(maps.Keys(known))}
 	}
-	slices.SortFunc(order, func(a, b key) int { return cmp.Or(strings.Compare(a.bench, b.bench), strings.Compare(a.ckey, b.ckey)) })
+	revisionOf := func(k key) string {
+		for _, a := range by[k] {
+			if a.data.Revision != "" {
+				return a.data.Revision
+			}
+		}
+		return ""
+	}
+	slices.SortFunc(order, func(a, b key) int {
+		return cmp.Or(strings.Compare(benchName(revisionOf(a), a.bench), benchName(revisionOf(b), b.bench)),
+			strings.Compare(a.bench, b.bench), strings.Compare(a.ckey, b.ckey))
+	})
 
 	var groups []Group
 	var pairs []results.Pair
@@ -191,83 +321,108 @@ func Build(in []Input, o Options) ([]Group, error) {
 	var where []at
 	for _, k := range order {
 		arms := by[k]
-		first := arms[0].cfg
-		g := Group{Benchmark: k.bench, Key: k.ckey, Provenance: provenance(first.HeldFixed), Mode: first.HeldFixed.ResolvedMode,
-			HeldFixed: fields(first.HeldFixed), Metric: o.Metric}
+		// The earliest first: it is the entry a copy is counted on.
+		slices.SortStableFunc(arms, func(a, b arm) int {
+			return cmp.Or(a.in.Date.Compare(b.in.Date), strings.Compare(a.in.ID, b.in.ID), strings.Compare(a.cfg.Name, b.cfg.Name))
+		})
+		first := arms[0]
+		for _, a := range arms {
+			if a.data.NotRanked == "" {
+				first = a
+				break
+			}
+		}
+		g := Group{Benchmark: k.bench, Key: k.ckey, Provenance: first.data.Provenance, Mode: first.cfg.HeldFixed.ResolvedMode,
+			Revision: first.data.Revision, Queries: first.data.Queries, Drawn: first.data.Drawn,
+			HeldFixed: fields(first.cfg.HeldFixed), Metric: o.Metric}
 		if g.Metric == "" {
 			g.Metric = DefaultMetric(g.Mode)
 		}
-		for _, a := range arms {
-			if synthetic(a.in.Bundle, a.cfg) {
-				g.Synthetic, g.Label = true, SyntheticLabel
-			}
+		if first.data.Synthetic {
+			g.Synthetic, g.Label = true, SyntheticLabel
 		}
 		var ranked []arm
+		copyOf := map[string]int{} // content key → index in ranked
+		copies := map[int]int{}
 		for _, a := range arms {
-			if _, ok := a.res.Metrics[g.Metric]; ok {
-				ranked = append(ranked, a)
-			} else {
-				g.Unscored++
+			if a.data.NotRanked != "" {
+				g.Partial = append(g.Partial, entryOf(a, g.Metric))
+				g.Partial[len(g.Partial)-1].NotRanked = a.data.NotRanked
+				continue
 			}
+			if _, ok := a.res.Metrics[g.Metric]; !ok {
+				g.Unscored++
+				continue
+			}
+			ck := a.data.Content
+			if ck == "" {
+				ck = ContentKey(a.cfg, a.res)
+			}
+			if i, ok := copyOf[ck]; ok {
+				copies[i]++
+				continue
+			}
+			copyOf[ck] = len(ranked)
+			ranked = append(ranked, a)
 		}
-		if len(ranked) == 0 && o.Metric != "" {
+		if len(ranked) == 0 && len(g.Partial) == 0 && o.Metric != "" {
 			continue // the chosen metric is not scored here
 		}
-		slices.SortStableFunc(ranked, func(a, b arm) int {
+		idx := make([]int, len(ranked))
+		for i := range idx {
+			idx[i] = i
+		}
+		slices.SortStableFunc(idx, func(i, j int) int {
+			a, b := ranked[i], ranked[j]
 			return cmp.Or(cmp.Compare(b.res.Metrics[g.Metric], a.res.Metrics[g.Metric]),
 				a.in.Date.Compare(b.in.Date), strings.Compare(a.in.ID, b.in.ID), strings.Compare(a.cfg.Name, b.cfg.Name))
 		})
-		for i, a := range ranked {
-			e := Entry{RunID: a.in.ID, Arm: a.cfg.Name, Submitter: a.in.Submitter, Date: a.in.Date, Mean: a.res.Metrics[g.Metric],
-				VariedLevels: a.cfg.VariedLevels}
-			if st, ok := a.res.MetricStats[g.Metric]; ok {
-				e.N, e.CILow, e.CIHigh = st.N, st.CILow, st.CIHigh
-			}
+		for n, i := range idx {
+			a := ranked[i]
+			e := entryOf(a, g.Metric)
+			e.Copies = copies[i]
 			g.Entries = append(g.Entries, e)
-			if i > 0 {
-				above := ranked[i-1]
+			if n > 0 {
+				above := ranked[idx[n-1]]
 				pairs = append(pairs, results.Pair{Arm: armResult(above), Baseline: armResult(a)})
-				where = append(where, at{len(groups), i})
+				where = append(where, at{len(groups), n})
 			}
 		}
 		groups = append(groups, g)
 	}
+	distinct(groups)
 	// Each adjacent pair is compared on its gate metrics and the group's
 	// metric, one Holm family per pair (results.Compare); the tie is read
-	// on the group's metric.
-	metricOf := map[string]string{}
+	// on the group's metric. Pairs compared before (Options.Pairs) are
+	// not compared again; the others are compared on every core.
+	metricOf := make([]string, len(pairs))
+	cacheKey := make([]string, len(pairs))
+	found := make([]*Versus, len(pairs))
+	var todo []int
 	for i, p := range pairs {
-		metricOf[p.Arm.Label+"\x00"+p.Baseline.Label] = groups[where[i].g].Metric
+		metricOf[i] = groups[where[i].g].Metric
+		cacheKey[i] = fmt.Sprintf("%s\x00%s\x00%s\x00%d\x00%d", p.Arm.Label, p.Baseline.Label, metricOf[i], o.Resamples, o.Seed)
+		if v, ok := o.Pairs.get(cacheKey[i]); ok {
+			found[i] = &v
+		} else {
+			todo = append(todo, i)
+		}
 	}
-	cmps := results.Compare(pairs, results.CompareOptions{
-		PairMetrics: func(p results.Pair) []string {
-			ms := results.GateMetrics(p)
-			if m := metricOf[p.Arm.Label+"\x00"+p.Baseline.Label]; !slices.Contains(ms, m) {
-				ms = append(ms, m)
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(todo)/8))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for n := w; n < len(todo); n += workers {
+				i := todo[n]
+				v := compare(pairs[i], metricOf[i], o)
+				found[i] = &v
+				o.Pairs.put(cacheKey[i], v)
 			}
-			return ms
-		},
-		Resamples: o.Resamples, Seed: o.Seed,
-	})
-	found := map[string]*Versus{}
-	for _, c := range cmps.Comparisons {
-		if c.Metric != metricOf[c.Arm+"\x00"+c.Baseline] {
-			continue
-		}
-		found[c.Arm+"\x00"+c.Baseline] = &Versus{Tied: !c.Significant, Diff: c.Mean - c.BaselineMean,
-			Shared: c.Stats.N, P: c.Stats.P, HolmP: c.HolmP, Family: c.FamilySize, MDE: c.MDE}
+		})
 	}
-	for _, r := range cmps.Refusals {
-		if k := r.Arm + "\x00" + r.Baseline; found[k] == nil {
-			found[k] = &Versus{Tied: true, Refused: r.Reason}
-		}
-	}
-	for i, p := range pairs {
-		v := found[p.Arm.Label+"\x00"+p.Baseline.Label]
-		if v == nil {
-			v = &Versus{Tied: true, Refused: "not compared"}
-		}
-		groups[where[i].g].Entries[where[i].e].Above = v
+	wg.Wait()
+	for i := range pairs {
+		groups[where[i].g].Entries[where[i].e].Above = found[i]
 	}
 	for gi := range groups {
 		es := groups[gi].Entries
@@ -283,6 +438,128 @@ func Build(in []Input, o Options) ([]Group, error) {
 		}
 	}
 	return groups, nil
+}
+
+// compare compares one adjacent pair on its gate metrics and metric, one
+// Holm family (results.Compare), and reads the tie on metric.
+func compare(p results.Pair, metric string, o Options) Versus {
+	cmps := results.Compare([]results.Pair{p}, results.CompareOptions{
+		PairMetrics: func(p results.Pair) []string {
+			ms := results.GateMetrics(p)
+			if !slices.Contains(ms, metric) {
+				ms = append(ms, metric)
+			}
+			return ms
+		},
+		Resamples: o.Resamples, Seed: o.Seed,
+	})
+	for _, c := range cmps.Comparisons {
+		if c.Metric == metric {
+			return Versus{Tied: !c.Significant, Diff: c.Mean - c.BaselineMean,
+				Shared: c.Stats.N, P: c.Stats.P, HolmP: c.HolmP, Family: c.FamilySize, MDE: c.MDE}
+		}
+	}
+	if len(cmps.Refusals) > 0 {
+		return Versus{Tied: true, Refused: cmps.Refusals[0].Reason}
+	}
+	return Versus{Tied: true, Refused: "not compared"}
+}
+
+// entryOf is arm a's entry on metric (without rank or comparison).
+func entryOf(a arm, metric string) Entry {
+	e := Entry{RunID: a.in.ID, Arm: a.cfg.Name, Submitter: a.in.Submitter, Date: a.in.Date, Mean: a.res.Metrics[metric],
+		VariedLevels: a.cfg.VariedLevels}
+	if st, ok := a.res.MetricStats[metric]; ok {
+		e.N, e.CILow, e.CIHigh = st.N, st.CILow, st.CIHigh
+	}
+	return e
+}
+
+// ContentKey identifies the results r of arm c: its name, comparability
+// key, varied levels, metrics and per-query rows without their latencies
+// (wall time, which differs from run to run). Two submissions with equal
+// keys hold the same results.
+func ContentKey(c results.Config, r results.Result) string {
+	rows := slices.Clone(r.PerSampleScores)
+	for i := range rows {
+		rows[i].LatencyMS = nil
+	}
+	raw, err := json.Marshal(struct {
+		Name, Key string
+		Levels    map[string]string
+		Metrics   map[string]float64
+		Rows      []results.Sample
+	}{c.Name, c.ComparabilityKey, c.VariedLevels, r.Metrics, rows})
+	if err != nil {
+		return "unhashable\x00" + c.Benchmark + "\x00" + c.Name + "\x00" + fmt.Sprint(&r) // never a copy
+	}
+	sum := sha256.Sum256(raw)
+	return string(sum[:])
+}
+
+// benchName is the benchmark a group belongs to, for telling its groups
+// apart: the registry name of revision, else the bundle's benchmark name
+// without local/ and the content hash.
+func benchName(revision, bench string) string {
+	if revision != "" {
+		name, _, _ := strings.Cut(revision, "@")
+		return name
+	}
+	name, _, _ := strings.Cut(strings.TrimPrefix(bench, "local/"), "@")
+	return name
+}
+
+// distinct sets each group's Distinct: the held-fixed settings whose value
+// is not the same in every group of its benchmark (benchName), a setting
+// a group does not hold counting as absent.
+func distinct(groups []Group) {
+	byBench := map[string][]int{}
+	for i, g := range groups {
+		n := benchName(g.Revision, g.Benchmark)
+		byBench[n] = append(byBench[n], i)
+	}
+	for _, is := range byBench {
+		if len(is) < 2 {
+			continue
+		}
+		values := map[string]map[string]bool{} // name → values seen
+		for _, i := range is {
+			for _, f := range groups[i].HeldFixed {
+				if values[f.Name] == nil {
+					values[f.Name] = map[string]bool{}
+				}
+				values[f.Name][f.Value] = true
+			}
+		}
+		for _, i := range is {
+			have := map[string]bool{}
+			for _, f := range groups[i].HeldFixed {
+				have[f.Name] = true
+				if len(values[f.Name]) > 1 || countHolding(groups, is, f.Name) < len(is) {
+					groups[i].Distinct = append(groups[i].Distinct, f)
+				}
+			}
+			for _, name := range slices.Sorted(maps.Keys(values)) {
+				if !have[name] {
+					groups[i].Distinct = append(groups[i].Distinct, Field{Name: name, Value: "(absent)"})
+				}
+			}
+		}
+	}
+}
+
+// countHolding counts the groups of is that hold the setting name.
+func countHolding(groups []Group, is []int, name string) int {
+	n := 0
+	for _, i := range is {
+		for _, f := range groups[i].HeldFixed {
+			if f.Name == name {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }
 
 // armResult is a in the form results.Compare takes, labelled uniquely

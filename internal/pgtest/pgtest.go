@@ -203,3 +203,7 @@ func (c *cluster) stop() {
 	}
 	os.RemoveAll(c.dir)
 }
+
+// Stop stops the cluster's server now (as when it goes down under a
+// client): the tests of what a client does without its database.
+func (cl *Cluster) Stop() { cl.c.stop() }

@@ -15,3 +15,6 @@ func copyRows(context.Context, *sql.Conn, string, []string, [][]any) error {
 
 // pgDiskFull is never true without PostgreSQL.
 func pgDiskFull(error) bool { return false }
+
+// pgUnavailable is never true without PostgreSQL.
+func pgUnavailable(error) bool { return false }

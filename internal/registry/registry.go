@@ -3,12 +3,16 @@ package registry
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -47,7 +51,20 @@ var (
 	// ErrReadOnly is a change refused because the registry is open for
 	// reading only (see Open).
 	ErrReadOnly = errors.New("read-only")
+	// ErrInvalid is a benchmark name or reference that is not well
+	// formed (CheckName, ParseRef): the caller's input, not the
+	// registry's state.
+	ErrInvalid = errors.New("invalid")
 )
+
+// invalid wraps the error of a malformed name or reference so that it is
+// ErrInvalid, with msg as its text.
+type invalid struct{ msg string }
+
+func (e invalid) Error() string        { return e.msg }
+func (e invalid) Is(target error) bool { return target == ErrInvalid }
+
+func invalidf(format string, args ...any) error { return invalid{fmt.Sprintf(format, args...)} }
 
 // StatusError refuses an operation a benchmark's status does not allow,
 // such as evaluating a draft or an archived benchmark.
@@ -281,13 +298,13 @@ var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]*$`)
 func CheckName(name string) error {
 	switch {
 	case name == "":
-		return errors.New("empty benchmark name")
+		return invalidf("empty benchmark name")
 	case len(name) > 200:
-		return fmt.Errorf("benchmark name %.20q… is longer than 200 bytes", name)
+		return invalidf("benchmark name %.20q… is longer than 200 bytes", name)
 	case !nameRE.MatchString(name):
-		return fmt.Errorf("benchmark name %q: use letters, digits, '.', '_', '-' and '/', starting with a letter or digit (no '@', ':' or spaces)", name)
+		return invalidf("benchmark name %q: use letters, digits, '.', '_', '-' and '/', starting with a letter or digit (no '@', ':' or spaces)", name)
 	case strings.HasPrefix(name, "local/"):
-		return fmt.Errorf("benchmark name %q: local/ is the prefix of unregistered files; choose another name", name)
+		return invalidf("benchmark name %q: local/ is the prefix of unregistered files; choose another name", name)
 	}
 	return nil
 }
@@ -302,7 +319,7 @@ func ParseRef(ref string) (name, hash string, err error) {
 	}
 	if found {
 		if len(hash) < 4 || len(hash) > 64 || strings.Trim(strings.ToLower(hash), "0123456789abcdef") != "" {
-			return "", "", fmt.Errorf("benchmark %q: %q after @ is not a revision hash (4 to 64 hex digits, as in %s@ea3e86b12545)", ref, hash, name)
+			return "", "", invalidf("benchmark %q: %q after @ is not a revision hash (4 to 64 hex digits, as in %s@ea3e86b12545)", ref, hash, name)
 		}
 		hash = strings.ToLower(hash)
 	}
@@ -613,4 +630,23 @@ func (r *Registry) Delete(ctx context.Context, name string, force bool) error {
 		}
 		return nil
 	})
+}
+
+// Unavailable reports whether err says the registry's storage cannot be
+// reached or cannot serve now (a PostgreSQL server down, restarting or
+// refusing connections; a connection cut; SQLite busy past its timeout):
+// a failure that trying again later may not meet, unlike a missing
+// benchmark or a malformed reference.
+func Unavailable(err error) bool {
+	if err == nil || errors.Is(err, ErrNotFound) || errors.Is(err, ErrInvalid) {
+		return false
+	}
+	var ne net.Error
+	switch {
+	case errors.Is(err, driver.ErrBadConn), errors.Is(err, sql.ErrConnDone),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
+		errors.As(err, &ne), errors.Is(err, io.ErrUnexpectedEOF), isSQLiteBusy(err), pgUnavailable(err):
+		return true
+	}
+	return false
 }
