@@ -140,32 +140,9 @@ func resultsSubmit(ctx context.Context, w, errw io.Writer, paths []string, to, t
 			refused++
 			continue
 		}
-		var (
-			ans    submitReply
-			status int
-			wait   time.Duration
-		)
-		for attempt := 1; ; attempt++ {
-			ans, status, wait, err = postBundle(ctx, client, endpoint, base, token, raw)
-			if err != nil {
-				return err
-			}
-			if status != http.StatusServiceUnavailable || attempt == submitAttempts {
-				break
-			}
-			if wait <= 0 {
-				wait = submitBackoff << (attempt - 1)
-			}
-			fmt.Fprintf(errw, "lasagna results submit: %s: the server is unavailable (503: %s); sending it again in %v (attempt %d of %d)\n", p, ans.Error, wait, attempt+1, submitAttempts)
-			select {
-			case <-ctx.Done():
-				return problems(fmt.Errorf("results submit: %s: %w", p, ctx.Err()))
-			case <-time.After(wait):
-			}
-		}
-		if status == http.StatusServiceUnavailable {
-			ans.Error = fmt.Sprintf("the server is still unavailable (503) after %d attempts, so the bundle was not judged; submit it again later: %s", submitAttempts, ans.Error)
-			ans.Findings = nil
+		ans, status, err := postRetrying(ctx, errw, client, endpoint, base, token, p, raw)
+		if err != nil {
+			return err
 		}
 		switch ans.Status {
 		case "accepted", "duplicate":
@@ -193,6 +170,42 @@ func resultsSubmit(ctx context.Context, w, errw io.Writer, paths []string, to, t
 		return problems(nil)
 	}
 	return nil
+}
+
+// postRetrying posts the bundle raw (read from p) and sends it again on a
+// 503 (storage unavailable) up to submitAttempts times in all, after the
+// server's Retry-After or a doubling backoff, saying so on errw; a last
+// 503 becomes an answer that the bundle was not judged.
+func postRetrying(ctx context.Context, errw io.Writer, client *http.Client, endpoint string, base *url.URL, token, p string, raw []byte) (submitReply, int, error) {
+	var (
+		ans    submitReply
+		status int
+		wait   time.Duration
+		err    error
+	)
+	for attempt := 1; ; attempt++ {
+		ans, status, wait, err = postBundle(ctx, client, endpoint, base, token, raw)
+		if err != nil {
+			return ans, status, err
+		}
+		if status != http.StatusServiceUnavailable || attempt == submitAttempts {
+			break
+		}
+		if wait <= 0 {
+			wait = submitBackoff << (attempt - 1)
+		}
+		fmt.Fprintf(errw, "lasagna results submit: %s: the server is unavailable (503: %s); sending it again in %v (attempt %d of %d)\n", p, ans.Error, wait, attempt+1, submitAttempts)
+		select {
+		case <-ctx.Done():
+			return ans, status, problems(fmt.Errorf("results submit: %s: %w", p, ctx.Err()))
+		case <-time.After(wait):
+		}
+	}
+	if status == http.StatusServiceUnavailable {
+		ans.Error = fmt.Sprintf("the server is still unavailable (503) after %d attempts, so the bundle was not judged; submit it again later: %s", submitAttempts, ans.Error)
+		ans.Findings = nil
+	}
+	return ans, status, nil
 }
 
 // submitBase checks --to and the token (usage errors) and returns the
