@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/internal/metrics"
@@ -361,12 +362,14 @@ func quote(s string) string {
 
 // datedSuffix matches a snapshot date at the end of a model name:
 // -2024-08-06, -20240806 or OpenAI's older -0613 (month and day).
-var datedSuffix = regexp.MustCompile(`-(?:(?:19|20)\d\d-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])|(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])|(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01]))$`)
+var datedSuffix = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`-(?:(?:19|20)\d\d-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])|(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])|(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01]))$`)
+})
 
 // dated reports whether model names a dated snapshot (a name ending in a
 // date such as -2024-08-06, -20240806 or -0613), as opposed to an alias
 // that a provider may move to a new snapshot at any time.
-func dated(model string) bool { return datedSuffix.MatchString(model) }
+func dated(model string) bool { return datedSuffix().MatchString(model) }
 
 // UnresolvedAlias reports whether a judge requested as model (an alias,
 // not dated) was answered by the server as a different, dated snapshot

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/llm"
@@ -36,7 +37,7 @@ type Rubric struct {
 const defaultScale = 5
 
 // rubricName is what a rubric's name may be.
-var rubricName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*$`)
+var rubricName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*$`) })
 
 // criterionSHA256 is the hex sha256 of the rubric's criterion.
 func (r Rubric) criterionSHA256() string {
@@ -69,7 +70,7 @@ func checkRubrics(rs []Rubric) ([]Rubric, error) {
 		switch {
 		case r.Name == "":
 			return nil, fmt.Errorf("%s: give it a Name (the metric's name)", where)
-		case !rubricName.MatchString(r.Name):
+		case !rubricName().MatchString(r.Name):
 			return nil, fmt.Errorf("%s: the name %q is not a letter followed by letters, digits, dots, dashes or underscores", where, r.Name)
 		case slices.Contains(allMetrics(), r.Name):
 			return nil, fmt.Errorf("%s: %q is a built-in judge metric; give the rubric a name of its own", where, r.Name)

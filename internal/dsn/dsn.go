@@ -13,15 +13,18 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Mask replaces a password in what Redact returns.
 const Mask = "xxxxx"
 
 // kvKeys are the libpq connection keywords that mark a key/value DSN.
-var kvKeys = regexp.MustCompile(`(?i)(^|\s)(host|hostaddr|port|dbname|user|password|passfile|sslmode|service|connect_timeout|application_name|options|target_session_attrs)\s*=`)
+var kvKeys = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(^|\s)(host|hostaddr|port|dbname|user|password|passfile|sslmode|service|connect_timeout|application_name|options|target_session_attrs)\s*=`)
+})
 
-var kvPassword = regexp.MustCompile(`(?i)(^|\s)password\s*=\s*('(?:[^'\\]|\\.)*'|\S*)`)
+var kvPassword = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)(^|\s)password\s*=\s*('(?:[^'\\]|\\.)*'|\S*)`) })
 
 // IsURL reports whether s is written as a PostgreSQL URL.
 func IsURL(s string) bool {
@@ -31,7 +34,7 @@ func IsURL(s string) bool {
 // IsPostgres reports whether s is a PostgreSQL DSN: a postgres:// URL, or
 // the key/value form (host=… dbname=…), which is never a file name.
 func IsPostgres(s string) bool {
-	return IsURL(s) || (!strings.Contains(s, "://") && kvKeys.MatchString(s))
+	return IsURL(s) || (!strings.Contains(s, "://") && kvKeys().MatchString(s))
 }
 
 // passwords returns the passwords s holds, in every form.
@@ -64,7 +67,7 @@ func passwords(s string) []string {
 		}
 		return out
 	}
-	for _, m := range kvPassword.FindAllStringSubmatch(s, -1) {
+	for _, m := range kvPassword().FindAllStringSubmatch(s, -1) {
 		p := m[2]
 		if strings.HasPrefix(p, "'") {
 			p = strings.ReplaceAll(strings.Trim(p, "'"), `\'`, "'")

@@ -559,6 +559,9 @@ func (d Deps) retriever(ctx context.Context, arm *Arm, spec ArmSpec) error {
 	if opts.Norms, err = bm25.ParseNorms(spec.BM25.Norms); err != nil {
 		return fmt.Errorf("%sarm %q: bm25: %w", posPrefix(spec.Pos), spec.Name, err)
 	}
+	if opts.Ties, err = parseTies(spec.BM25.Ties); err != nil {
+		return fmt.Errorf("%sarm %q: bm25: %w", posPrefix(spec.Pos), spec.Name, err)
+	}
 	bm25Desc := fmt.Sprintf("bm25 k1=%s b=%s", strconv.FormatFloat(opts.K1, 'g', -1, 64), strconv.FormatFloat(opts.B, 'g', -1, 64))
 	if opts.Analyzer != bm25.AnalyzerDefault {
 		// Named only when not the default, so that the default arm's
@@ -572,6 +575,11 @@ func (d Deps) retriever(ctx context.Context, arm *Arm, spec ArmSpec) error {
 	bm25Desc += " stopwords=english"
 	if opts.Norms != bm25.NormsExact {
 		bm25Desc += " norms=" + string(opts.Norms)
+	}
+	if opts.Ties != "" {
+		// Tie order and reported scores change the ranked lists: arms
+		// with different rules are different retriever stages.
+		bm25Desc += " ties=" + opts.Ties
 	}
 	buildBM25 := func(b *lasagna.Benchmark) (*bm25.Index, error) { return bm25.Build(b.Corpus, opts) }
 	releasing := func(ctx context.Context, b *lasagna.Benchmark) (*bm25.Index, error) {

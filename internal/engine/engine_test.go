@@ -357,3 +357,30 @@ func validBundle(t *testing.T, rep *Report) (*results.Bundle, []byte) {
 	}
 	return b, raw
 }
+
+// TestBuiltinBM25Ties: bm25: {ties: anserini} names the rule in the fixed
+// retriever stage (so arms with different tie rules compare only when the
+// retriever is varied), ties: trec_eval is the default stage unchanged, and
+// a misspelt rule is refused with a hint.
+func TestBuiltinBM25Ties(t *testing.T) {
+	for _, c := range []struct{ ties, want string }{
+		{"anserini", "bm25 k1=0.9 b=0.4 analyzer=lucene stemming=true stopwords=english norms=lucene ties=anserini"},
+		{"trec_eval", "bm25 k1=0.9 b=0.4 analyzer=lucene stemming=true stopwords=english norms=lucene"},
+	} {
+		s, err := ParseSweep([]byte("benchmarks: [{path: a.jsonl}]\narms:\n  - {name: a, retriever: bm25, bm25: {analyzer: lucene, norms: lucene, ties: "+c.ties+"}}\n"), "s.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		arm, err := BuiltinArm(s.Arms[0], 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := arm.Stages[lasagna.StageRetriever]; got != c.want {
+			t.Errorf("ties %s: retriever stage %q, want %q", c.ties, got, c.want)
+		}
+	}
+	_, err := ParseSweep([]byte("benchmarks: [{path: a.jsonl}]\narms:\n  - {name: a, retriever: bm25, bm25: {ties: anserni}}\n"), "s.yaml")
+	if err == nil || !strings.Contains(err.Error(), `ties "anserni" is not one of trec_eval, anserini`) || !strings.Contains(err.Error(), "anserini") {
+		t.Errorf("ties: anserni: error %v", err)
+	}
+}

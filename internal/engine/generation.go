@@ -127,7 +127,7 @@ func checkJudgeSpec(j *JudgeSpec, a ArmSpec, at string) []error {
 		switch {
 		case r.Name == "":
 			errs = append(errs, fmt.Errorf("%s: give it a name: (the metric's name)", rw))
-		case !scorerName.MatchString(r.Name):
+		case !scorerName().MatchString(r.Name):
 			errs = append(errs, fmt.Errorf("%s: the name %q is not a letter followed by letters, digits, dots, dashes or underscores", rw, r.Name))
 		case slices.Contains(allMetricNames(), r.Name) || slices.Contains(retrievalFamilies, base):
 			errs = append(errs, fmt.Errorf("%s: %q is a built-in metric's name; give the rubric a name of its own", rw, r.Name))

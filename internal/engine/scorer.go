@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/lasagna-go/lasagna"
 )
@@ -27,7 +28,7 @@ type Scorer struct {
 
 // scorerName is what a scorer's name and its metrics' names may be: a
 // letter, then letters, digits, '_', '-' or '.'.
-var scorerName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*$`)
+var scorerName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*$`) })
 
 // checkScorers reports what is wrong with the arm's scorers: a missing or
 // repeated name, no metrics, a metric name that is malformed, built in, or
@@ -50,7 +51,7 @@ func checkScorers(a *Arm) error {
 		switch {
 		case s.Name == "":
 			errs = append(errs, fmt.Errorf("%s: give it a Name (held fixed in the bundle, with its Version)", where))
-		case !scorerName.MatchString(s.Name):
+		case !scorerName().MatchString(s.Name):
 			errs = append(errs, fmt.Errorf("%s: the name %q is not a letter followed by letters, digits, dots, dashes or underscores", where, s.Name))
 		case names[s.Name]:
 			errs = append(errs, fmt.Errorf("%s: two scorers are named %q", where, s.Name))
@@ -67,7 +68,7 @@ func checkScorers(a *Arm) error {
 			switch {
 			case slices.Contains(builtin, m) || slices.Contains(retrievalFamilies, base) || m == MetricLatency:
 				errs = append(errs, fmt.Errorf("%s: metric %q is a built-in metric's name; give it a name of its own", where, m))
-			case !scorerName.MatchString(m):
+			case !scorerName().MatchString(m):
 				errs = append(errs, fmt.Errorf("%s: metric name %q is not a letter followed by letters, digits, dots, dashes or underscores", where, m))
 			case owner[m] == "the judge":
 				errs = append(errs, fmt.Errorf("%s: metric %q is also scored by the arm's judge (a rubric); give one of them another name", where, m))
@@ -94,7 +95,7 @@ func checkJudgeMetrics(a *Arm) error {
 		}
 		base, _, _ := strings.Cut(m, "@")
 		switch {
-		case !scorerName.MatchString(m):
+		case !scorerName().MatchString(m):
 			errs = append(errs, fmt.Errorf("arm %s: judge metric %q is not a letter followed by letters, digits, dots, dashes or underscores", a.Name, m))
 		case slices.Contains(allMetricNames(), m) || slices.Contains(retrievalFamilies, base):
 			errs = append(errs, fmt.Errorf("arm %s: judge metric %q is a built-in metric's name; give the rubric a name of its own", a.Name, m))

@@ -153,11 +153,27 @@ type BM25Spec struct {
 	// Norms is exact (the default) or lucene: document lengths stored in
 	// one lossy byte and scored as Lucene's BM25Similarity does.
 	Norms string `yaml:"norms"`
+	// Ties is trec_eval (the default: equal scores by descending document
+	// id, scores as computed) or anserini (Anserini's run files: ties by
+	// ascending id, scores rounded to 4 decimals and each tie 1e-6 lower).
+	Ties string `yaml:"ties"`
 }
 
 // EmbedderSpec sets an OpenAI-compatible embedding model.
 type EmbedderSpec struct {
 	Model string `yaml:"model"`
+}
+
+// parseTies returns the bm25.Options.Ties of a sweep's ties: "" for
+// trec_eval (or nothing), "anserini" for anserini.
+func parseTies(s string) (string, error) {
+	switch s {
+	case "", "trec_eval":
+		return "", nil
+	case "anserini":
+		return s, nil
+	}
+	return "", fmt.Errorf("ties %q is not one of trec_eval, anserini%s", s, suggest.Hint(s, []string{"trec_eval", "anserini"}))
 }
 
 // Stemming reports whether BM25 stems (the default) for s.
@@ -185,7 +201,7 @@ var (
 	armKeys       = []string{"name", "retriever", "top_k", "bm25", "embedder", "rrf_k", "vector_backend", "alpha", "generator", "judge", "varied", "thresholds", "repeats", "pass"}
 	thresholdKeys = []string{"metric", "at_least", "at_most", "per_query", "not_worse_than", "tolerance"}
 	gateKeys      = []string{"metrics", "tolerance", "alpha"}
-	bm25Keys      = []string{"k1", "b", "stemming", "analyzer", "norms"}
+	bm25Keys      = []string{"k1", "b", "stemming", "analyzer", "norms", "ties"}
 	embedderKeys  = []string{"model"}
 )
 
@@ -484,6 +500,9 @@ func (s *Sweep) check(needBenchmarks bool) error {
 			errs = append(errs, fmt.Errorf("%sarm %q: bm25: %w", at(a.Pos), a.Name, err))
 		}
 		if _, err := bm25.ParseNorms(a.BM25.Norms); err != nil {
+			errs = append(errs, fmt.Errorf("%sarm %q: bm25: %w", at(a.Pos), a.Name, err))
+		}
+		if _, err := parseTies(a.BM25.Ties); err != nil {
 			errs = append(errs, fmt.Errorf("%sarm %q: bm25: %w", at(a.Pos), a.Name, err))
 		}
 		if a.NeedsEmbedder() && a.Embedder.Model == "" {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -89,7 +90,7 @@ var (
 
 // credentialKey matches the names of keys that would put a credential in
 // a sweep file.
-var credentialKey = regexp.MustCompile(`(?i)(pass|secret|token|key|auth|user|cred)`)
+var credentialKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)(pass|secret|token|key|auth|user|cred)`) })
 
 // credentialFix is how to give a backend its credentials.
 func credentialFix() string {
@@ -111,7 +112,7 @@ func checkVectorBackendNode(n *yaml.Node, file, where string) []error {
 		k := n.Content[i]
 		switch {
 		case slices.Contains(vectorBackendKeys, k.Value):
-		case credentialKey.MatchString(k.Value):
+		case credentialKey().MatchString(k.Value):
 			errs = append(errs, fmt.Errorf("%s:%d: %s: key %q holds a credential; %s", file, k.Line, where, k.Value, credentialFix()))
 		default:
 			errs = append(errs, fmt.Errorf("%s:%d: unknown key %q in %s%s; known keys: %s",
@@ -178,7 +179,7 @@ func (s VectorBackendSpec) problems(at string) []error {
 }
 
 // dsnPassword finds a password in a key=value connection string.
-var dsnPassword = regexp.MustCompile(`(?i)(^|\s)(password|sslpassword)\s*=`)
+var dsnPassword = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)(^|\s)(password|sslpassword)\s*=`) })
 
 // checkDSN refuses a connection string that holds a password, without
 // quoting it.
@@ -202,7 +203,7 @@ func checkDSN(dsn string) error {
 	if !strings.Contains(dsn, "=") {
 		return errors.New("is neither a postgres:// URL nor key=value pairs; write it as postgres://user@host:5432/db")
 	}
-	if dsnPassword.MatchString(dsn) {
+	if dsnPassword().MatchString(dsn) {
 		return errors.New("holds a password (password=); " + fix)
 	}
 	return nil
@@ -219,7 +220,7 @@ func checkWeaviateURL(s string) error {
 		return errors.New("holds user information (user@ or user:password@); remove it and set " + EnvWeaviateAPIKey + " in the environment")
 	}
 	for k := range u.Query() {
-		if credentialKey.MatchString(k) {
+		if credentialKey().MatchString(k) {
 			return fmt.Errorf("holds a credential (%s=); remove it and set %s in the environment", k, EnvWeaviateAPIKey)
 		}
 	}

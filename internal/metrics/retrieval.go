@@ -280,15 +280,7 @@ func idBits(d string) uint64 {
 	return x>>32 ^ x>>17
 }
 
-// log2Table caches log2(i+2) for ranks i+1; log2Plus2 extends it on demand.
-var log2Table = func() []float64 {
-	t := make([]float64, 4096)
-	for i := range t {
-		t[i] = math.Log2(float64(i + 2))
-	}
-	return t
-}()
-
+// log2Plus2 returns log2(i+2), from log2Table when i is in it.
 func log2Plus2(i int) float64 {
 	if i < len(log2Table) {
 		return log2Table[i]

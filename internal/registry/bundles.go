@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"regexp"
+	"sync"
 	"time"
 )
 
@@ -25,11 +26,11 @@ type StoredBundle struct {
 }
 
 // runIDPattern is a bundle's run_id: the hex sha256 of its canonical JSON.
-var runIDPattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
+var runIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{64}$`) })
 
 // IsRunID reports whether s has the form of a bundle's run_id (64
 // lower-case hex digits).
-func IsRunID(s string) bool { return runIDPattern.MatchString(s) }
+func IsRunID(s string) bool { return runIDPattern().MatchString(s) }
 
 // PutBundle stores data, a results bundle's bytes, under runID, with the
 // metadata of meta (its RunID and Size are set from runID and data; a

@@ -14,6 +14,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 	"testing/fstest"
 
 	"github.com/lasagna-go/lasagna"
@@ -708,7 +709,7 @@ func (r *Registry) Benchmark(ctx context.Context, inf Info) (*lasagna.Benchmark,
 }
 
 // hexDigest matches a lower-case hex digest or prefix.
-var hexDigest = regexp.MustCompile(`^[0-9a-f]{12,64}$`)
+var hexDigest = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{12,64}$`) })
 
 // FindRevision returns the benchmark of a revision whose content digest
 // is digest (the full hex sha256 or a prefix of at least 12 digits),
@@ -716,7 +717,7 @@ var hexDigest = regexp.MustCompile(`^[0-9a-f]{12,64}$`)
 // content whether it ran as registry:NAME or as the file the revision
 // was imported from. ErrNotFound when no revision holds it.
 func (r *Registry) FindRevision(ctx context.Context, digest string) (*lasagna.Benchmark, error) {
-	if !hexDigest.MatchString(digest) {
+	if !hexDigest().MatchString(digest) {
 		return nil, fmt.Errorf("revision digest %q: give 12 to 64 lower-case hex digits", digest)
 	}
 	var name, full string

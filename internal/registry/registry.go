@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -289,7 +290,7 @@ func (r *Registry) Backend() string { return r.d.name }
 // Close closes the registry.
 func (r *Registry) Close() error { return r.db.Close() }
 
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]*$`)
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]*$`) })
 
 // CheckName reports whether name can name a registered benchmark: letters,
 // digits, '.', '_', '-' and '/', starting with a letter or digit, at most
@@ -301,7 +302,7 @@ func CheckName(name string) error {
 		return invalidf("empty benchmark name")
 	case len(name) > 200:
 		return invalidf("benchmark name %.20q… is longer than 200 bytes", name)
-	case !nameRE.MatchString(name):
+	case !nameRE().MatchString(name):
 		return invalidf("benchmark name %q: use letters, digits, '.', '_', '-' and '/', starting with a letter or digit (no '@', ':' or spaces)", name)
 	case strings.HasPrefix(name, "local/"):
 		return invalidf("benchmark name %q: local/ is the prefix of unregistered files; choose another name", name)

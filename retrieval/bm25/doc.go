@@ -99,7 +99,12 @@
 // back when fewer documents match. Equal scores are ordered by document id
 // (byte-wise descending, the order trec_eval gives ties, so a run file
 // exported from these lists ranks the same under trec_eval), and a ranking
-// does not depend on the order in which documents were given to Build. Scores are accumulated in float32,
+// does not depend on the order in which documents were given to Build.
+// Options.Ties "anserini" reproduces Anserini's run files instead: ties by
+// ascending id (Lucene's sort by score, then id), and each reported score
+// rounded to 4 decimals and lowered by 1e-6 for every document above it
+// that it ties with (Anserini's ScoreTiesAdjusterReranker, in float32), so
+// that scores decrease down the list and trec_eval ranks the run as written. Scores are accumulated in float32,
 // and a Hit's Score is recorded at that precision: the float64 nearest to
 // the float32's shortest decimal (12.9640255, not 12.964025497436523), so
 // that bundles and printed runs carry float32's digits; float32(Score) is

@@ -40,7 +40,23 @@ type Options struct {
 	// Norms chooses how document lengths enter the score: NormsExact ("")
 	// or NormsLucene, Lucene's one-byte lossy lengths.
 	Norms Norms
+	// Ties chooses how equal scores are ordered and what Search reports
+	// as scores: "" (or "trec_eval") orders ties by descending document
+	// id, the order trec_eval gives them, with the scores as computed;
+	// "anserini" does what Anserini's run files hold: ties by ascending
+	// document id (byte-wise, Lucene's sort by score then id), then each
+	// score rounded to 4 decimals and lowered by 1e-6 per document tied
+	// with those above it (Anserini's ScoreTiesAdjusterReranker, in
+	// float32), so that the reported scores decrease in rank order and
+	// trec_eval ranks a run file of them as Search did.
+	Ties string
 }
+
+// The tie rules of Options.Ties.
+const (
+	tiesTrecEval = ""
+	tiesAnserini = "anserini"
+)
 
 // Analyzer names a text analysis.
 type Analyzer string
@@ -121,6 +137,13 @@ func (o Options) resolved() (Options, error) {
 	}
 	if o.Norms, err = ParseNorms(string(o.Norms)); err != nil {
 		return o, fmt.Errorf("bm25: Norms: %w; use NormsExact or NormsLucene", err)
+	}
+	switch o.Ties {
+	case tiesTrecEval, "trec_eval":
+		o.Ties = tiesTrecEval
+	case tiesAnserini:
+	default:
+		return o, fmt.Errorf("bm25: Ties = %q; use \"\" (or \"trec_eval\") or \"anserini\"", o.Ties)
 	}
 	return o, nil
 }
@@ -344,7 +367,8 @@ func buildSharded(docs []lasagna.Document, opts Options, workers int, release bo
 		sh.docPairs, sh.pairs = nil, pairs{}
 	}
 
-	// Tie order: rank of each id in byte-wise order.
+	// Tie order: rank of each id in byte-wise order (reversed for
+	// Anserini's ties, so that the smaller id wins a tie).
 	order := make([]uint32, len(docs))
 	for i := range order {
 		order[i] = uint32(i)
@@ -352,6 +376,9 @@ func buildSharded(docs []lasagna.Document, opts Options, workers int, release bo
 	slices.SortFunc(order, func(a, b uint32) int { return strings.Compare(ix.ids[a], ix.ids[b]) })
 	ix.idRank = make([]uint32, len(docs))
 	for r, doc := range order {
+		if opts.Ties == tiesAnserini {
+			r = len(order) - 1 - r
+		}
 		ix.idRank[doc] = uint32(r)
 	}
 	if release {
@@ -543,7 +570,8 @@ func (ix *Index) Retrieve(ctx context.Context, q lasagna.Query, k int) ([]lasagn
 }
 
 // Search returns the k documents with the highest BM25 score for query, best
-// first, ties by descending id (trec_eval's order). It returns no hit (nil) when k ≤ 0, when the
+// first, ties by descending id (trec_eval's order; Options.Ties "anserini":
+// by ascending id, with Anserini's adjusted scores). It returns no hit (nil) when k ≤ 0, when the
 // query has no term (empty, only stopwords or punctuation) or when no
 // document holds a query term, and fewer than k hits when fewer documents
 // match.
@@ -618,9 +646,35 @@ func (ix *Index) Search(query string, k int) []lasagna.Hit {
 	}
 	best := h.Sorted()
 	hits := make([]lasagna.Hit, len(best))
+	anserini := ix.opts.Ties == tiesAnserini
+	var prev float32
+	dup := 0
 	for i, it := range best {
-		hits[i] = lasagna.Hit{ID: ix.ids[it.Value], Score: numfmt.Float32(math.Float32frombits(uint32(it.Score >> 32)))}
+		score := math.Float32frombits(uint32(it.Score >> 32))
+		if anserini {
+			score, dup = anseriniScore(score, prev, i == 0, dup)
+			prev = score
+		}
+		hits[i] = lasagna.Hit{ID: ix.ids[it.Value], Score: numfmt.Float32(score)}
 	}
 	s.touched, s.heap = touched, best
 	return hits
+}
+
+// anseriniScore is Anserini's ScoreTiesAdjusterReranker on one score of a
+// ranked list, in float32 as Java computes it: the score rounded to 4
+// decimals (Math.round(s·1e4f)/1e4f), then, unless it is the first or
+// more than 1e-4 below prev (the adjusted score above it), a tie: lowered
+// by 1e-6 times the number of ties so far (dup, returned updated).
+func anseriniScore(s, prev float32, first bool, dup int) (float32, int) {
+	x := float32(s * 1e4)
+	// Java's Math.round(float): floor(x + 1/2), exact (float32 + 1/2 is
+	// exact in float64); int32 saturation does not arise for BM25 scores.
+	r := float32(float32(math.Floor(float64(x)+0.5)) / 1e4)
+	if first || float32(prev-r) > 1e-4 {
+		return r, 0
+	}
+	dup++
+	d := float32(float32(dup) * 1e-6)
+	return float32(r - d), dup
 }

@@ -272,7 +272,7 @@ func (s *Store) Close() error {
 	return nil
 }
 
-var validName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9_]*$`) })
 
 // indexSuffix names a collection's HNSW index: the table's name and this.
 const indexSuffix = "_hnsw"
@@ -282,7 +282,7 @@ const indexSuffix = "_hnsw"
 // ef_construction or metric gets its index rebuilt here (ef_search is set
 // per search and needs no rebuild).
 func (s *Store) Open(ctx context.Context, c vector.Collection) (vector.State, error) {
-	if !validName.MatchString(c.Name) || len(c.Name)+len(indexSuffix) > 63 {
+	if !validName().MatchString(c.Name) || len(c.Name)+len(indexSuffix) > 63 {
 		return vector.State{}, fmt.Errorf("pgvector: collection name %q is not a table name this adapter creates; use lower-case ASCII letters, digits and underscores, starting with a letter, at most %d characters (vector.CollectionName makes one)", c.Name, 63-len(indexSuffix))
 	}
 	m, err := vector.MetricOr(c.Metric, s.metric)
@@ -749,14 +749,16 @@ func (s *Store) DropCommand(c vector.Collection) string {
 }
 
 // pgxParams are the DSN parameters pgx reads and libpq (psql) rejects.
-var pgxParams = regexp.MustCompile(`^(default_query_exec_mode|statement_cache_capacity|description_cache_capacity|pool_[a-z_]+|min_read_buffer_size)$`)
+var pgxParams = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(default_query_exec_mode|statement_cache_capacity|description_cache_capacity|pool_[a-z_]+|min_read_buffer_size)$`)
+})
 
 // psqlDSN returns dsn without pgx's own parameters.
 func psqlDSN(dsn string) string {
 	if u, err := url.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
 		q := u.Query()
 		for k := range q {
-			if pgxParams.MatchString(k) {
+			if pgxParams().MatchString(k) {
 				q.Del(k)
 			}
 		}
@@ -765,7 +767,7 @@ func psqlDSN(dsn string) string {
 	}
 	var keep []string
 	for _, f := range strings.Fields(dsn) {
-		if k, _, ok := strings.Cut(f, "="); ok && pgxParams.MatchString(k) {
+		if k, _, ok := strings.Cut(f, "="); ok && pgxParams().MatchString(k) {
 			continue
 		}
 		keep = append(keep, f)

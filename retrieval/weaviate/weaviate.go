@@ -280,13 +280,13 @@ func (s *Store) retry(ctx context.Context, f func() error) error {
 // not allow (lower-case ASCII letters, digits and underscores, starting
 // with a letter).
 func className(collection string) (string, error) {
-	if !collectionRE.MatchString(collection) {
+	if !collectionRE().MatchString(collection) {
 		return "", fmt.Errorf("weaviate: collection name %q is not lower-case ASCII letters, digits and underscores starting with a letter; name it with vector.CollectionName", collection)
 	}
 	return strings.ToUpper(collection[:1]) + collection[1:], nil
 }
 
-var collectionRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+var collectionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9_]*$`) })
 
 // Describe names the backend for held_fixed: "weaviate", the server's
 // version, and the HNSW parameters and metric (of the open collection, or

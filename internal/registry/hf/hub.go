@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -135,15 +136,15 @@ var (
 )
 
 var (
-	commitRE   = regexp.MustCompile(`^[0-9a-f]{40}$`)
-	blobRE     = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
-	revisionRE = regexp.MustCompile(`^[A-Za-z0-9_.][A-Za-z0-9_./-]*$`)
+	commitRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{40}$`) })
+	blobRE     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`) })
+	revisionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.][A-Za-z0-9_./-]*$`) })
 )
 
 // checkRevision refuses a revision that cannot name a branch, tag or
 // commit (it becomes a file under refs/).
 func checkRevision(rev string) error {
-	if len(rev) > 255 || !revisionRE.MatchString(rev) || !fs.ValidPath(rev) || strings.HasSuffix(rev, ".lock") {
+	if len(rev) > 255 || !revisionRE().MatchString(rev) || !fs.ValidPath(rev) || strings.HasSuffix(rev, ".lock") {
 		return fmt.Errorf("--revision %q is not a branch, tag or commit name; give one such as main, a tag, or a 40-hex commit", rev)
 	}
 	return nil
@@ -270,7 +271,7 @@ func (h *Hub) downloadRepo(ctx context.Context, dataset, rev string, pick picker
 			continue // in the cache: no request
 		}
 		etag := s.etag()
-		if !blobRE.MatchString(etag) || s.Size == nil || *s.Size < 0 {
+		if !blobRE().MatchString(etag) || s.Size == nil || *s.Size < 0 {
 			return "", "", nil, fmt.Errorf("%s: the Hub's file list gives no blob id and size for %s; try again later, or download the file and give --from", where, p)
 		}
 		blob := filepath.Join(storage, "blobs", etag)
@@ -291,13 +292,13 @@ func (h *Hub) downloadRepo(ctx context.Context, dataset, rev string, pick picker
 func (h *Hub) fromCache(storage, dataset, rev string, pick picker) (snap, sha string, files []string, err error) {
 	const fix = "unset HF_HUB_OFFLINE to download it, or give --from DIR"
 	sha = rev
-	if !commitRE.MatchString(rev) {
+	if !commitRE().MatchString(rev) {
 		data, err := os.ReadFile(filepath.Join(storage, "refs", filepath.FromSlash(rev)))
 		if err != nil {
 			return "", "", nil, fmt.Errorf("HF_HUB_OFFLINE is set and %s (revision %s) is not in the cache %s (no %s); %s", dataset, rev, h.Cache, filepath.Join(storage, "refs", filepath.FromSlash(rev)), fix)
 		}
 		sha = strings.TrimSpace(string(data))
-		if !commitRE.MatchString(sha) {
+		if !commitRE().MatchString(sha) {
 			return "", "", nil, fmt.Errorf("%s holds no commit (40 hex); remove it and download again", filepath.Join(storage, "refs", filepath.FromSlash(rev)))
 		}
 	}
@@ -441,7 +442,7 @@ func (h *Hub) revision(ctx context.Context, dataset, rev string) (revisionInfo, 
 		}
 		return revisionInfo{}, fmt.Errorf("%s: the answer of %s for revision %s is not the Hub's JSON (%s); check HF_ENDPOINT", dataset, redactURL(h.Endpoint), rev, clean(err.Error(), h.token))
 	}
-	if !commitRE.MatchString(info.SHA) {
+	if !commitRE().MatchString(info.SHA) {
 		return revisionInfo{}, fmt.Errorf("%s: the answer of %s for revision %s names no commit (sha: %q); check HF_ENDPOINT", dataset, redactURL(h.Endpoint), rev, clean(info.SHA, h.token))
 	}
 	if len(info.Siblings) > maxSiblings {
