@@ -10,9 +10,11 @@ package dsn
 import (
 	"errors"
 	"net/url"
+	"os"
 	"regexp"
-	"slices"
 	"strings"
+
+	"github.com/lasagna-go/lasagna/internal/redact"
 )
 
 // Mask replaces a password in what Redact returns.
@@ -84,17 +86,21 @@ func Redact(s string) string {
 	return RedactIn(s, s)
 }
 
-// RedactIn returns text with every password dsn holds replaced by Mask:
-// for messages that quote a DSN, such as a driver's error.
+// RedactIn returns text with every password dsn holds, and PGPASSWORD's
+// (which the drivers use when the DSN holds none), replaced by Mask: for
+// messages that quote a DSN, such as a driver's error. A password of 8 or
+// more characters is masked wherever 8 or more of its consecutive
+// characters occur, plain or JSON-escaped (package internal/redact); a
+// shorter one where it occurs whole.
 func RedactIn(text, dsn string) string {
 	ps := passwords(dsn)
-	// Longest first, so that a password is masked whole before a part of
-	// it (its unescaped form) could be.
-	slices.SortFunc(ps, func(a, b string) int { return len(b) - len(a) })
-	for _, p := range ps {
-		text = strings.ReplaceAll(text, p, Mask)
+	if p := os.Getenv("PGPASSWORD"); p != "" {
+		ps = append(ps, p)
 	}
-	return text
+	if len(ps) == 0 {
+		return text
+	}
+	return redact.NewMarked(Mask, ps...).String(text)
 }
 
 // ErrUnescapedAt is Check's error for a URL whose user info holds more
