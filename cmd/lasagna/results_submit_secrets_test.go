@@ -85,3 +85,24 @@ func TestResultsSubmitEchoedToken(t *testing.T) {
 		})
 	}
 }
+
+// TestServeLogRedactor: serve's log masks runs of the token, the
+// registry's password, PGPASSWORD and the keys of the environment, and
+// leaves a placeholder key such as "none" alone.
+func TestServeLogRedactor(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "none")
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-SECRET-0123456789abcdef")
+	t.Setenv("PGPASSWORD", "")
+	var b strings.Builder
+	w := serveLogRedactor("serve-token-0123456789abcdef", "postgres://u:reg-Password-xyz987@db/x").Writer(&b)
+	w.Write([]byte("http: panic serving: header Bearer serve-token-01234… password reg-Password-x… key …456789abcdef none\n"))
+	got := b.String()
+	for _, run := range []string{"serve-to", "reg-Pass", "6789abcd"} {
+		if strings.Contains(got, run) {
+			t.Errorf("log %q shows %q", got, run)
+		}
+	}
+	if !strings.Contains(got, " none\n") {
+		t.Errorf("log %q: the placeholder key is masked", got)
+	}
+}

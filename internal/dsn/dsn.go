@@ -78,6 +78,17 @@ func passwords(s string) []string {
 	return out
 }
 
+// Passwords returns the passwords s holds, in every form, and PGPASSWORD's
+// value: the secrets to redact (package internal/redact) from text that
+// a driver connected with s may write.
+func Passwords(s string) []string {
+	ps := passwords(s)
+	if p := os.Getenv("PGPASSWORD"); p != "" {
+		ps = append(ps, p)
+	}
+	return ps
+}
+
 // HasPassword reports whether s holds a password.
 func HasPassword(s string) bool { return len(passwords(s)) > 0 }
 
@@ -93,10 +104,7 @@ func Redact(s string) string {
 // characters occur, plain or JSON-escaped (package internal/redact); a
 // shorter one where it occurs whole.
 func RedactIn(text, dsn string) string {
-	ps := passwords(dsn)
-	if p := os.Getenv("PGPASSWORD"); p != "" {
-		ps = append(ps, p)
-	}
+	ps := Passwords(dsn)
 	if len(ps) == 0 {
 		return text
 	}
