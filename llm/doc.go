@@ -25,11 +25,13 @@
 //     cached;
 //   - accounts token usage and estimated cost per Stage in a Tracker, with
 //     cost only for models in the price table (never guessed).
-//   - redacts the configured key values (of at least 8 bytes)
-//     from everything it returns, where server text enters: error messages
-//     (a 401 that echoes the Authorization header), answers and model
-//     names, so no key reaches a console, bundle, journal, cache entry or
-//     log through it.
+//   - redacts the configured key values (of at least 8 bytes), and every
+//     run of 8 or more of their consecutive characters (a server quoting a
+//     key's first 20 or last 10 characters), plain or JSON-escaped, from
+//     everything it returns, where server text enters: error messages (a
+//     401 that echoes the Authorization header), answers and model names,
+//     so no key reaches a console, bundle, journal, cache entry or log
+//     through it.
 //
 // A failed call returns an *Error whose Kind (ErrRateLimited, ErrServer,
 // ErrTimeout, ErrMalformed, …) is matched with errors.Is and whose Code is a

@@ -55,8 +55,8 @@ var codes = map[error]string{
 // carries the base URL or the server's address (the raw cause in Err may,
 // so do not print Err into shared reports), and neither Detail nor Err's
 // message carries a configured key value: a server that echoes the key
-// (say, the Authorization header in a 401 body) has it replaced by
-// Redacted.
+// (say, the Authorization header in a 401 body), or 8 or more of its
+// consecutive characters, has them replaced by "[REDACTED]".
 type Error struct {
 	// Kind is one of the Err* values of this package.
 	Kind error

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/lasagna-go/lasagna/internal/dashboard"
 	"github.com/lasagna-go/lasagna/internal/datasets"
+	"github.com/lasagna-go/lasagna/internal/redact"
 	"github.com/spf13/cobra"
 )
 
@@ -49,7 +51,9 @@ func newResultsSubmitCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Submit results bundles to a lasagna serve hub (POST /api/bundles)",
 		Long: `submit sends each bundle to the lasagna serve at --to (POST URL/api/bundles),
 with the token of LASAGNA_SERVE_TOKEN as "Authorization: Bearer …" (the
-token is never printed). The server checks each bundle as lasagna results
+token is never printed: every run of 8 or more of its characters in what
+the server answers, an echoed Authorization header say, is printed as
+[REDACTED]). The server checks each bundle as lasagna results
 validate --strict --data registry:NAME@HASH does, against its registry's
 revision of the benchmark the bundle ran on (one it does not hold refuses
 the bundle), and stores it by run_id. A pooled_gold or synthetic benchmark
@@ -107,6 +111,21 @@ type submitReply struct {
 	} `json:"findings"`
 }
 
+// redacted returns a with every text the server wrote redacted by red.
+func (a submitReply) redacted(red *redact.Redactor) submitReply {
+	for _, s := range []*string{&a.Status, &a.RunID, &a.Report, &a.Benchmark, &a.ContentHash, &a.Error} {
+		*s = red.String(*s)
+	}
+	a.Findings = slices.Clone(a.Findings)
+	for i := range a.Findings {
+		f := &a.Findings[i]
+		for _, s := range []*string{&f.Code, &f.Level, &f.Where, &f.Detail, &f.Fix} {
+			*s = red.String(*s)
+		}
+	}
+	return a
+}
+
 // resultsSubmit posts each bundle at paths to the lasagna serve at to
 // with token, prints what the server did with it and a count; a refused
 // bundle makes it exit 1 after the others are sent.
@@ -126,6 +145,9 @@ func resultsSubmit(ctx context.Context, w, errw io.Writer, paths []string, to, t
 		eu.RawQuery = url.Values{"submitter": {submitter}}.Encode()
 	}
 	endpoint := eu.String()
+	// The server's text is printed; a server (or a proxy before it) that
+	// quotes the Authorization header must not print the token.
+	red := redact.New(token)
 	client := &http.Client{
 		Timeout: submitTimeout,
 		// A redirect would send the bundle (and, to the same host, the
@@ -140,7 +162,7 @@ func resultsSubmit(ctx context.Context, w, errw io.Writer, paths []string, to, t
 			refused++
 			continue
 		}
-		ans, status, err := postRetrying(ctx, errw, client, endpoint, base, token, p, raw)
+		ans, status, err := postRetrying(ctx, errw, client, endpoint, base, token, red, p, raw)
 		if err != nil {
 			return err
 		}
@@ -176,7 +198,7 @@ func resultsSubmit(ctx context.Context, w, errw io.Writer, paths []string, to, t
 // 503 (storage unavailable) up to submitAttempts times in all, after the
 // server's Retry-After or a doubling backoff, saying so on errw; a last
 // 503 becomes an answer that the bundle was not judged.
-func postRetrying(ctx context.Context, errw io.Writer, client *http.Client, endpoint string, base *url.URL, token, p string, raw []byte) (submitReply, int, error) {
+func postRetrying(ctx context.Context, errw io.Writer, client *http.Client, endpoint string, base *url.URL, token string, red *redact.Redactor, p string, raw []byte) (submitReply, int, error) {
 	var (
 		ans    submitReply
 		status int
@@ -184,7 +206,7 @@ func postRetrying(ctx context.Context, errw io.Writer, client *http.Client, endp
 		err    error
 	)
 	for attempt := 1; ; attempt++ {
-		ans, status, wait, err = postBundle(ctx, client, endpoint, base, token, raw)
+		ans, status, wait, err = postBundle(ctx, client, endpoint, base, token, red, raw)
 		if err != nil {
 			return ans, status, err
 		}
@@ -230,12 +252,13 @@ func submitBase(to, token string) (*url.URL, error) {
 // postBundle posts one bundle's bytes to endpoint and returns the
 // server's answer and HTTP status. An error (the server cannot be reached,
 // refuses the token or the submission, or is not a lasagna serve) stops
-// the submission: it is returned ready for exitCode.
+// the submission: it is returned ready for exitCode. Everything of the
+// answer that is printed is redacted with red (the token).
 //
 // For a 503 it returns, as wait, the server's Retry-After (0 without one,
 // at most maxRetryAfter).
-func postBundle(ctx context.Context, client *http.Client, endpoint string, base *url.URL, token string, raw []byte) (submitReply, int, time.Duration, error) {
-	ans, status, res, err := postRaw(ctx, client, endpoint, base, token, raw)
+func postBundle(ctx context.Context, client *http.Client, endpoint string, base *url.URL, token string, red *redact.Redactor, raw []byte) (submitReply, int, time.Duration, error) {
+	ans, status, res, err := postRaw(ctx, client, endpoint, base, token, red, raw)
 	var wait time.Duration
 	if res != nil && status == http.StatusServiceUnavailable {
 		if n, err := strconv.Atoi(res.Header.Get("Retry-After")); err == nil && n > 0 {
@@ -245,7 +268,7 @@ func postBundle(ctx context.Context, client *http.Client, endpoint string, base 
 	return ans, status, wait, err
 }
 
-func postRaw(ctx context.Context, client *http.Client, endpoint string, base *url.URL, token string, raw []byte) (submitReply, int, *http.Response, error) {
+func postRaw(ctx context.Context, client *http.Client, endpoint string, base *url.URL, token string, red *redact.Redactor, raw []byte) (submitReply, int, *http.Response, error) {
 	var ans submitReply
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(raw))
 	if err != nil {
@@ -259,21 +282,22 @@ func postRaw(ctx context.Context, client *http.Client, endpoint string, base *ur
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return ans, 0, nil, problems(fmt.Errorf("results submit: %s: the server cannot be reached: %v (is lasagna serve running there?)", endpoint, err))
+		return ans, 0, nil, problems(fmt.Errorf("results submit: %s: the server cannot be reached: %v (is lasagna serve running there?)", endpoint, red.Error(err)))
 	}
 	// Every finding of a refused bundle: large for a large forgery.
 	body, err := io.ReadAll(io.LimitReader(res.Body, maxAnswer))
 	res.Body.Close()
 	if err != nil {
-		return ans, 0, nil, problems(fmt.Errorf("results submit: %s: reading the answer: %w", endpoint, err))
+		return ans, 0, nil, problems(fmt.Errorf("results submit: %s: reading the answer: %w", endpoint, red.Error(err)))
 	}
 	jsonErr := json.Unmarshal(body, &ans)
+	ans = ans.redacted(red)
 	switch {
 	case res.StatusCode == http.StatusServiceUnavailable:
 		// Worth another try, whoever answered (the hub, or a proxy in
 		// front of it).
 		if jsonErr != nil || ans.Error == "" {
-			ans = submitReply{Error: res.Status}
+			ans = submitReply{Error: red.String(res.Status)}
 		}
 		ans.Status = "unavailable"
 		return ans, res.StatusCode, res, nil
@@ -282,7 +306,7 @@ func postRaw(ctx context.Context, client *http.Client, endpoint string, base *ur
 	case res.StatusCode == http.StatusForbidden && jsonErr == nil:
 		return ans, 0, nil, problems(fmt.Errorf("results submit: %s refused the submission (403): %s", base.Redacted(), ans.Error))
 	case jsonErr != nil:
-		return ans, 0, nil, problems(fmt.Errorf("results submit: %s answered %s, not a lasagna serve's JSON (is --to the base URL of a lasagna serve of this version?)", endpoint, res.Status))
+		return ans, 0, nil, problems(fmt.Errorf("results submit: %s answered %s, not a lasagna serve's JSON (is --to the base URL of a lasagna serve of this version?)", endpoint, red.String(res.Status)))
 	}
 	return ans, res.StatusCode, res, nil
 }

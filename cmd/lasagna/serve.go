@@ -7,10 +7,14 @@ import (
 	"net"
 	"os"
 	"runtime/debug"
+	"strings"
 
 	"github.com/lasagna-go/lasagna/internal/dashboard"
+	pgdsn "github.com/lasagna-go/lasagna/internal/dsn"
 	"github.com/lasagna-go/lasagna/internal/engine"
+	"github.com/lasagna-go/lasagna/internal/redact"
 	"github.com/lasagna-go/lasagna/internal/registry"
+	"github.com/lasagna-go/lasagna/llm"
 	"github.com/lasagna-go/lasagna/results/schema"
 	"github.com/spf13/cobra"
 )
@@ -61,7 +65,8 @@ func newServeCmd(stdout, stderr io.Writer) *cobra.Command {
 			}
 			// Cancels the evaluations still running, after the requests.
 			defer srv.Close()
-			return serveOn(ctx, stdout, stderr, srv, addr, bundles, token)
+			// The server's log (http.Server's errors) carries no secret.
+			return serveOn(ctx, stdout, serveLogRedactor(token, dsn).Writer(stderr), srv, addr, bundles, token)
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", addr, "listen on `HOST:PORT` (not loopback: needs LASAGNA_SERVE_TOKEN)")
@@ -162,6 +167,20 @@ func serveOn(ctx context.Context, stdout, stderr io.Writer, srv *dashboard.Serve
 	}
 	fmt.Fprintln(stdout, "lasagna serve: stopped")
 	return nil
+}
+
+// serveLogRedactor masks in serve's log every run of 8 or more characters
+// of the secrets the server holds: the token, the registry's password (and
+// PGPASSWORD), and the keys its evaluations use (of at least 8 characters:
+// a shorter one is a local server's placeholder, such as "none").
+func serveLogRedactor(token, dsn string) *redact.Redactor {
+	secrets := append([]string{token}, pgdsn.Passwords(dsn)...)
+	for _, env := range []string{llm.EnvAPIKey, llm.EnvAnthropicAPIKey, "HF_TOKEN", engine.EnvWeaviateAPIKey} {
+		if v := strings.TrimSpace(os.Getenv(env)); len(v) >= redact.MinRun {
+			secrets = append(secrets, v)
+		}
+	}
+	return redact.New(secrets...)
 }
 
 // serveMemoryLimit is the soft memory limit serve gives the Go runtime

@@ -10,10 +10,12 @@ package dsn
 import (
 	"errors"
 	"net/url"
+	"os"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
+
+	"github.com/lasagna-go/lasagna/internal/redact"
 )
 
 // Mask replaces a password in what Redact returns.
@@ -79,6 +81,17 @@ func passwords(s string) []string {
 	return out
 }
 
+// Passwords returns the passwords s holds, in every form, and PGPASSWORD's
+// value: the secrets to redact (package internal/redact) from text that
+// a driver connected with s may write.
+func Passwords(s string) []string {
+	ps := passwords(s)
+	if p := os.Getenv("PGPASSWORD"); p != "" {
+		ps = append(ps, p)
+	}
+	return ps
+}
+
 // HasPassword reports whether s holds a password.
 func HasPassword(s string) bool { return len(passwords(s)) > 0 }
 
@@ -87,17 +100,18 @@ func Redact(s string) string {
 	return RedactIn(s, s)
 }
 
-// RedactIn returns text with every password dsn holds replaced by Mask:
-// for messages that quote a DSN, such as a driver's error.
+// RedactIn returns text with every password dsn holds, and PGPASSWORD's
+// (which the drivers use when the DSN holds none), replaced by Mask: for
+// messages that quote a DSN, such as a driver's error. A password of 8 or
+// more characters is masked wherever 8 or more of its consecutive
+// characters occur, plain or JSON-escaped (package internal/redact); a
+// shorter one where it occurs whole.
 func RedactIn(text, dsn string) string {
-	ps := passwords(dsn)
-	// Longest first, so that a password is masked whole before a part of
-	// it (its unescaped form) could be.
-	slices.SortFunc(ps, func(a, b string) int { return len(b) - len(a) })
-	for _, p := range ps {
-		text = strings.ReplaceAll(text, p, Mask)
+	ps := Passwords(dsn)
+	if len(ps) == 0 {
+		return text
 	}
-	return text
+	return redact.NewMarked(Mask, ps...).String(text)
 }
 
 // ErrUnescapedAt is Check's error for a URL whose user info holds more

@@ -59,3 +59,32 @@ func TestCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactInPartialEchoes: a driver or server quoting the first or last
+// characters of a long password, or a middle run, plain or JSON-escaped,
+// shows none of its 8-character runs; PGPASSWORD's value is masked too.
+func TestRedactInPartialEchoes(t *testing.T) {
+	const pw = "Long/Pass&word-0123456789"
+	dsn := "postgres://alice:" + strings.NewReplacer("/", "%2F", "&", "%26").Replace(pw) + "@db/x"
+	for _, text := range []string{
+		"password " + pw[:20] + "... rejected",
+		"rejected; ends in " + pw[len(pw)-10:],
+		"saw " + pw[6:18],
+		`{"error":"password ` + strings.NewReplacer("/", `\/`, "&", `\u0026`).Replace(pw[:16]) + `..."}`,
+		"failed to connect to `" + dsn + "`",
+	} {
+		got := RedactIn(text, dsn)
+		for i := 0; i+8 <= len(pw); i++ {
+			if strings.Contains(got, pw[i:i+8]) || strings.Contains(got, strings.ReplaceAll(pw[i:i+8], "/", `\/`)) {
+				t.Errorf("RedactIn(%q) = %q: shows %q", text, got, pw[i:i+8])
+			}
+		}
+		if !strings.Contains(got, Mask) {
+			t.Errorf("RedactIn(%q) = %q: no mask", text, got)
+		}
+	}
+	t.Setenv("PGPASSWORD", "env-secret-0123456789")
+	if got := RedactIn("auth failed for env-secret-01…", "postgres://alice@db/x"); got != "auth failed for "+Mask+"…" {
+		t.Errorf("PGPASSWORD: %q", got)
+	}
+}

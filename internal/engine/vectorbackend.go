@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/lasagna-go/lasagna"
+	pgdsn "github.com/lasagna-go/lasagna/internal/dsn"
 	"github.com/lasagna-go/lasagna/internal/suggest"
 	"github.com/lasagna-go/lasagna/retrieval/dense"
 	"github.com/lasagna-go/lasagna/retrieval/vector"
@@ -294,22 +295,30 @@ func (s *Sweep) ArmVectorBackend(a ArmSpec) *VectorBackendSpec {
 }
 
 // redactor removes a backend's DSN and URL from the texts the bundle may
-// record (errors, ingest errors): an adapter's error may quote them.
-type redactor []string
+// record (errors, ingest errors): an adapter's error may quote them. A
+// password in the DSN, or PGPASSWORD's, is masked too wherever 8 or more
+// of its characters occur (package internal/dsn).
+type redactor struct {
+	addrs []string
+	dsn   string
+}
 
 func newRedactor(vb VectorBackendSpec) redactor {
-	var r redactor
+	r := redactor{dsn: vb.DSN}
 	for _, s := range []string{vb.DSN, vb.URL} {
 		if s != "" {
-			r = append(r, s)
+			r.addrs = append(r.addrs, s)
 		}
 	}
 	return r
 }
 
 func (r redactor) str(s string) string {
-	for _, secret := range r {
+	for _, secret := range r.addrs {
 		s = strings.ReplaceAll(s, secret, "<vector_backend address>")
+	}
+	if r.dsn != "" {
+		s = pgdsn.RedactIn(s, r.dsn)
 	}
 	return s
 }

@@ -741,3 +741,20 @@ func TestVectorBackendStoreKindChanged(t *testing.T) {
 		t.Errorf("build error = %v; %d opens, %d closes", e, srv.opens, srv.closes)
 	}
 }
+
+// TestRedactorMasksPasswordRuns: the backend's address is replaced whole,
+// and a driver quoting the first characters of its password (or
+// PGPASSWORD's last ones) shows no run of 8 of them.
+func TestRedactorMasksPasswordRuns(t *testing.T) {
+	t.Setenv("PGPASSWORD", "env-Password-0123456789")
+	r := newRedactor(VectorBackendSpec{Name: "pgvector", DSN: "postgres://u:dsn-Password-abcdefgh@db/x"})
+	got := r.str("connect postgres://u:dsn-Password-abcdefgh@db/x: password dsn-Password-ab... refused; ...word-0123456789")
+	for _, run := range []string{"dsn-Pass", "Password", "d-012345", "23456789"} {
+		if strings.Contains(got, run) {
+			t.Errorf("str = %q shows %q", got, run)
+		}
+	}
+	if !strings.Contains(got, "<vector_backend address>") {
+		t.Errorf("str = %q: the address is not replaced", got)
+	}
+}

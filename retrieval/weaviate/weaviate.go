@@ -24,6 +24,7 @@ import (
 	"github.com/weaviate/weaviate/entities/models"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/redact"
 	"github.com/lasagna-go/lasagna/retrieval/vector"
 )
 
@@ -82,6 +83,9 @@ type Store struct {
 	index     vector.HNSW
 	metric    vector.Metric
 	batch     int
+	// red masks the API key, and every run of 8 or more of its
+	// characters, in the server's text that errors quote.
+	red *redact.Redactor
 
 	mu      sync.RWMutex
 	class   string // "" until Open
@@ -145,9 +149,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	client, err := wv.NewClient(wcfg)
 	if err != nil {
-		return nil, fmt.Errorf("weaviate at %s: %v", u, redact(err, cfg.APIKey))
+		return nil, fmt.Errorf("weaviate at %s: %v", u, redact.New(cfg.APIKey).Error(err))
 	}
-	s := &Store{client: client, transport: transport, url: u.String(), index: ix, metric: metric, batch: batch}
+	s := &Store{client: client, transport: transport, url: u.String(), index: ix, metric: metric, batch: batch, red: redact.New(cfg.APIKey)}
 	var meta *models.Meta
 	err = s.retry(ctx, func() error {
 		var err error
@@ -196,15 +200,6 @@ func redactURL(raw string) string {
 	return raw
 }
 
-// redact removes the API key from an error's text.
-func redact(err error, key string) string {
-	msg := err.Error()
-	if key != "" {
-		msg = strings.ReplaceAll(msg, key, "[redacted]")
-	}
-	return msg
-}
-
 func (s *Store) reachFix(err error, withKey bool) string {
 	var ce *fault.WeaviateClientError
 	if errors.As(err, &ce) && (ce.StatusCode == 401 || ce.StatusCode == 403) {
@@ -224,7 +219,7 @@ func (s *Store) fail(class, what string, err error, fix string) error {
 		where += ", class " + class
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %s: %v; %s", where, what, errText(err), fix)
+		return fmt.Errorf("%s: %s: %v; %s", where, what, s.red.String(errText(err)), fix)
 	}
 	return fmt.Errorf("%s: %s; %s", where, what, fix)
 }

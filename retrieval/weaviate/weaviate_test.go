@@ -651,3 +651,26 @@ func TestRetriesAreBounded(t *testing.T) {
 		t.Fatalf("always 503: %d requests, want 5 (the client's version probe and 4 tries)", calls.Load())
 	}
 }
+
+// TestAPIKeyEchoIsRedacted: a server quoting the first 20 and the last 10
+// characters of the key in its 401 (or the whole header) shows no run of 8
+// of them in the error.
+func TestAPIKeyEchoIsRedacted(t *testing.T) {
+	const key = "wv-key/0123456789abcdefSECRETxyz"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		k := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprintf(w, `{"error":[{"message":"key %s... is invalid; %s (header %s)"}]}`, strings.ReplaceAll(k[:20], "/", `\/`), k[len(k)-10:], r.Header.Get("Authorization"))
+	}))
+	defer srv.Close()
+	_, err := weaviate.Open(context.Background(), weaviate.Config{URL: srv.URL, APIKey: key, Timeout: 2 * time.Second})
+	if err == nil || !strings.Contains(err.Error(), "[REDACTED]") {
+		t.Fatalf("err = %v, want the echo redacted", err)
+	}
+	for i := 0; i+8 <= len(key); i++ {
+		if strings.Contains(err.Error(), key[i:i+8]) {
+			t.Errorf("the error shows %q of the key: %v", key[i:i+8], err)
+		}
+	}
+}

@@ -24,6 +24,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/lasagna-go/lasagna/internal/redact"
 )
 
 // DefaultEndpoint is the Hub's root without HF_ENDPOINT.
@@ -524,13 +526,14 @@ func (h *Hub) statusError(resp *http.Response, dataset, rev, file string) error 
 	return fmt.Errorf("%s: the Hub answered %d%s; check HF_ENDPOINT and --revision", dataset, st, says)
 }
 
-// clean makes server text safe to print: the token replaced, control
+// clean makes server text safe to print: the token, and every run of 8 or
+// more of its characters (a server quoting its first or last ones, plain
+// or JSON-escaped; package internal/redact), replaced, control
 // characters (escape sequences) and invalid UTF-8 dropped, spaces
 // collapsed, at most maxShownText runes.
 func clean(s, token string) string {
-	if token != "" {
-		s = strings.ReplaceAll(s, token, "[HF_TOKEN]")
-	}
+	red := redact.NewMarked("[HF_TOKEN]", token)
+	s = red.String(s)
 	var b strings.Builder
 	n := 0
 	space := false
@@ -558,10 +561,7 @@ func clean(s, token string) string {
 		n++
 	}
 	out := b.String()
-	if token != "" && strings.Contains(out, token) { // a token split by dropped characters
-		out = strings.ReplaceAll(out, token, "[HF_TOKEN]")
-	}
-	return out
+	return red.String(out) // a token split by dropped characters
 }
 
 // redactURL hides a password in a URL's user info.
