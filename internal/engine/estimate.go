@@ -169,7 +169,7 @@ func (e *Estimate) Unpriced() []string {
 // left out and how it was estimated.
 func (e *Estimate) Write(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "arm\tstage\tmodel\tcalls\test. input tokens\test. output tokens\test. cost\t")
+	fmt.Fprintln(tw, "arm\tstage\tmodel\tcalls\test. input tokens\test. output tokens\test. cost")
 	cost := func(c PlannedCalls) string {
 		if !c.Priced {
 			if c.CostUSD > 0 {
@@ -180,10 +180,10 @@ func (e *Estimate) Write(w io.Writer) error {
 		return fmt.Sprintf("$%.4f", c.CostUSD)
 	}
 	for _, r := range e.Rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\t\n", r.Arm, r.Stage, r.Model, r.Calls, r.InputTokens, r.OutputTokens, cost(r.PlannedCalls))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\n", r.Arm, r.Stage, r.Model, r.Calls, r.InputTokens, r.OutputTokens, cost(r.PlannedCalls))
 	}
 	t := e.Total()
-	fmt.Fprintf(tw, "total\t\t\t%d\t%d\t%d\t%s\t\n", t.Calls, t.InputTokens, t.OutputTokens, cost(t))
+	fmt.Fprintf(tw, "total\t\t\t%d\t%d\t%d\t%s\n", t.Calls, t.InputTokens, t.OutputTokens, cost(t))
 	if err := tw.Flush(); err != nil {
 		return err
 	}
