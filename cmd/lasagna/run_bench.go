@@ -125,6 +125,11 @@ rubrics). Claude models
 LASAGNA_LLM_TIMEOUT (per attempt, e.g. 30s) and LASAGNA_LLM_RETRIES (0
 disables) bound each LLM call.
 
+--dry-run prints the LLM calls, estimated tokens and estimated cost per arm
+and stage, and calls nothing (no bundle). --max-cost USD stops starting
+queries once the cost spent plus the next query's estimate would pass the
+cap; the run then fails as partial, its finished queries journalled.
+
 Finished queries are journalled as they complete; after an interruption,
 run the same command with --resume to keep them and run only the rest.
 Ctrl-C (SIGINT) or SIGTERM stops a run cleanly: it writes no bundle, says

@@ -196,7 +196,9 @@ func (e *Estimate) Write(w io.Writer) error {
 	for _, u := range e.Unestimated {
 		fmt.Fprintf(w, "not estimated: %s\n", u)
 	}
-	_, err := fmt.Fprintf(w, "estimated for %d query runs: input tokens ≈ bytes/4 of the texts sent, output tokens at each call's max_tokens, every answer at its cap, RAG passages at the corpus's mean document length; the response cache and the resume journal are not consulted, so this is a ceiling\n", e.QueryRuns)
+	_, err := fmt.Fprintf(w, "estimated for %d query runs: input tokens ≈ bytes/4 of the texts sent, output tokens at each\n"+
+		"call's max_tokens, RAG passages of the corpus's mean length; a ceiling: the response cache and\n"+
+		"the resume journal are not consulted\n", e.QueryRuns)
 	return err
 }
 
