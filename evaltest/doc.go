@@ -111,6 +111,12 @@
 //     work deterministically; `lasagna results merge` joins their bundles.
 //   - LASAGNA_CONCURRENCY: pipeline calls in flight in one Run (default 8),
 //     independent of -parallel, which caps CPU-bound tests.
+//   - LASAGNA_DRY_RUN=1: log the run's LLM calls, estimated tokens and
+//     estimated cost per arm and stage on the root test and skip it:
+//     nothing is called and no bundle is written.
+//   - LASAGNA_MAX_COST: cap the run's LLM spending in US dollars; once the
+//     cost spent plus the next query's estimate would pass it, no further
+//     query starts and the root test fails as partial.
 //   - LASAGNA_LIVE=1: let tests that call a real LLM run (package
 //     evaltest/evalllm: RequireLive, Config, Client); without it they
 //     skip, so `go test ./...` stays offline.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -38,6 +39,20 @@ const (
 	EnvStepSummary = "GITHUB_STEP_SUMMARY"
 )
 
+// The variables of cost before you spend (docs/evaltest.md), unexported
+// so that they add no name to the package's API.
+const (
+	// envDryRun, set to 1 (or true), logs the LLM calls, estimated
+	// tokens and estimated cost of the run (engine.EstimatePlan) on the
+	// root test and skips it: nothing is called and no bundle is written.
+	envDryRun = "LASAGNA_DRY_RUN"
+	// envMaxCost caps the run's LLM spending in US dollars
+	// (engine.Options.MaxCost): once the cost spent plus the next query's
+	// estimate would pass it, no further query starts, the queries not
+	// run fail, and the root test fails saying how far the run got.
+	envMaxCost = "LASAGNA_MAX_COST"
+)
+
 // settings are the environment variables Run reads, parsed.
 type settings struct {
 	out         string
@@ -46,6 +61,8 @@ type settings struct {
 	shard       engine.Shard
 	concurrency int // 0: the engine's default
 	stepSummary string
+	dryRun      bool
+	maxCost     float64 // 0: no cap
 }
 
 func readSettings(getenv func(string) string) (settings, error) {
@@ -70,6 +87,17 @@ func readSettings(getenv func(string) string) (settings, error) {
 			errs = append(errs, fmt.Errorf("%s=%q: want a positive number of pipeline calls in flight", EnvConcurrency, v))
 		} else {
 			s.concurrency = n
+		}
+	}
+	if s.dryRun, err = boolVar(getenv, envDryRun); err != nil {
+		errs = append(errs, err)
+	}
+	if v := strings.TrimSpace(getenv(envMaxCost)); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(f > 0) || math.IsInf(f, 0) {
+			errs = append(errs, fmt.Errorf("%s=%q: want a positive number of US dollars, like 2.50", envMaxCost, v))
+		} else {
+			s.maxCost = f
 		}
 	}
 	return s, errors.Join(errs...)

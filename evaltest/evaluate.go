@@ -120,9 +120,15 @@ func Evaluate(ctx context.Context, name string, cfg Config) (*Evaluation, error)
 	for _, msg := range p.problems {
 		rec.Errorf("%s", msg)
 	}
+	if p.set.dryRun {
+		rec.Logf("%s", p.dryRun())
+		rec.Finish()
+		ev.Tests = testsOf(rec, p)
+		return ev, ctx.Err()
+	}
 	out, err := engine.Execute(rec, p.Plan)
 	if err != nil {
-		rec.Errorf("evaltest: %v", err)
+		rec.Errorf("evaltest: %v", executeErr(err))
 	} else {
 		ev.Bundle, ev.BundlePath = p.render(ctx, rec, out, name, "")
 		ev.Verdicts = out.Verdicts

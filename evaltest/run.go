@@ -112,7 +112,8 @@ func newPlan(cfg Config, getenv func(string) string, testName string) (*plan, er
 	}
 	p := &plan{cfg: cfg, set: set, Plan: &engine.Plan{Benchmarks: benches, Thresholds: map[string][]Threshold{},
 		CutoffsName: "Config.Cutoffs", AttrMetrics: cfg.AttrMetrics, Latency: set.latency, Selection: goTestSelection(),
-		Options: engine.Options{Cutoffs: cfg.Cutoffs, Slices: cfg.Slices, Shard: set.shard, Concurrency: set.concurrency, StatsSeed: cfg.StatsSeed}}}
+		Options: engine.Options{Cutoffs: cfg.Cutoffs, Slices: cfg.Slices, Shard: set.shard, Concurrency: set.concurrency, StatsSeed: cfg.StatsSeed,
+			MaxCost: set.maxCost}}}
 	gate := cfg.Gate
 	if sweep != nil {
 		// A sweep's cutoffs, slices and gate apply unless Config sets its own.
@@ -208,15 +209,38 @@ func run(t tb, cfg Config, getenv func(string) string, artifacts bool) {
 	for _, msg := range p.problems {
 		t.Errorf("%s", msg)
 	}
+	if p.set.dryRun {
+		t.Logf("%s", p.dryRun())
+		t.Skipf("%s=1: the run's LLM calls are estimated above; nothing was called and no bundle is written", envDryRun)
+	}
 	out, err := engine.Execute(unit{t}, p.Plan)
 	if err != nil {
-		t.Fatalf("evaltest: %v", err)
+		t.Fatalf("evaltest: %v", executeErr(err))
 	}
 	dir := ""
 	if artifacts {
 		dir = t.ArtifactDir()
 	}
 	p.render(t.Context(), t, out, t.Name(), dir)
+}
+
+// dryRun returns the plan's estimated LLM calls (engine.EstimatePlan) as
+// a table.
+func (p *plan) dryRun() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s=1: the LLM calls this run would make\n", envDryRun)
+	_ = engine.EstimatePlan(p.Plan).Write(&b)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// executeErr is Execute's error as the root test reports it: a run the
+// cost cap stopped says how far it got and how to go on.
+func executeErr(err error) error {
+	var capped *engine.CostCapped
+	if errors.As(err, &capped) {
+		return fmt.Errorf("%v; the run is partial and wrote no bundle: rerun with a higher %s (the LLM response cache answers the calls already made at no cost)", capped, envMaxCost)
+	}
+	return err
 }
 
 // unit adapts a tb to the engine's Runner: each unit of the run is a

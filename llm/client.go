@@ -25,6 +25,32 @@ type Message struct {
 	Content string `json:"content"`
 }
 
+// Call is one call a component would make, planned without making it:
+// what a dry run estimates and a cost cap counts (docs/llm.md, "Cost
+// before you spend"). generate.Generator.Plan and judge.Judge.Plan
+// return them.
+type Call struct {
+	// Stage is the stage the call is charged to.
+	Stage Stage
+	Model string
+	// Texts are the texts sent: the system prompt and the messages of a
+	// chat call, the inputs of an embeddings call (Embed).
+	Texts []string
+	// MaxTokens is the reply cap of a chat call (0 for embeddings).
+	MaxTokens int
+	Embed     bool
+}
+
+// InputTokens estimates the prompt tokens of the call with the rule the
+// client's token rate limit uses: bytes/4 + 1 per text.
+func (c Call) InputTokens() int64 {
+	var n int64
+	for _, t := range c.Texts {
+		n += int64(len(t)/4 + 1)
+	}
+	return n
+}
+
 // ChatRequest is one chat completion call.
 type ChatRequest struct {
 	// System is the system prompt ("" sends none).

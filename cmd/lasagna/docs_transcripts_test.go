@@ -452,6 +452,11 @@ var docSetups = map[string]func(s *docSession){
 		writeFAQ4(s)
 		useFakeOpenAI(s.t, fixtures.FakeOpenAIOptions{Reply: ragasDocReply})
 	},
+	"docs/cli.md#Dry run and cost cap": func(s *docSession) {
+		// A server answering every generator call "lime" and judging
+		// every answer correct and supported.
+		useFakeOpenAI(s.t, fixtures.FakeOpenAIOptions{Reply: judgeEverything})
+	},
 	"docs/llm.md#Calibrating the judge": func(s *docSession) {
 		// A judge scripted with a verdict and a reason per label
 		// (calibLabels), naming gpt-4o-mini's snapshot.

@@ -47,6 +47,9 @@ type runFlags struct {
 	baseline       string
 	updateBaseline bool
 	latency        bool
+
+	dryRun  bool
+	maxCost float64
 }
 
 func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -83,6 +86,8 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 	fl.StringVar(&f.judgeModel, "judge-model", "", "judge model of every judged arm (default --model; pin a dated snapshot such as gpt-4o-2024-08-06)")
 	fl.StringVar(&f.baseline, "baseline", "", "gate every arm against the same arm in this baseline bundle (`FILE`; see the sweep's gate:)")
 	fl.BoolVar(&f.latency, "latency", false, "record each query's pipeline time in the bundle rows (latency_ms); the bundle is then no longer byte-reproducible")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "print the run's LLM calls, estimated tokens and estimated cost per arm and stage, and call nothing (no bundle is written)")
+	fl.Float64Var(&f.maxCost, "max-cost", 0, "stop starting LLM calls once the cost spent plus the next query's estimate would pass this many US dollars; the run fails as partial, its finished queries journalled for --resume")
 	fl.BoolVar(&f.updateBaseline, "update-baseline", false, "write this run's bundle to the --baseline file (refused when a check fails, on blocking problems and with --shard)")
 	return cmd
 }
@@ -119,6 +124,11 @@ rubrics). Claude models
 (--model claude-...) are called at Anthropic with ANTHROPIC_API_KEY.
 LASAGNA_LLM_TIMEOUT (per attempt, e.g. 30s) and LASAGNA_LLM_RETRIES (0
 disables) bound each LLM call.
+
+--dry-run prints the LLM calls, estimated tokens and estimated cost per arm
+and stage, and calls nothing (no bundle). --max-cost USD stops starting
+queries once the cost spent plus the next query's estimate would pass the
+cap; the run then fails as partial, its finished queries journalled.
 
 Finished queries are journalled as they complete; after an interruption,
 run the same command with --resume to keep them and run only the rest.
@@ -187,6 +197,9 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 	plan, err := runPlan(ctx, fsys, deps, sweep, f, shard)
 	if err != nil {
 		return err
+	}
+	if f.dryRun {
+		return printDryRun(stdout, plan)
 	}
 	outcome, err := executeRun(ctx, plan, stderr)
 	if err != nil {
@@ -277,6 +290,9 @@ func checkRunSweep(sweep *engine.Sweep, f runFlags) (engine.Shard, error) {
 // checkRunCounts refuses a count flag given as 0 or less, as a sweep file
 // refuses the same value (exit 2): --n-samples takes 0 for every query.
 func checkRunCounts(changed func(string) bool, f runFlags) error {
+	if changed("max-cost") && !(f.maxCost > 0) {
+		return usageError("--max-cost is %v; give a positive number of US dollars, e.g. --max-cost 2.50 (omit the flag for no cap)", f.maxCost)
+	}
 	for _, c := range []struct {
 		flag string
 		n    int
@@ -340,6 +356,7 @@ func runPlan(ctx context.Context, fsys fs.FS, deps engine.Deps, sweep *engine.Sw
 		Slices:      sweep.Slices,
 		// Nothing here reads a corpus text after the run.
 		ReleaseTexts: true,
+		MaxCost:      f.maxCost,
 	}
 	plan.Latency = f.latency
 	if err := plan.Check(); err != nil {
@@ -376,6 +393,10 @@ func executeRun(ctx context.Context, plan *engine.Plan, stderr io.Writer) (*engi
 		if opts.Progress != nil {
 			fmt.Fprint(stderr, "\r\033[K")
 		}
+		var capped *engine.CostCapped
+		if errors.As(err, &capped) {
+			return nil, problems(fmt.Errorf("%v; the run is partial: no bundle written, %d of %d queries journalled; rerun with --resume and a higher --max-cost to go on", capped, intr.Journalled, intr.Total))
+		}
 		return nil, problems(fmt.Errorf("%s: %d of %d queries journalled; rerun with --resume", interruption(ctx), intr.Journalled, intr.Total))
 	}
 	if err != nil {
@@ -385,6 +406,17 @@ func executeRun(ctx context.Context, plan *engine.Plan, stderr io.Writer) (*engi
 		fmt.Fprint(stderr, "\r\033[K")
 	}
 	return outcome, nil
+}
+
+// printDryRun prints the plan's estimated LLM calls (engine.EstimatePlan)
+// and what would run, having called nothing.
+func printDryRun(w io.Writer, plan *engine.Plan) error {
+	queries := 0
+	for _, br := range plan.Benchmarks {
+		queries += len(plan.Options.Shard.Select(br.Benchmark))
+	}
+	fmt.Fprintf(w, "dry run: %d benchmark(s), %d queries, %d arm(s); nothing was called and no bundle is written\n\n", len(plan.Benchmarks), queries, len(plan.Arms))
+	return engine.EstimatePlan(plan).Write(w)
 }
 
 // printRun prints the run's results: the summary table with the shown

@@ -115,5 +115,5 @@ func Judge(t testing.TB, client *llm.Client, cfg judge.Config) evaltest.Judge {
 	if err != nil {
 		t.Fatalf("evalllm: %v", err)
 	}
-	return llmarms.Judge(j)
+	return llmarms.JudgeOn(client, j)
 }

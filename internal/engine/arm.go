@@ -122,6 +122,9 @@ type Arm struct {
 	// bm25Only is set on a built-in BM25 arm (Deps): its retriever reads
 	// the corpus texts only while it builds its index.
 	bm25Only bool
+	// embedder is a built-in dense or hybrid arm's embedder (Deps), whose
+	// calls EstimatePlan counts.
+	embedder lasagna.Embedder
 }
 
 // textFree reports whether nothing of the arm reads the corpus texts once
@@ -620,6 +623,7 @@ func (d Deps) retriever(ctx context.Context, arm *Arm, spec ArmSpec) error {
 		arm.Settings["vector_backend"] = vb.desc
 	}
 	if spec.NeedsEmbedder() {
+		arm.embedder = emb
 		arm.Stages[lasagna.StageEmbedder] = "openai-compatible " + modelID
 		arm.Settings["embedder_model"], arm.Settings["similarity_model"] = modelID, "cosine"
 	}

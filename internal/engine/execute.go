@@ -96,6 +96,10 @@ func Execute(r Runner, p *Plan) (*Outcome, error) {
 		return nil, errors.New("the plan is gated but has no baseline bundle; read it with ReadBaseline")
 	}
 	e := newExecution(p, r.Context())
+	var err error
+	if e.budget, err = newBudget(p); err != nil {
+		return nil, err
+	}
 	names := make([]string, len(p.Benchmarks))
 	for i, br := range p.Benchmarks {
 		names[i] = br.Benchmark.Name
@@ -127,6 +131,10 @@ type execution struct {
 	done    atomic.Int64
 	// textFree: see Options.ReleaseTexts.
 	textFree bool
+	// budget keeps the run under Options.MaxCost (nil: no cap); ran
+	// counts the queries that ran whole under it.
+	budget *budget
+	ran    atomic.Int64
 
 	mu   sync.Mutex
 	stop error
@@ -149,6 +157,8 @@ type cellState struct {
 	cellVerdicts, gateVerdicts []Verdict
 	pairedVerdicts             []Verdict
 	journalled                 int
+	// calls estimates the cell's LLM calls, for Options.MaxCost.
+	calls *cellCalls
 }
 
 // pending is one query's repeats in flight.
@@ -183,6 +193,9 @@ func newExecution(p *Plan, ctx context.Context) *execution {
 	_ = ctx
 	return e
 }
+
+// ranQueries returns how many queries ran whole (for CostCapped).
+func (e *execution) ranQueries() int { return int(e.ran.Load()) }
 
 // headlineAttrs are the metrics recorded first, in this order, when a
 // query records every metric it scored; the rest follow by name.
@@ -229,6 +242,9 @@ func (e *execution) fail(err error) {
 }
 
 func (e *execution) stopped() bool {
+	if e.budget.isCapped() {
+		return true
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.stop != nil
@@ -260,7 +276,15 @@ func (e *execution) runArm(r Runner, bi, ai int) {
 		ctx = context.WithValue(ctx, releaseTextsKey{}, true)
 	}
 	queries := e.queries[bi]
+	var buildCost float64
+	if e.budget != nil {
+		cs.calls = cs.cell.Arm.cellCalls(cs.cell.Bench.Benchmark)
+		if buildCost = costOf(cs.calls.build()); !e.budget.reserve(buildCost, e.ranQueries, e.total) {
+			return
+		}
+	}
 	runs, err := startRepeats(ctx, cs.cell, queries, e.ids[bi], e.opts)
+	e.budget.release(buildCost)
 	if err != nil {
 		e.fail(err)
 		return
@@ -304,7 +328,14 @@ func (e *execution) runQuery(r Runner, ctx context.Context, cs *cellState, i int
 	cs.started[i] = p
 	cs.mu.Unlock()
 	q := cs.runs[0].Cell().Queries[i].Query
-	var wg sync.WaitGroup
+	var cost float64
+	if e.budget != nil {
+		cost = costOf(cs.calls.query(q))
+	}
+	var (
+		wg     sync.WaitGroup
+		capped atomic.Bool
+	)
 	for rep, cr := range cs.runs {
 		select {
 		case e.sem <- struct{}{}:
@@ -314,12 +345,21 @@ func (e *execution) runQuery(r Runner, ctx context.Context, cs *cellState, i int
 		}
 		wg.Go(func() {
 			defer func() { <-e.sem }()
+			if !e.budget.reserve(cost, e.ranQueries, e.total) {
+				capped.Store(true)
+				p.res[rep] = &QueryResult{Query: q, Err: fmt.Errorf("not run: the run's cost cap of $%.4f was reached", e.budget.max)}
+				return
+			}
+			defer e.budget.release(cost)
 			cr.run(ctx, i)
 			p.res[rep] = &cr.cell.Queries[i]
 		})
 	}
 	go func() {
 		wg.Wait()
+		if !capped.Load() {
+			e.ran.Add(1)
+		}
 		n := e.done.Add(1)
 		if e.opts.Progress != nil {
 			e.opts.Progress(int(n), e.total)
@@ -485,7 +525,11 @@ func (e *execution) finish(ctx context.Context) (*Outcome, error) {
 	e.mu.Lock()
 	stop := e.stop
 	e.mu.Unlock()
-	if ctx.Err() != nil {
+	if capped := e.budget.cappedErr(); capped != nil && stop == nil {
+		capped.Ran = e.ranQueries()
+		stop = capped
+	}
+	if _, capped := stop.(*CostCapped); ctx.Err() != nil || capped {
 		journalled := 0
 		for _, row := range e.cells {
 			for _, cs := range row {

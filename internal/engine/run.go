@@ -90,6 +90,18 @@ type Options struct {
 	// unanswerable queries always gets.
 	Slices []string
 
+	// MaxCost, when positive, caps the run's LLM spending in US dollars:
+	// before each query run (and each arm build, which embeds a dense
+	// arm's corpus) the cost the arms' LLM clients have spent, plus the
+	// estimate of the calls in flight and of this one (EstimatePlan's
+	// rules, at list prices), must stay within it. Once it would not, no
+	// further query starts and Execute returns an *Interrupted wrapping a
+	// *CostCapped; the journal keeps the finished queries, so a run with
+	// Resume and a higher cap goes on. Only calls of the built-in LLM
+	// components (package llmarms) are counted; a plan calling a model
+	// without a price is refused.
+	MaxCost float64
+
 	// repeat is the 0-based repeat a cellRun runs (startRepeats).
 	repeat int
 }
