@@ -31,8 +31,9 @@ const (
 	// queries (engine.Shard: by position among the sorted query ids).
 	EnvShard = "LASAGNA_SHARD"
 	// EnvConcurrency caps the pipeline calls in flight in one Run; the
-	// default is GOMAXPROCS and at least 8, as for the lasagna CLI's
-	// --concurrency.
+	// default, as for the lasagna CLI's --concurrency, is GOMAXPROCS when
+	// every arm is a built-in BM25 retriever, else GOMAXPROCS and at least
+	// 8 (engine.DefaultConcurrency).
 	EnvConcurrency = "LASAGNA_CONCURRENCY"
 	// EnvStepSummary is GitHub's step summary file; when set, Run appends
 	// a Markdown summary to it.

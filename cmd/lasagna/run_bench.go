@@ -73,7 +73,7 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 	fl.BoolVar(&f.resume, "resume", false, "reuse the queries a previous run of the same benchmark bytes and arm finished")
 	fl.StringVarP(&f.out, "out", "o", "", "write the results bundle here (default lasagna-out/<run id>.json)")
 	fl.StringVar(&f.runOut, "run-out", "", "also write each arm's ranked lists as a TREC run file (one file per arm when several)")
-	fl.IntVar(&f.concurrency, "concurrency", 0, "pipeline calls in flight (default the number of CPUs, at least 8)")
+	fl.IntVar(&f.concurrency, "concurrency", 0, "pipeline calls in flight (default the number of CPUs; at least 8 when an arm calls a model or a vector database)")
 	fl.StringVar(&f.split, "split", "", "BEIR qrels split (default test)")
 	fl.StringVar(&f.corpus, "corpus", "", "a corpus `FILE` (BEIR corpus.jsonl layout) beside a JSONL or CSV file, as create takes it")
 	fl.StringVar(&f.name, "name", "", "register the dataset as <name>@<hash> instead of local/<stem>@<hash>")

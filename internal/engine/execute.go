@@ -18,10 +18,22 @@ import (
 	"github.com/lasagna-go/lasagna/results"
 )
 
-// DefaultConcurrency returns the pipeline calls a run keeps in flight when
-// its Options.Concurrency is 0: GOMAXPROCS, and at least 8, since
-// pipelines often wait on the network. Every front end has this default.
-func DefaultConcurrency() int { return max(8, runtime.GOMAXPROCS(0)) }
+// DefaultConcurrency returns the pipeline calls the plan of arms keeps in
+// flight when its Options.Concurrency is 0 — the one default of every
+// front end: GOMAXPROCS when every arm is a built-in BM25 retriever alone,
+// whose queries only use the CPU (more calls in flight would only queue
+// for it, and inflate each call's latency_ms), else GOMAXPROCS and at
+// least 8, since a pipeline of the user's, a model or a vector database
+// mostly waits on the network.
+func DefaultConcurrency(arms []Arm) int {
+	n := runtime.GOMAXPROCS(0)
+	for i := range arms {
+		if !arms[i].textFree() {
+			return max(8, n)
+		}
+	}
+	return n
+}
 
 // Outcome is what Execute returns: the report of the cells that ran, the
 // verdicts in plan order (per cell: its queries in benchmark order, its
@@ -68,7 +80,7 @@ func (p *Plan) concurrency() int {
 	if p.Options.Concurrency > 0 {
 		return p.Options.Concurrency
 	}
-	return DefaultConcurrency()
+	return DefaultConcurrency(p.Arms)
 }
 
 // Execute checks p (Check) and runs it through r: a unit per benchmark
