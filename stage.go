@@ -6,14 +6,15 @@ import "context"
 // gave it. A ranked list is a []Hit in rank order (index 0 is rank 1); the
 // order is authoritative, since scores may tie.
 //
-// ChunkID, PageNum and SourcePath are optional: where the retrieved text
-// sits in the user's own store. When a benchmark's entries have chunk_ids,
+// Cite is optional: a Citation (ChunkID, PageNum, SourcePath) says where
+// the retrieved text sits in the user's own store. When a benchmark's
+// entries have chunk_ids,
 // page_nums or source_paths (a Vecta CSV, or those metadata keys in JSONL),
 // they give the chunk-, page- and document-level precision, recall and F1
 // (chunk_f1, page_recall, document_precision, …). A level is scored only
 // when the entry has its ground truth and some hit of the list carries
 // the field. On a Vecta CSV, whose chunk_ids judge the ids hits name, ID
-// stands for a missing ChunkID, and the ranked metrics (ndcg@k, …) judge
+// stands for a missing Cite.ChunkID, and the ranked metrics (ndcg@k, …) judge
 // ID: give it the chunk id.
 type Hit struct {
 	ID    string  `json:"id"`

@@ -26,9 +26,11 @@ type Config struct {
 	// datasets.Options.Corpus). A key missing from Benchmarks is an error.
 	Corpora map[string]string
 	// Sweep is the path of a sweep file (YAML, as `lasagna benchmark run
-	// --sweep` reads), relative to the package folder (or to FS). Its
-	// benchmarks (with their n_samples, seed and filters) and its built-in
-	// arms are added to the others.
+	// sweep.yaml` reads it), relative to the package folder (or to FS).
+	// Its benchmarks (with their n_samples, seed and filters), its
+	// built-in arms with their thresholds, its cutoffs, slices and gate
+	// (unless Config sets its own) are the run's too: `go test` and the CLI
+	// write the same bundle for one sweep file.
 	Sweep string
 	// FS, when set, is where Benchmarks and Sweep are read from instead of
 	// the package folder: an embed.FS or fstest.MapFS, for example.

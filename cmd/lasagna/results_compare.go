@@ -22,6 +22,7 @@ import (
 type compareFlags struct {
 	baseline  string
 	data      []string
+	corpus    string
 	metrics   []string
 	seed      uint64
 	resamples int
@@ -31,7 +32,7 @@ type compareFlags struct {
 
 func (f *compareFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.baseline, "baseline", "", "compare every arm against `ARM` (default: the first arm of each benchmark)")
-	cmd.Flags().StringArrayVar(&f.data, "data", nil, "re-score each bundle against the benchmark `PATH` it ran on before comparing (as results validate --data does; repeatable)")
+	addDataFlags(cmd, &f.data, &f.corpus, "re-score each bundle against the benchmark `PATH` it ran on before comparing (as results validate --data does; repeatable)")
 	cmd.Flags().StringArrayVar(&f.metrics, "metric", nil, "compare `METRIC` only (repeatable), or \"all\" for every metric both arms score per query (default: the gate metrics, ndcg@10 and recall@10 for a retrieving arm and token_f1 for an answering one)")
 	cmd.Flags().Uint64Var(&f.seed, "seed", 0, "`SEED` of the bootstrap and randomisation resampling (default: the candidate bundle's experiment.stats_seed, 42 when absent, as the gate uses)")
 	cmd.Flags().IntVar(&f.resamples, "resamples", 10000, "number of bootstrap and sign-flip resamples")
@@ -207,7 +208,7 @@ func resultsCompare(ctx context.Context, w io.Writer, paths []string, f *compare
 	if err != nil {
 		return err
 	}
-	data, err := loadData(ctx, f.data)
+	data, err := loadData(ctx, f.data, f.corpus)
 	if err != nil {
 		return err
 	}

@@ -15,8 +15,9 @@ import (
 // newResultsMergeCmd is `lasagna results merge SHARD... -o OUT`.
 func newResultsMergeCmd(stdout io.Writer) *cobra.Command {
 	var (
-		out  string
-		data []string
+		out    string
+		data   []string
+		corpus string
 	)
 	cmd := &cobra.Command{
 		Use:   "merge SHARD... -o OUT",
@@ -50,16 +51,16 @@ Exit status: 0 merged, 1 refused, 2 usage error.`,
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			return resultsMerge(c.Context(), stdout, args, out, data)
+			return resultsMerge(c.Context(), stdout, args, out, data, corpus)
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the merged bundle to `OUT`")
-	cmd.Flags().StringArrayVar(&data, "data", nil, "re-score each shard against the benchmark `PATH` it ran on (a file, BEIR folder, registry:NAME@HASH or sweep; repeatable)")
+	addDataFlags(cmd, &data, &corpus, "re-score each shard against the benchmark `PATH` it ran on (a file, BEIR folder, registry:NAME@HASH or sweep; repeatable)")
 	return cmd
 }
 
-func resultsMerge(ctx context.Context, w io.Writer, paths []string, out string, dataPaths []string) error {
-	data, err := loadData(ctx, dataPaths)
+func resultsMerge(ctx context.Context, w io.Writer, paths []string, out string, dataPaths []string, corpus string) error {
+	data, err := loadData(ctx, dataPaths, corpus)
 	if err != nil {
 		return err
 	}

@@ -59,7 +59,7 @@ Exit status: 0 written; 1 an unreadable or invalid bundle or data file;
 	}
 	cmd.Flags().StringVarP(&o.out, "output", "o", "", "write the report to `FILE.html` (default: beside the one bundle, named after it)")
 	cmd.Flags().StringVar(&o.baseline, "baseline", "", "compare each arm with the arm of the same name in `BUNDLE.json`")
-	cmd.Flags().StringArrayVar(&o.data, "data", nil, "the benchmark `PATH` the bundle ran on (a file, BEIR folder, registry:NAME@HASH or sweep; repeatable): re-scores the bundle against it, shows questions and gold answers, marks relevant documents")
+	addDataFlags(cmd, &o.data, &o.corpus, "the benchmark `PATH` the bundle ran on (a file, BEIR folder, registry:NAME@HASH or sweep; repeatable): re-scores the bundle against it, shows questions and gold answers, marks relevant documents")
 	cmd.Flags().StringArrayVar(&o.metrics, "metric", nil, "plot and compare `METRIC` (repeatable; default: ndcg@10, recall@10, mrr, exact_match, token_f1 where scored, then the judge, rubric and scorer metrics scored)")
 	return cmd
 }
@@ -67,13 +67,13 @@ Exit status: 0 written; 1 an unreadable or invalid bundle or data file;
 // reportFlags are the flags of results report: the output file, the
 // baseline bundle, the --data paths and the --metric metrics.
 type reportFlags struct {
-	out, baseline string
-	data, metrics []string
+	out, baseline, corpus string
+	data, metrics         []string
 }
 
 // resultsReport writes the HTML report of the bundles at paths.
 func resultsReport(ctx context.Context, stdout io.Writer, paths []string, f reportFlags) error {
-	benches, err := loadData(ctx, f.data)
+	benches, err := loadData(ctx, f.data, f.corpus)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/internal/datasets"
@@ -19,6 +20,7 @@ func newResultsValidateCmd(stdout io.Writer) *cobra.Command {
 	var (
 		strict bool
 		data   []string
+		corpus string
 	)
 	cmd := &cobra.Command{
 		Use:   "validate FILE [--strict] [--data PATH]...",
@@ -53,20 +55,20 @@ Exit status: 0 valid, 1 blocking problems (or warnings with --strict),
 2 usage error.`,
 		Args: exactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return resultsValidate(c.Context(), stdout, args[0], strict, data)
+			return resultsValidate(c.Context(), stdout, args[0], strict, data, corpus)
 		},
 	}
 	cmd.Flags().BoolVar(&strict, "strict", false, "fail on warnings too")
-	cmd.Flags().StringArrayVar(&data, "data", nil, "re-score against the benchmark `PATH` the bundle ran on (a file, BEIR folder, registry:NAME@HASH or sweep; repeatable)")
+	addDataFlags(cmd, &data, &corpus, "re-score against the benchmark `PATH` the bundle ran on (a file, BEIR folder, registry:NAME@HASH or sweep; repeatable)")
 	return cmd
 }
 
-func resultsValidate(ctx context.Context, w io.Writer, path string, strict bool, data []string) error {
+func resultsValidate(ctx context.Context, w io.Writer, path string, strict bool, data []string, corpus string) error {
 	raw, err := datasets.ReadFile(cliPath(path))
 	if err != nil {
 		return problems(fmt.Errorf("results validate: %w", err))
 	}
-	benches, err := loadData(ctx, data)
+	benches, err := loadData(ctx, data, corpus)
 	if err != nil {
 		return err
 	}
@@ -113,16 +115,33 @@ func resultsPlural(n int, one, many string) string {
 	return many
 }
 
+// addDataFlags adds --data (repeatable, described by help) and --corpus
+// to a results command.
+func addDataFlags(cmd *cobra.Command, data *[]string, corpus *string, help string) {
+	cmd.Flags().StringArrayVar(data, "data", nil, help)
+	cmd.Flags().StringVar(corpus, "corpus", "", "the corpus `FILE` (BEIR corpus.jsonl layout) of the --data JSONL or CSV file, as benchmark run --corpus takes it")
+}
+
 // loadData loads the benchmarks of --data paths whole (no sampling: the
 // bundle's held_fixed says how the sample was drawn): files, BEIR folders,
-// registry:NAME[@HASH] and the benchmarks of sweep files.
-func loadData(ctx context.Context, paths []string) ([]*lasagna.Benchmark, error) {
+// registry:NAME[@HASH] and the benchmarks of sweep files; corpus, when
+// set, is the corpus file of the one --data JSONL or CSV file.
+func loadData(ctx context.Context, paths []string, corpus string) ([]*lasagna.Benchmark, error) {
+	if corpus != "" {
+		if len(paths) != 1 || isSweepFile(paths[0]) || engine.IsRegistryPath(paths[0]) {
+			return nil, usageError("--corpus goes with one --data JSONL or CSV file; give a sweep file whose entries name their corpus: for several")
+		}
+		if _, err := os.Stat(corpus); err != nil {
+			return nil, usageError("--corpus %s: no such file", corpus)
+		}
+		_, corpus = cliPath(corpus)
+	}
 	resolve, closeRegistry := registryResolver(ctx)
 	defer closeRegistry()
 	var out []*lasagna.Benchmark
 	for _, target := range paths {
 		fsys, p := cliPath(target)
-		sweep := &engine.Sweep{Benchmarks: []engine.BenchmarkEntry{{Path: p}}}
+		sweep := &engine.Sweep{Benchmarks: []engine.BenchmarkEntry{{Path: p, Corpus: corpus}}}
 		if isSweepFile(p) {
 			s, err := engine.ReadSweep(fsys, p)
 			if err != nil {

@@ -44,3 +44,28 @@ func TestCorpusFlagValidateAndRun(t *testing.T) {
 		t.Errorf("missing corpus: %s", errOut)
 	}
 }
+
+// TestResultsDataCorpus: a bundle of a run with --corpus is re-scored by
+// results validate --data FILE --corpus FILE (and compare, report and
+// merge take the same flags); without the corpus the data is another
+// benchmark, and --corpus with several --data paths is a usage error.
+func TestResultsDataCorpus(t *testing.T) {
+	dir := t.TempDir()
+	rows, corpus := filepath.Join(dir, "rows.jsonl"), filepath.Join(dir, "corpus.jsonl")
+	os.WriteFile(rows, []byte(`{"id": "q1", "question": "What lowers the melting point of silica?", "answer": "soda", "expected_docs": ["d1"]}`+"\n"), 0o644)
+	os.WriteFile(corpus, []byte(`{"_id": "d1", "text": "Soda lowers the melting point of silica."}`+"\n"+`{"_id": "d2", "text": "The solidus was a gold coin."}`+"\n"), 0o644)
+	bundle := filepath.Join(dir, "a.json")
+	mustCLI(t, 0, "benchmark", "run", rows, "--corpus", corpus, "-o", bundle)
+	out, _ := mustCLI(t, 0, "results", "validate", bundle, "--data", rows, "--corpus", corpus)
+	if !strings.Contains(out, "re-scored") {
+		t.Errorf("validate --data --corpus:\n%s", out)
+	}
+	mustCLI(t, 1, "results", "validate", bundle, "--data", rows)
+	for _, cmd := range [][]string{{"compare", bundle, bundle}, {"report", bundle, "-o", filepath.Join(dir, "r.html")}} {
+		mustCLI(t, 0, append(append([]string{"results"}, cmd...), "--data", rows, "--corpus", corpus)...)
+	}
+	_, errOut := mustCLI(t, 2, "results", "validate", bundle, "--data", rows, "--data", rows, "--corpus", corpus)
+	if !strings.Contains(errOut, "--corpus goes with one --data") {
+		t.Errorf("--corpus with two --data: %s", errOut)
+	}
+}

@@ -61,7 +61,7 @@ func TestEvaltestPointsHere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !ev.Failed() || !strings.Contains(ev.Tests[0].Failure(), "registry/evalregistry into evaltest.Config.Data") {
+	if !ev.Failed() || !strings.Contains(ev.Tests[0].Failure(), "evaltest/evalregistry (evalregistry.Load) into evaltest.Config.Data") {
 		t.Errorf("evaltest with a registry: path: failed=%v %q", ev.Failed(), ev.Tests[0].Failure())
 	}
 }

@@ -40,7 +40,7 @@ func LoadBenchmarksWith(fsys fs.FS, s *Sweep, resolve Resolver) ([]*BenchmarkRun
 		)
 		switch {
 		case IsRegistryPath(e.Path) && resolve == nil:
-			err = errors.New("no benchmark registry here: the lasagna CLI reads registry: paths; in a Go test, load them with registry/evalregistry into evaltest.Config.Data")
+			err = errors.New("no benchmark registry here: the lasagna CLI reads registry: paths; in a Go test, load them with evaltest/evalregistry (evalregistry.Load) into evaltest.Config.Data")
 		case IsRegistryPath(e.Path):
 			b, err = resolve(e.Path)
 		default:

@@ -18,7 +18,7 @@ func TestRegistryPathsGoThroughTheResolver(t *testing.T) {
 		t.Fatalf("paths = %q, %q", s.Benchmarks[0].Path, s.Benchmarks[1].Path)
 	}
 	fsys := fstest.MapFS{"conf/qa.jsonl": {Data: []byte(`{"question":"q?","answer":"a","contexts":["a b"]}` + "\n")}}
-	if _, err := LoadBenchmarks(fsys, s); err == nil || !strings.Contains(err.Error(), "registry/evalregistry") {
+	if _, err := LoadBenchmarks(fsys, s); err == nil || !strings.Contains(err.Error(), "evaltest/evalregistry") {
 		t.Errorf("without a resolver: %v", err)
 	}
 	var asked []string
