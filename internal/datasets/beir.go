@@ -6,12 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/suggest"
 )
 
 // LoadBEIR reads a folder in the BEIR layout from fsys:
@@ -331,7 +334,7 @@ func eachBEIRDoc(r interface{ Read([]byte) (int, error) }, file string, ids map[
 			}
 			continue
 		}
-		if !beirRequired(pos, hasID, hasText, "BEIR corpus lines are {\"_id\", \"title\", \"text\"}", c) {
+		if !beirRequired(pos, hasID, hasText, "BEIR corpus lines are {\"_id\", \"title\", \"text\"}", slices.Sorted(maps.Keys(d.Extra)), c) {
 			lineOK = false
 		}
 		if lineOK && ids != nil {
@@ -387,13 +390,22 @@ func beirString(l *jlex, key string, pos lasagna.Pos, c *collector) (s string, o
 }
 
 // beirRequired records a problem for each of "_id" and "text" that a BEIR
-// line lacks (shape describes such lines) and reports whether it has both.
-func beirRequired(pos lasagna.Pos, hasID, hasText bool, shape string, c *collector) bool {
+// line lacks (shape describes such lines), with the line's other key the
+// missing one was likely meant as (others: "txt" for "text"), and reports
+// whether it has both.
+func beirRequired(pos lasagna.Pos, hasID, hasText bool, shape string, others []string, c *collector) bool {
+	missing := func(field string) {
+		hint := ""
+		if k, ok := suggest.Nearest(field, others); ok {
+			hint = fmt.Sprintf("; the line has %q: did you mean %q?", k, field)
+		}
+		c.add(pos, field, "missing field %q (%s)%s", field, shape, hint)
+	}
 	if !hasID {
-		c.add(pos, "_id", "missing field \"_id\" (%s)", shape)
+		missing("_id")
 	}
 	if !hasText {
-		c.add(pos, "text", "missing field \"text\" (%s)", shape)
+		missing("text")
 	}
 	return hasID && hasText
 }
@@ -469,7 +481,7 @@ func parseBEIRQueries(r interface{ Read([]byte) (int, error) }, file string, bro
 				q.Metadata[k] = v
 			}
 		}
-		if !beirRequired(pos, hasID, hasText, "BEIR query lines are {\"_id\", \"text\"}", c) {
+		if !beirRequired(pos, hasID, hasText, "BEIR query lines are {\"_id\", \"text\"}", slices.Sorted(maps.Keys(extra)), c) {
 			lineOK = false
 		}
 		if lineOK {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 // TestBEIRAllProblemsOnePass: a folder with a problem in corpus.jsonl and
@@ -49,6 +50,25 @@ func TestLenientID(t *testing.T) {
 	} {
 		if got := lenientID([]byte(line)); got != want {
 			t.Errorf("lenientID(%s) = %q, want %q", line, got, want)
+		}
+	}
+}
+
+// TestBEIRFieldDidYouMean: a BEIR line that lacks a required field and
+// has a key close to it says which key it likely meant.
+func TestBEIRFieldDidYouMean(t *testing.T) {
+	fsys := fstest.MapFS{
+		"b/corpus.jsonl":   {Data: []byte(`{"_id": "d1", "txt": "The gates open at seven."}` + "\n")},
+		"b/queries.jsonl":  {Data: []byte(`{"id": "q1", "text": "When?"}` + "\n")},
+		"b/qrels/test.tsv": {Data: []byte("q1\td1\t1\n")},
+	}
+	_, err := Load(fsys, "b", Options{})
+	for _, want := range []string{
+		`b/corpus.jsonl:1: missing field "text" (BEIR corpus lines are {"_id", "title", "text"}); the line has "txt": did you mean "text"?`,
+		`b/queries.jsonl:1: missing field "_id" (BEIR query lines are {"_id", "text"}); the line has "id": did you mean "_id"?`,
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Load: %v\nwant %s", err, want)
 		}
 	}
 }
