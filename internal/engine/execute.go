@@ -98,6 +98,12 @@ func (p *Plan) concurrency() int {
 // journal error, or *Interrupted when r's context ended first.
 func Execute(r Runner, p *Plan) (*Outcome, error) {
 	r.Helper()
+	return execute(r, p, true)
+}
+
+// execute is Execute; without bundle it assembles the report alone (Run).
+func execute(r Runner, p *Plan, bundle bool) (*Outcome, error) {
+	r.Helper()
 	if len(p.Benchmarks) == 0 {
 		return nil, errors.New("the plan has no benchmarks")
 	}
@@ -108,6 +114,12 @@ func Execute(r Runner, p *Plan) (*Outcome, error) {
 		return nil, errors.New("the plan is gated but has no baseline bundle; read it with ReadBaseline")
 	}
 	e := newExecution(p, r.Context())
+	e.bundle = bundle
+	// A Recorder that keeps nothing (Discard) records no attribute: the
+	// query units skip formatting them.
+	if n, ok := r.(*Recorder); ok && !n.keep {
+		e.quiet = true
+	}
 	var err error
 	if e.budget, err = newBudget(p); err != nil {
 		return nil, err
@@ -116,6 +128,14 @@ func Execute(r Runner, p *Plan) (*Outcome, error) {
 	for i, br := range p.Benchmarks {
 		names[i] = br.Benchmark.Name
 		br.CorpusDigest = br.corpusDigest() // while the texts are there
+	}
+	var workers sync.WaitGroup
+	for range p.concurrency() {
+		workers.Go(func() {
+			for job := range e.work {
+				job()
+			}
+		})
 	}
 	for bi, name := range BenchmarkNames(names) {
 		if e.stopped() {
@@ -126,14 +146,23 @@ func Execute(r Runner, p *Plan) (*Outcome, error) {
 			e.runBenchmark(r, bi)
 		})
 	}
+	// Every unit is done (Run returns after its children), so no job is
+	// left to send.
+	close(e.work)
+	workers.Wait()
 	return e.finish(r.Context())
 }
 
 // execution is the state of one Execute.
 type execution struct {
-	p       *Plan
-	opts    Options
-	sem     chan struct{}
+	p *Plan
+	// bundle: assemble the bundle (Execute; Run wants the report alone);
+	// quiet: the runner keeps no attribute (Discard).
+	bundle, quiet bool
+	opts          Options
+	// work feeds the run's pipeline calls to Options.Concurrency
+	// workers, which keep their (grown) stacks from call to call.
+	work    chan func()
 	seed    uint64
 	varied  []string
 	cells   [][]*cellState // by benchmark, then arm
@@ -173,10 +202,10 @@ type cellState struct {
 	calls *cellCalls
 }
 
-// pending is one query's repeats in flight.
+// pending is one query's repeats; its unit has finished, and res is
+// complete, when the arm's cleanup reads it.
 type pending struct {
-	done chan struct{}
-	res  []*QueryResult
+	res []*QueryResult
 }
 
 func newExecution(p *Plan, ctx context.Context) *execution {
@@ -184,7 +213,7 @@ func newExecution(p *Plan, ctx context.Context) *execution {
 	if e.seed == 0 {
 		e.seed = DefaultSeed
 	}
-	e.sem = make(chan struct{}, p.concurrency())
+	e.work = make(chan func())
 	for i := range p.Arms {
 		e.varied = append(e.varied, p.Arms[i].Varied...)
 		e.textFree = e.textFree && p.Arms[i].textFree()
@@ -335,7 +364,7 @@ func (e *execution) runArm(r Runner, bi, ai int) {
 // once they are done.
 func (e *execution) runQuery(r Runner, ctx context.Context, cs *cellState, i int) {
 	r.Helper()
-	p := &pending{done: make(chan struct{}), res: make([]*QueryResult, len(cs.runs))}
+	p := &pending{res: make([]*QueryResult, len(cs.runs))}
 	cs.mu.Lock()
 	cs.started[i] = p
 	cs.mu.Unlock()
@@ -349,14 +378,9 @@ func (e *execution) runQuery(r Runner, ctx context.Context, cs *cellState, i int
 		capped atomic.Bool
 	)
 	for rep, cr := range cs.runs {
-		select {
-		case e.sem <- struct{}{}:
-		case <-ctx.Done():
-			p.res[rep] = &QueryResult{Query: q, Err: ctx.Err()}
-			continue
-		}
-		wg.Go(func() {
-			defer func() { <-e.sem }()
+		wg.Add(1)
+		job := func() {
+			defer wg.Done()
 			if !e.budget.reserve(cost, e.ranQueries, e.total) {
 				capped.Store(true)
 				p.res[rep] = &QueryResult{Query: q, Err: fmt.Errorf("not run: the run's cost cap of $%.4f was reached", e.budget.max)}
@@ -365,21 +389,23 @@ func (e *execution) runQuery(r Runner, ctx context.Context, cs *cellState, i int
 			defer e.budget.release(cost)
 			cr.run(ctx, i)
 			p.res[rep] = &cr.cell.Queries[i]
-		})
+		}
+		select {
+		case e.work <- job:
+		case <-ctx.Done():
+			p.res[rep] = &QueryResult{Query: q, Err: ctx.Err()}
+			wg.Done()
+		}
 	}
-	go func() {
-		wg.Wait()
-		if !capped.Load() {
-			e.ran.Add(1)
-		}
-		n := e.done.Add(1)
-		if e.opts.Progress != nil {
-			e.opts.Progress(int(n), e.total)
-		}
-		close(p.done)
-	}()
 	r.Parallel()
-	<-p.done
+	wg.Wait()
+	if !capped.Load() {
+		e.ran.Add(1)
+	}
+	n := e.done.Add(1)
+	if e.opts.Progress != nil {
+		e.opts.Progress(int(n), e.total)
+	}
 	e.reportQuery(r, cs, i, p)
 }
 
@@ -392,7 +418,7 @@ func (e *execution) reportQuery(r Runner, cs *cellState, i int, p *pending) {
 	q := p.res[0].Query
 	r.Attr("lasagna.query_id", q.ID)
 	// Latency is recorded for failed calls too: a timeout is worth seeing.
-	if attrs == nil || slices.Contains(attrs, MetricLatency) {
+	if !e.quiet && (attrs == nil || slices.Contains(attrs, MetricLatency)) {
 		merged := MergeRepeats(p.res)
 		if ms, ok := merged.LatencyMS(); ok {
 			r.Attr("lasagna."+MetricLatency, FormatValue(ms))
@@ -402,7 +428,7 @@ func (e *execution) reportQuery(r Runner, cs *cellState, i int, p *pending) {
 	vs := QueryVerdicts(cs.runs[0].Cell(), p.res, ths, arm.Pass)
 	cs.queryVerdicts[i] = vs
 	failed := slices.ContainsFunc(vs, func(v Verdict) bool { return v.Kind == VerdictQuery })
-	if !failed {
+	if !failed && !e.quiet {
 		for _, kv := range attrScores(MeanScores(p.res), attrs) {
 			r.Attr(kv[0], kv[1])
 		}
@@ -451,7 +477,6 @@ func (e *execution) finishArm(r Runner, cs *cellState) {
 	ran := 0
 	for _, p := range cs.started {
 		if p != nil {
-			<-p.done
 			ran++
 		}
 	}
@@ -576,7 +601,7 @@ func (e *execution) finish(ctx context.Context) (*Outcome, error) {
 	out.Report = NewReport(cells, e.opts.Shard)
 	out.Report.Slices = e.opts.Slices
 	out.opts = e.p.BundleOptions(out.Partial)
-	if len(cells) == 0 {
+	if len(cells) == 0 || !e.bundle {
 		return out, nil
 	}
 	b, err := out.Report.Bundle(out.opts)

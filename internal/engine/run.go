@@ -223,7 +223,7 @@ func (c *Cell) Where() string { return c.Bench.Benchmark.Name + "/" + c.Arm.Name
 // thresholds or gate, and returns the report. Benchmarks must be loaded
 // and selected already (LoadBenchmarksWith).
 func Run(ctx context.Context, benches []*BenchmarkRun, arms []Arm, opts Options) (*Report, error) {
-	out, err := Execute(Discard(ctx), &Plan{Benchmarks: benches, Arms: arms, Options: opts})
+	out, err := execute(Discard(ctx), &Plan{Benchmarks: benches, Arms: arms, Options: opts}, false)
 	if err != nil {
 		return nil, err
 	}

@@ -113,7 +113,11 @@ type node struct {
 
 func (rec *Recorder) newNode(ctx context.Context, parent *node, name string) *node {
 	n := &node{rec: rec, parent: parent, parallel: make(chan struct{})}
-	if parent == nil {
+	if parent == nil || !rec.keep {
+		// The root's context is the caller's; a Recorder that keeps
+		// nothing (Discard) gives its units their parent's: nothing reads
+		// a finished unit's context, and a query unit makes no cancel
+		// context of its own.
 		n.ctx, n.cancel = ctx, func() {}
 	} else {
 		n.ctx, n.cancel = context.WithCancel(ctx)

@@ -568,6 +568,9 @@ func FormatValue(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
 // bootstrap CI (seeded by seed), and that every threshold's metric was
 // scored by at least one query. It returns a verdict per threshold.
 func CellVerdicts(c *Cell, ths []Threshold, seed uint64) []Verdict {
+	if len(ths) == 0 {
+		return nil
+	}
 	per := map[string][]float64{}
 	for i := range c.Queries {
 		r := &c.Queries[i]
