@@ -136,3 +136,18 @@ func TestBenchmarkRunMaxCostNeedsPrices(t *testing.T) {
 		t.Errorf("exit %d, %d requests\n%s\n%s", code, srv.Count(""), out, errOut)
 	}
 }
+
+// TestBenchmarkRunDryRunNeedsNoKey: a dry run calls nothing, so it runs
+// without an API key (a real run without one is a usage error).
+func TestBenchmarkRunDryRunNeedsNoKey(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	t.Setenv("LASAGNA_CACHE_DIR", t.TempDir())
+	out, errOut, code := runCLI(t, "benchmark", "run", "../../examples/data/faq.jsonl", "--profile", "full", "--model", "gpt-4o-mini", "--dry-run")
+	if code != 0 || !strings.Contains(out, "nothing was called") {
+		t.Errorf("dry run without a key: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if _, errOut, code := runCLI(t, "benchmark", "run", "../../examples/data/faq.jsonl", "--profile", "full", "--model", "gpt-4o-mini"); code != 2 {
+		t.Errorf("a real run without a key: exit %d, want 2\n%s", code, errOut)
+	}
+}

@@ -189,7 +189,7 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 	if err != nil {
 		return err
 	}
-	deps, client, err := llmDeps(sweep, f.model)
+	deps, client, err := llmDeps(sweep, f.model, f.dryRun)
 	if err != nil {
 		return err
 	}
@@ -609,7 +609,9 @@ func progressLine(w io.Writer) func(done, total int) {
 // (nil when no arm generates). No arm calling a model means the zero Deps
 // (BM25 only). A missing key, or a generator with no model anywhere, is an
 // error listing every variable read, raised before anything is built.
-func llmDeps(s *engine.Sweep, model string) (engine.Deps, *llm.Client, error) {
+// llmDeps builds the LLM-backed components s's arms need; a dry run
+// (which calls nothing) needs no key.
+func llmDeps(s *engine.Sweep, model string, dryRun bool) (engine.Deps, *llm.Client, error) {
 	needsEmb, needsChat, unnamed := false, false, false
 	for _, a := range s.Arms {
 		needsEmb = needsEmb || a.NeedsEmbedder()
@@ -621,7 +623,17 @@ func llmDeps(s *engine.Sweep, model string) (engine.Deps, *llm.Client, error) {
 	if !needsEmb && !needsChat {
 		return engine.Deps{}, nil, nil
 	}
-	cfg, err := llm.ConfigFromEnv(os.Getenv)
+	getenv := os.Getenv
+	if dryRun && os.Getenv(llm.EnvAPIKey) == "" && os.Getenv(llm.EnvAnthropicAPIKey) == "" {
+		// No call is made: a placeholder stands for the missing key.
+		getenv = func(k string) string {
+			if k == llm.EnvAPIKey || k == llm.EnvAnthropicAPIKey {
+				return "dry-run-no-key"
+			}
+			return os.Getenv(k)
+		}
+	}
+	cfg, err := llm.ConfigFromEnv(getenv)
 	if err != nil {
 		if needsChat {
 			return engine.Deps{}, nil, usageError("LLM generation and judging need a chat endpoint: %v", err)

@@ -31,7 +31,7 @@ func sweepDeps(s *engine.Sweep, model string) (engine.Deps, error) {
 	if err := checkVectorBackends(s); err != nil {
 		return engine.Deps{}, err
 	}
-	d, _, err := llmDeps(s, model)
+	d, _, err := llmDeps(s, model, false)
 	if err != nil {
 		return engine.Deps{}, err
 	}
