@@ -273,7 +273,8 @@ func Cut(obj []byte, names ...string) (rest []byte, values [][]byte, err error) 
 // raw (split into t) without its run_id member, the form a bundle's run_id
 // hashes, without building it whole: the text around the rows is
 // canonicalized with each rows array replaced by a marker string, and each
-// row is canonicalized alone where its array's marker is.
+// row is canonicalized alone where its array's marker is, copying the
+// parts already in canonical form (see canonicalizer).
 func CanonicalHash(h io.Writer, raw []byte, t *Text) error {
 	var nonce [8]byte
 	if _, err := rand.Read(nonce[:]); err != nil {
@@ -310,6 +311,7 @@ func CanonicalHash(h io.Writer, raw []byte, t *Text) error {
 		return err
 	}
 	var row jsontext.Value
+	var fast canonicalizer
 	rest := []byte(v)
 	for i, a := range t.Arrays {
 		// JCS writes U+0000 as \u0000, so the marker reads back as written.
@@ -330,9 +332,14 @@ func CanonicalHash(h io.Writer, raw []byte, t *Text) error {
 					return err
 				}
 			}
-			row = append(row[:0], r.Text...)
-			if err := row.Canonicalize(); err != nil {
-				return err
+			// The fast path copies what is already canonical; what it
+			// does not handle, jsontext canonicalizes (or refuses).
+			var ok bool
+			if row, ok = fast.appendCanonical(row[:0], r.Text); !ok {
+				row = append(row[:0], r.Text...)
+				if err := row.Canonicalize(); err != nil {
+					return err
+				}
 			}
 			if _, err := h.Write(row); err != nil {
 				return err
