@@ -234,6 +234,14 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 // the texts of their values (nil for a name obj lacks). obj must be one
 // valid JSON object, as a Row's Text is.
 func Cut(obj []byte, names ...string) (rest []byte, values [][]byte, err error) {
+	if rest, values, ok := cutPlain(obj, names); ok {
+		return rest, values, nil
+	}
+	return cutDecode(obj, names)
+}
+
+// cutDecode is Cut by jsontext's decoder.
+func cutDecode(obj []byte, names []string) (rest []byte, values [][]byte, err error) {
 	values = make([][]byte, len(names))
 	d := jsontext.NewDecoder(bytes.NewReader(obj))
 	if tok, err := d.ReadToken(); err != nil || tok.Kind() != '{' {
@@ -352,4 +360,137 @@ func CanonicalHash(h io.Writer, raw []byte, t *Text) error {
 	}
 	_, err := h.Write(rest)
 	return err
+}
+
+// cutPlain is Cut by a scan of the bytes instead of a decoder, for an
+// object whose member names are printable ASCII without escapes (a row as
+// written). It relies on obj being valid JSON, as Cut's doc requires and
+// Split's rows are, and gives up (ok false) on anything else it meets.
+func cutPlain(obj []byte, names []string) (rest []byte, values [][]byte, ok bool) {
+	values = make([][]byte, len(names))
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return nil, nil, false
+	}
+	i = skipSpace(obj, i+1)
+	var kept [][2]int
+	var seenBuf [8][]byte
+	seen := seenBuf[:0]
+	cut := false
+	if i < len(obj) && obj[i] == '}' {
+		return obj, values, true
+	}
+	for {
+		start := i
+		if i >= len(obj) || obj[i] != '"' {
+			return nil, nil, false
+		}
+		j := i + 1
+		for j < len(obj) && obj[j] != '"' {
+			if b := obj[j]; b < 0x20 || b >= 0x80 || b == '\\' {
+				return nil, nil, false
+			}
+			j++
+		}
+		if j >= len(obj) {
+			return nil, nil, false
+		}
+		name := obj[i+1 : j]
+		i = skipSpace(obj, j+1)
+		if i >= len(obj) || obj[i] != ':' {
+			return nil, nil, false
+		}
+		vstart := skipSpace(obj, i+1)
+		end, ok := skipPlain(obj, vstart)
+		if !ok || end == vstart {
+			return nil, nil, false
+		}
+		for _, m := range seen {
+			if bytes.Equal(m, name) {
+				return nil, nil, false // a duplicate: the decoder's error
+			}
+		}
+		seen = append(seen, name)
+		if k := slices.IndexFunc(names, func(n string) bool { return n == string(name) }); k >= 0 {
+			values[k] = obj[vstart:end]
+			cut = true
+		} else {
+			kept = append(kept, [2]int{start, end})
+		}
+		i = skipSpace(obj, end)
+		if i >= len(obj) {
+			return nil, nil, false
+		}
+		if obj[i] == '}' {
+			if skipSpace(obj, i+1) != len(obj) {
+				return nil, nil, false
+			}
+			break
+		}
+		if obj[i] != ',' {
+			return nil, nil, false
+		}
+		i = skipSpace(obj, i+1)
+	}
+	if !cut {
+		return obj, values, true
+	}
+	n := 2
+	for _, k := range kept {
+		n += k[1] - k[0] + 1
+	}
+	rest = make([]byte, 0, n)
+	rest = append(rest, '{')
+	for k, span := range kept {
+		if k > 0 {
+			rest = append(rest, ',')
+		}
+		rest = append(rest, obj[span[0]:span[1]]...)
+	}
+	return append(rest, '}'), values, true
+}
+
+// skipPlain returns the end of the valid JSON value that starts at b[i]:
+// it follows strings and brackets only, for text already known valid.
+func skipPlain(b []byte, i int) (int, bool) {
+	depth := 0
+	for i < len(b) {
+		switch c := b[i]; c {
+		case '"':
+			i++
+			for i < len(b) && b[i] != '"' {
+				if b[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			if i >= len(b) {
+				return i, false
+			}
+			i++
+			if depth == 0 {
+				return i, true
+			}
+		case '{', '[':
+			depth++
+			i++
+		case '}', ']':
+			if depth == 0 {
+				return i, i > 0
+			}
+			depth--
+			i++
+			if depth == 0 {
+				return i, true
+			}
+		case ',', ' ', '\t', '\n', '\r':
+			if depth == 0 {
+				return i, true
+			}
+			i++
+		default:
+			i++
+		}
+	}
+	return i, depth == 0
 }
