@@ -191,7 +191,7 @@ func validate(raw []byte, checks []func(raw []byte) []Problem) (Report, *Bundle)
 	}
 	checkKeys(&r, top)
 
-	b, err := Unmarshal(raw)
+	b, err := unmarshalText(raw, text)
 	if err != nil {
 		if checked == 0 {
 			r.add(lasagna.InvalidBundle, "bundle", "%v", err)
