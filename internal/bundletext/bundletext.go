@@ -16,6 +16,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync"
+	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -54,6 +56,9 @@ type Array struct {
 // and returns its parts. An error is a syntax error of the text, with its
 // byte offset (use encoding/json for a line and column).
 func Split(raw []byte) (*Text, error) {
+	if t := shared(raw); t != nil {
+		return t, nil
+	}
 	t := &Text{RunID: [2]int{-1, -1}}
 	d := jsontext.NewDecoder(bytes.NewReader(raw))
 	var skel bytes.Buffer
@@ -165,6 +170,64 @@ func Split(raw []byte) (*Text, error) {
 		t.Skeleton = skel.Bytes()
 	}
 	return t, nil
+}
+
+// sharing holds the texts Share made known, by the bytes they split.
+var sharing struct {
+	sync.Mutex
+	texts map[textKey]*sharedText
+}
+
+type textKey struct {
+	data *byte
+	n    int
+}
+
+type sharedText struct {
+	t    *Text
+	refs int
+}
+
+// Share makes Split(raw) return t, without reading raw again, until
+// release is called: a validation splits the bundle once and the checks it
+// runs on the same bytes (the schema's) reuse the split. raw must not be
+// modified meanwhile, and the Text, shared, is not to be modified.
+func Share(raw []byte, t *Text) (release func()) {
+	if len(raw) == 0 {
+		return func() {}
+	}
+	k := textKey{unsafe.SliceData(raw), len(raw)}
+	sharing.Lock()
+	defer sharing.Unlock()
+	if sharing.texts == nil {
+		sharing.texts = map[textKey]*sharedText{}
+	}
+	st := sharing.texts[k]
+	if st == nil {
+		st = &sharedText{t: t}
+		sharing.texts[k] = st
+	}
+	st.refs++
+	return sync.OnceFunc(func() {
+		sharing.Lock()
+		defer sharing.Unlock()
+		if st.refs--; st.refs == 0 {
+			delete(sharing.texts, k)
+		}
+	})
+}
+
+// shared returns the Text shared for raw, or nil.
+func shared(raw []byte) *Text {
+	if len(raw) == 0 {
+		return nil
+	}
+	sharing.Lock()
+	defer sharing.Unlock()
+	if st := sharing.texts[textKey{unsafe.SliceData(raw), len(raw)}]; st != nil {
+		return st.t
+	}
+	return nil
 }
 
 // skipRest reads the rest of a value whose first token is tok, and checks

@@ -157,3 +157,34 @@ func TestCutPlainIsCutDecode(t *testing.T) {
 		t.Errorf("the scan cut only %d of %d objects", plain, len(objs))
 	}
 }
+
+// TestShare checks that Split returns the shared split of the same bytes
+// until every Share of them is released, and reads other bytes anew.
+func TestShare(t *testing.T) {
+	raw := []byte(`{"results":[{"per_sample_scores":[{"query_id":"a"}]}]}`)
+	t1, err := Split(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r1 := Share(raw, t1)
+	r2 := Share(raw, t1)
+	if got, _ := Split(raw); got != t1 {
+		t.Error("Split did not return the shared text")
+	}
+	if got, _ := Split(bytes.Clone(raw)); got == t1 {
+		t.Error("Split returned the shared text for other bytes")
+	}
+	if got, _ := Split(raw[:len(raw)-1]); got == t1 {
+		t.Error("Split returned the shared text for a prefix of the bytes")
+	}
+	r1()
+	r1() // a second call does nothing
+	if got, _ := Split(raw); got != t1 {
+		t.Error("Split did not return the text still shared once")
+	}
+	r2()
+	if got, _ := Split(raw); got == t1 {
+		t.Error("Split returned the text after every Share was released")
+	}
+	Share(nil, t1)()
+}
