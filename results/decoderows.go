@@ -3,6 +3,7 @@ package results
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 
 	"github.com/lasagna-go/lasagna/internal/bundletext"
@@ -51,8 +52,9 @@ func unmarshalSplit(t *bundletext.Text) (*Bundle, bool) {
 			return nil, false
 		}
 		rows := make([]Sample, a.N)
+		var sc rowScratch
 		for i, r := range t.Rows[a.First : a.First+a.N] {
-			if r.Result != res || !decodeRow(&rows[i], r.Text) {
+			if r.Result != res || !decodeRow(&rows[i], r.Text, &sc) {
 				rows[i] = Sample{}
 				if err := json.Unmarshal(r.Text, &rows[i]); err != nil {
 					return nil, false
@@ -62,6 +64,13 @@ func unmarshalSplit(t *bundletext.Text) (*Bundle, bool) {
 		b.Results[res].PerSampleScores = rows
 	}
 	return &b, true
+}
+
+// rowScratch holds the lists of the row being read, so that each row's
+// lists are allocated once, at their length.
+type rowScratch struct {
+	ids  []string
+	hits []Retrieved
 }
 
 // rowReader reads one row in the writer's layout.
@@ -173,7 +182,7 @@ func (r *rowReader) float() (float64, bool) {
 // null, no other member). It reports false for anything else, leaving s to be
 // decoded by encoding/json; what it decodes is what encoding/json gives
 // (TestDecodeRowIsEncodingJSON).
-func decodeRow(s *Sample, text []byte) bool {
+func decodeRow(s *Sample, text []byte, sc *rowScratch) bool {
 	*s = Sample{}
 	r := rowReader{b: text}
 	if !r.byte_('{') {
@@ -287,12 +296,13 @@ func decodeRow(s *Sample, text []byte) bool {
 				r.i++
 				break
 			}
+			ids := sc.ids[:0]
 			for {
 				v, ok := r.str()
 				if !ok {
 					return false
 				}
-				s.RetrievedIDs = append(s.RetrievedIDs, string(v))
+				ids = append(ids, string(v))
 				if r.byte_(',') {
 					continue
 				}
@@ -301,6 +311,8 @@ func decodeRow(s *Sample, text []byte) bool {
 				}
 				break
 			}
+			sc.ids = ids
+			s.RetrievedIDs = slices.Clone(ids)
 		case "_retrieved":
 			if !once(3) || !r.byte_('[') {
 				return false
@@ -310,12 +322,17 @@ func decodeRow(s *Sample, text []byte) bool {
 				r.i++
 				break
 			}
+			hits := sc.hits[:0]
 			for {
 				var h Retrieved
-				if !r.hit(&h) {
+				var same string
+				if len(hits) < len(s.RetrievedIDs) {
+					same = s.RetrievedIDs[len(hits)]
+				}
+				if !r.hit(&h, same) {
 					return false
 				}
-				s.Retrieved = append(s.Retrieved, h)
+				hits = append(hits, h)
 				if r.byte_(',') {
 					continue
 				}
@@ -324,6 +341,8 @@ func decodeRow(s *Sample, text []byte) bool {
 				}
 				break
 			}
+			sc.hits = hits
+			s.Retrieved = slices.Clone(hits)
 		default:
 			return false
 		}
@@ -337,8 +356,9 @@ func decodeRow(s *Sample, text []byte) bool {
 	}
 }
 
-// hit reads {"id":"…","score":N,"rank":R} in that order, R plain digits.
-func (r *rowReader) hit(h *Retrieved) bool {
+// hit reads {"id":"…","score":N,"rank":R} in that order, R plain digits;
+// an id equal to same is same.
+func (r *rowReader) hit(h *Retrieved, same string) bool {
 	for k, name := range [3]string{"id", "score", "rank"} {
 		if k == 0 && !r.byte_('{') || k > 0 && !r.byte_(',') {
 			return false
@@ -353,7 +373,13 @@ func (r *rowReader) hit(h *Retrieved) bool {
 			if !ok {
 				return false
 			}
-			h.ID = string(v)
+			// The hits' ids are most often the row's _retrieved_ids, in
+			// order: the string is shared instead of allocated again.
+			if string(v) == same {
+				h.ID = same
+			} else {
+				h.ID = string(v)
+			}
 		case 1:
 			f, ok := r.float()
 			if !ok {

@@ -25,6 +25,8 @@ func TestDecodeRowIsEncodingJSON(t *testing.T) {
 		`{"query_id":"q","scores":{"a":1}} x`, `{"query_id":"q",}`, `{"scores":{"a":+1}}`, `{"scores":{"a":01}}`, `{"scores":{"a":.5}}`, `{"scores":{"a":1.}}`,
 		`{"query_id":"q","query_digest":"ab","error":"e","judge_error":"j","answer":"","abstained":true,"missing":false,"latency_ms":1.5}`,
 		`{"abstained": false , "missing" :true,"answer":"x y"}`, `{"abstained":true,"abstained":false}`, `{"answer":"a","answer":"b"}`,
+		`{"_retrieved_ids":["b","a"],"_retrieved":[{"id":"a","score":1,"rank":1},{"id":"b","score":1,"rank":2},{"id":"c","score":1,"rank":3}]}`,
+		`{"_retrieved":[{"id":"a","score":1,"rank":1}],"_retrieved_ids":["a","b"]}`,
 		`{"missing":truex}`, `{"missing":1}`, `{"latency_ms":"1"}`, `{"latency_ms":-0}`, `{"query_digest":null}`,
 		`[1]`, `"q"`, ``,
 	}
@@ -44,7 +46,7 @@ func TestDecodeRowIsEncodingJSON(t *testing.T) {
 	read := 0
 	for _, row := range rows {
 		var got Sample
-		if !decodeRow(&got, []byte(row)) {
+		if !decodeRow(&got, []byte(row), &rowScratch{}) {
 			continue
 		}
 		read++
