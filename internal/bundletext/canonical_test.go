@@ -60,6 +60,7 @@ func TestFastCanonicalIsJSONText(t *testing.T) {
 		`{"a":1,}`, `{"a" 1}`, `[1,]`, `[1 2]`, `{"a":tru}`, `{"a":nul}`, `{"a":truex}`, `{"a":1} x`, `{"a":"\x"}`, "{\"a\":\"\x01\"}", "[\"\xff\"]",
 		`{"a":"unterminated}`, `{"a":[1,2}`, `[true,false,null]`, `"x"`, `1.50`, ` 7 `, `{}`, `[]`, ``, ` `,
 		`{"z":{"b":[{"d":1,"c":2}],"a":null},"y":[{"q":"x","p":-1.0}]}`,
+		"[\"a\x7fb\", \"a/b<>&'~\", \" \"]", `{"B":1,"a":2,"_":3,"A":4,"~":5,"":6,"aa":7}`,
 	}
 	deep := bytes.Repeat([]byte("["), 100)
 	inputs = append(inputs, string(deep)+string(bytes.Repeat([]byte("]"), 100)))
