@@ -72,3 +72,58 @@ func FuzzCanonical(f *testing.F) {
 		}
 	})
 }
+
+// TestRunIDOfNonCanonicalTexts checks that the run_id of a bundle text
+// whose rows are not in canonical form (whitespace, members out of order,
+// escaped strings and names, numbers such as 1.0, 1e2, -0 and 0.10) is
+// the slow path's, the hash of the tree's canonical form, and that the
+// same bundle written either way has the same run_id.
+func TestRunIDOfNonCanonicalTexts(t *testing.T) {
+	type edit struct{ old, new string }
+	variants := map[string][]edit{
+		"whitespace":   {{`,"`, ` ,` + "\r\n\t" + ` "`}, {`":`, `"  :` + "\n"}, {`[`, "[ \t"}, {`]`, " \n]"}},
+		"numbers":      {{`"rank":1}`, `"rank":1.0}`}, {`"rank":2}`, `"rank":2e0}`}, {`"rank":3}`, `"rank":0.3E1}`}, {`"score":12.5`, `"score":1.25E+1`}, {`: 0,`, `: -0,`}, {`: 0.1,`, `: 0.10,`}, {`"score":9.25`, `"score":925e-2`}},
+		"strings":      {{`"d0"`, `"\u0064\u0030"`}, {`"q01"`, `"q\u00301"`}, {`"d1"`, `"\u00641"`}, {`"q02"`, `"q\u0030\u0032"`}},
+		"names":        {{`"id":`, `"\u0069d":`}, {`"scores":`, `"sc\u006fres":`}},
+		"member order": {{`{"id":"d0","score":12.5,"rank":1}`, `{"rank":1,"score":12.5,"id":"d0"}`}, {`{"id":"d1","score":9.25,"rank":2}`, `{ "score" : 9.25 , "rank" : 2 , "id" : "d1" }`}},
+		"all at once":  {{`"rank":1}`, `"rank":1.0}`}, {`"d0"`, `"\u0064\u0030"`}, {`"id":`, `"\u0069d":`}, {`,"`, ` , "`}},
+	}
+	for name := range goldens {
+		raw, err := os.ReadFile(filepath.Join("testdata", "golden", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := RunIDOf(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for vname, edits := range variants {
+			text := raw
+			for _, e := range edits {
+				text = bytes.ReplaceAll(text, []byte(e.old), []byte(e.new))
+			}
+			if bytes.Equal(text, raw) {
+				continue // the golden has none of these
+			}
+			got, err := RunIDOf(text)
+			if err != nil {
+				t.Fatalf("%s, %s: %v", name, vname, err)
+			}
+			tree, err := decodeTree(text)
+			if err != nil {
+				t.Fatalf("%s, %s: %v", name, vname, err)
+			}
+			delete(tree.(map[string]any), "run_id")
+			slow, err := hashTree(tree)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != slow {
+				t.Errorf("%s, %s: run_id %s, the tree's canonical form hashes to %s", name, vname, got, slow)
+			}
+			if got != want {
+				t.Errorf("%s, %s: run_id %s, the golden text's is %s", name, vname, got, want)
+			}
+		}
+	}
+}

@@ -177,12 +177,9 @@ func validate(raw []byte, checks []func(raw []byte) []Problem) (Report, *Bundle)
 		return r, nil
 	}
 
-	checked := 0
-	for _, check := range checks {
-		found := check(raw)
-		checked += len(found)
-		r.Problems = append(r.Problems, found...)
-	}
+	found := runChecks(raw, text, checks)
+	checked := len(found)
+	r.Problems = append(r.Problems, found...)
 
 	if id, err := runIDOfText(raw, text); err != nil {
 		r.add(lasagna.RunIDMismatch, "run_id", "cannot hash the bundle: %v", err)
@@ -191,7 +188,7 @@ func validate(raw []byte, checks []func(raw []byte) []Problem) (Report, *Bundle)
 	}
 	checkKeys(&r, top)
 
-	b, err := Unmarshal(raw)
+	b, err := unmarshalText(raw, text)
 	if err != nil {
 		if checked == 0 {
 			r.add(lasagna.InvalidBundle, "bundle", "%v", err)
@@ -204,6 +201,22 @@ func validate(raw []byte, checks []func(raw []byte) []Problem) (Report, *Bundle)
 	checkCalibrations(&r, b)
 	checkListed(&r, b)
 	return r, b
+}
+
+// runChecks runs checks on raw. The checks (the schema's) split the same
+// bytes: they get text, validation's split, until runChecks returns (so
+// that nothing holds raw once validation is done with it).
+func runChecks(raw []byte, text *bundletext.Text, checks []func(raw []byte) []Problem) []Problem {
+	if len(checks) == 0 {
+		return nil
+	}
+	release := bundletext.Share(raw, text)
+	defer release()
+	var found []Problem
+	for _, check := range checks {
+		found = append(found, check(raw)...)
+	}
+	return found
 }
 
 // syntaxErr re-decodes raw with encoding/json to get an error with an
@@ -322,6 +335,8 @@ func checkStructure(r *Report, b *Bundle) {
 
 func checkRows(r *Report, b *Bundle, res *Result, where string) {
 	ids := map[string]bool{}
+	seen := map[string]bool{} // firstDuplicateIn's, reused
+	var hitIDs []string
 	var failed, judgeFailed []string
 	for i, row := range res.PerSampleScores {
 		w := where + "/" + row.QueryID
@@ -341,11 +356,15 @@ func checkRows(r *Report, b *Bundle, res *Result, where string) {
 		if row.JudgeError != "" {
 			judgeFailed = append(judgeFailed, row.QueryID)
 		}
-		if d := firstDuplicate(row.RetrievedIDs); d != "" {
-			r.add(lasagna.DuplicateRetrievedID, w, "_retrieved_ids holds %q more than once", d)
+		dupIDs := firstDuplicateIn(seen, row.RetrievedIDs)
+		if dupIDs != "" {
+			r.add(lasagna.DuplicateRetrievedID, w, "_retrieved_ids holds %q more than once", dupIDs)
 		}
 		if row.Retrieved != nil {
-			hitIDs := make([]string, len(row.Retrieved))
+			// hitIDs is reused from row to row (a depth-1000 bundle has a
+			// million hits); an id after a wrong rank stays "".
+			hitIDs = slices.Grow(hitIDs[:0], len(row.Retrieved))[:len(row.Retrieved)]
+			clear(hitIDs)
 			for j, h := range row.Retrieved {
 				hitIDs[j] = h.ID
 				if h.Rank != j+1 {
@@ -353,10 +372,14 @@ func checkRows(r *Report, b *Bundle, res *Result, where string) {
 					break
 				}
 			}
-			if d := firstDuplicate(hitIDs); d != "" && d != firstDuplicate(row.RetrievedIDs) {
-				r.add(lasagna.DuplicateRetrievedID, w, "_retrieved holds %q more than once", d)
+			// The same list as _retrieved_ids has its duplicate, reported.
+			same := slices.Equal(hitIDs, row.RetrievedIDs)
+			if !same {
+				if d := firstDuplicateIn(seen, hitIDs); d != "" && d != dupIDs {
+					r.add(lasagna.DuplicateRetrievedID, w, "_retrieved holds %q more than once", d)
+				}
 			}
-			if row.RetrievedIDs != nil && !slices.Equal(hitIDs, row.RetrievedIDs) {
+			if row.RetrievedIDs != nil && !same {
 				r.add(lasagna.InvalidBundle, w, "_retrieved_ids and the ids of _retrieved differ; both are the same ranked list")
 			}
 		}
@@ -419,7 +442,13 @@ func checkListed(r *Report, b *Bundle) {
 }
 
 func firstDuplicate(ids []string) string {
-	seen := make(map[string]bool, len(ids))
+	return firstDuplicateIn(make(map[string]bool, len(ids)), ids)
+}
+
+// firstDuplicateIn is firstDuplicate with seen, cleared first, as its
+// set of the ids seen.
+func firstDuplicateIn(seen map[string]bool, ids []string) string {
+	clear(seen)
 	for _, id := range ids {
 		if seen[id] {
 			return id

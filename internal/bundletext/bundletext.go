@@ -16,6 +16,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync"
+	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -54,6 +56,9 @@ type Array struct {
 // and returns its parts. An error is a syntax error of the text, with its
 // byte offset (use encoding/json for a line and column).
 func Split(raw []byte) (*Text, error) {
+	if t := shared(raw); t != nil {
+		return t, nil
+	}
 	t := &Text{RunID: [2]int{-1, -1}}
 	d := jsontext.NewDecoder(bytes.NewReader(raw))
 	var skel bytes.Buffer
@@ -167,6 +172,64 @@ func Split(raw []byte) (*Text, error) {
 	return t, nil
 }
 
+// sharing holds the texts Share made known, by the bytes they split.
+var sharing struct {
+	sync.Mutex
+	texts map[textKey]*sharedText
+}
+
+type textKey struct {
+	data *byte
+	n    int
+}
+
+type sharedText struct {
+	t    *Text
+	refs int
+}
+
+// Share makes Split(raw) return t, without reading raw again, until
+// release is called: a validation splits the bundle once and the checks it
+// runs on the same bytes (the schema's) reuse the split. raw must not be
+// modified meanwhile, and the Text, shared, is not to be modified.
+func Share(raw []byte, t *Text) (release func()) {
+	if len(raw) == 0 {
+		return func() {}
+	}
+	k := textKey{unsafe.SliceData(raw), len(raw)}
+	sharing.Lock()
+	defer sharing.Unlock()
+	if sharing.texts == nil {
+		sharing.texts = map[textKey]*sharedText{}
+	}
+	st := sharing.texts[k]
+	if st == nil {
+		st = &sharedText{t: t}
+		sharing.texts[k] = st
+	}
+	st.refs++
+	return sync.OnceFunc(func() {
+		sharing.Lock()
+		defer sharing.Unlock()
+		if st.refs--; st.refs == 0 {
+			delete(sharing.texts, k)
+		}
+	})
+}
+
+// shared returns the Text shared for raw, or nil.
+func shared(raw []byte) *Text {
+	if len(raw) == 0 {
+		return nil
+	}
+	sharing.Lock()
+	defer sharing.Unlock()
+	if st := sharing.texts[textKey{unsafe.SliceData(raw), len(raw)}]; st != nil {
+		return st.t
+	}
+	return nil
+}
+
 // skipRest reads the rest of a value whose first token is tok, and checks
 // that nothing follows it.
 func skipRest(d *jsontext.Decoder, tok jsontext.Token) error {
@@ -234,6 +297,14 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 // the texts of their values (nil for a name obj lacks). obj must be one
 // valid JSON object, as a Row's Text is.
 func Cut(obj []byte, names ...string) (rest []byte, values [][]byte, err error) {
+	if rest, values, ok := cutPlain(obj, names); ok {
+		return rest, values, nil
+	}
+	return cutDecode(obj, names)
+}
+
+// cutDecode is Cut by jsontext's decoder.
+func cutDecode(obj []byte, names []string) (rest []byte, values [][]byte, err error) {
 	values = make([][]byte, len(names))
 	d := jsontext.NewDecoder(bytes.NewReader(obj))
 	if tok, err := d.ReadToken(); err != nil || tok.Kind() != '{' {
@@ -273,7 +344,8 @@ func Cut(obj []byte, names ...string) (rest []byte, values [][]byte, err error) 
 // raw (split into t) without its run_id member, the form a bundle's run_id
 // hashes, without building it whole: the text around the rows is
 // canonicalized with each rows array replaced by a marker string, and each
-// row is canonicalized alone where its array's marker is.
+// row is canonicalized alone where its array's marker is, copying the
+// parts already in canonical form (see canonicalizer).
 func CanonicalHash(h io.Writer, raw []byte, t *Text) error {
 	var nonce [8]byte
 	if _, err := rand.Read(nonce[:]); err != nil {
@@ -310,6 +382,7 @@ func CanonicalHash(h io.Writer, raw []byte, t *Text) error {
 		return err
 	}
 	var row jsontext.Value
+	var fast canonicalizer
 	rest := []byte(v)
 	for i, a := range t.Arrays {
 		// JCS writes U+0000 as \u0000, so the marker reads back as written.
@@ -330,9 +403,14 @@ func CanonicalHash(h io.Writer, raw []byte, t *Text) error {
 					return err
 				}
 			}
-			row = append(row[:0], r.Text...)
-			if err := row.Canonicalize(); err != nil {
-				return err
+			// The fast path copies what is already canonical; what it
+			// does not handle, jsontext canonicalizes (or refuses).
+			var ok bool
+			if row, ok = fast.appendCanonical(row[:0], r.Text); !ok {
+				row = append(row[:0], r.Text...)
+				if err := row.Canonicalize(); err != nil {
+					return err
+				}
 			}
 			if _, err := h.Write(row); err != nil {
 				return err
@@ -345,4 +423,137 @@ func CanonicalHash(h io.Writer, raw []byte, t *Text) error {
 	}
 	_, err := h.Write(rest)
 	return err
+}
+
+// cutPlain is Cut by a scan of the bytes instead of a decoder, for an
+// object whose member names are printable ASCII without escapes (a row as
+// written). It relies on obj being valid JSON, as Cut's doc requires and
+// Split's rows are, and gives up (ok false) on anything else it meets.
+func cutPlain(obj []byte, names []string) (rest []byte, values [][]byte, ok bool) {
+	values = make([][]byte, len(names))
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return nil, nil, false
+	}
+	i = skipSpace(obj, i+1)
+	var kept [][2]int
+	var seenBuf [8][]byte
+	seen := seenBuf[:0]
+	cut := false
+	if i < len(obj) && obj[i] == '}' {
+		return obj, values, true
+	}
+	for {
+		start := i
+		if i >= len(obj) || obj[i] != '"' {
+			return nil, nil, false
+		}
+		j := i + 1
+		for j < len(obj) && obj[j] != '"' {
+			if b := obj[j]; b < 0x20 || b >= 0x80 || b == '\\' {
+				return nil, nil, false
+			}
+			j++
+		}
+		if j >= len(obj) {
+			return nil, nil, false
+		}
+		name := obj[i+1 : j]
+		i = skipSpace(obj, j+1)
+		if i >= len(obj) || obj[i] != ':' {
+			return nil, nil, false
+		}
+		vstart := skipSpace(obj, i+1)
+		end, ok := skipPlain(obj, vstart)
+		if !ok || end == vstart {
+			return nil, nil, false
+		}
+		for _, m := range seen {
+			if bytes.Equal(m, name) {
+				return nil, nil, false // a duplicate: the decoder's error
+			}
+		}
+		seen = append(seen, name)
+		if k := slices.IndexFunc(names, func(n string) bool { return n == string(name) }); k >= 0 {
+			values[k] = obj[vstart:end]
+			cut = true
+		} else {
+			kept = append(kept, [2]int{start, end})
+		}
+		i = skipSpace(obj, end)
+		if i >= len(obj) {
+			return nil, nil, false
+		}
+		if obj[i] == '}' {
+			if skipSpace(obj, i+1) != len(obj) {
+				return nil, nil, false
+			}
+			break
+		}
+		if obj[i] != ',' {
+			return nil, nil, false
+		}
+		i = skipSpace(obj, i+1)
+	}
+	if !cut {
+		return obj, values, true
+	}
+	n := 2
+	for _, k := range kept {
+		n += k[1] - k[0] + 1
+	}
+	rest = make([]byte, 0, n)
+	rest = append(rest, '{')
+	for k, span := range kept {
+		if k > 0 {
+			rest = append(rest, ',')
+		}
+		rest = append(rest, obj[span[0]:span[1]]...)
+	}
+	return append(rest, '}'), values, true
+}
+
+// skipPlain returns the end of the valid JSON value that starts at b[i]:
+// it follows strings and brackets only, for text already known valid.
+func skipPlain(b []byte, i int) (int, bool) {
+	depth := 0
+	for i < len(b) {
+		switch c := b[i]; c {
+		case '"':
+			i++
+			for i < len(b) && b[i] != '"' {
+				if b[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			if i >= len(b) {
+				return i, false
+			}
+			i++
+			if depth == 0 {
+				return i, true
+			}
+		case '{', '[':
+			depth++
+			i++
+		case '}', ']':
+			if depth == 0 {
+				return i, i > 0
+			}
+			depth--
+			i++
+			if depth == 0 {
+				return i, true
+			}
+		case ',', ' ', '\t', '\n', '\r':
+			if depth == 0 {
+				return i, true
+			}
+			i++
+		default:
+			i++
+		}
+	}
+	return i, depth == 0
 }

@@ -110,3 +110,81 @@ func TestSplit(t *testing.T) {
 		}
 	}
 }
+
+// TestCutPlainIsCutDecode checks that the byte scan Cut tries first gives
+// what the decoder gives, on rows of the golden bundles and on objects
+// with whitespace, nesting, escapes and the cut names first, last, absent
+// or repeated.
+func TestCutPlainIsCutDecode(t *testing.T) {
+	objs := []string{
+		`{}`, ` { } `, `{"a":1}`, `{"_retrieved":[{"id":"x","score":1,"rank":1}]}`,
+		`{"query_id":"q","_retrieved_ids":["a","b"],"_retrieved":[{"id":"a]}","score":1.5e-3,"rank":1}],"z":{"k":[1,{"m":"\"]"}]}}`,
+		" {\n \"_retrieved\" : [ 1 , 2 ] ,\t\"b\" : \"x\\\\\" , \"c\":true,\"d\":null,\"e\":-0.5 , \"_retrieved_ids\":[\"a\"] } ",
+		`{"_retrieved":1,"_retrieved":2}`, `{"a":"é","_retrieved_ids":[]}`, `{"\u0061":1,"_retrieved":[]}`, `{"a":"x","b":[[]],"c":{}}`,
+	}
+	goldens, _ := filepath.Glob("../../results/testdata/golden/*.json")
+	for _, g := range goldens {
+		raw, err := os.ReadFile(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, err := Split(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range text.Rows {
+			objs = append(objs, string(r.Text))
+		}
+	}
+	names := []string{"_retrieved", "_retrieved_ids"}
+	plain := 0
+	for _, o := range objs {
+		rest, vals, ok := cutPlain([]byte(o), names)
+		if !ok {
+			continue
+		}
+		plain++
+		wrest, wvals, err := cutDecode([]byte(o), names)
+		if err != nil {
+			t.Errorf("%s: the scan cut an object the decoder refuses: %v", o, err)
+			continue
+		}
+		if !bytes.Equal(rest, wrest) || fmt.Sprintf("%q", vals) != fmt.Sprintf("%q", wvals) {
+			t.Errorf("%s:\n scan    %s %q\n decoder %s %q", o, rest, vals, wrest, wvals)
+		}
+	}
+	if plain < len(objs)/2 {
+		t.Errorf("the scan cut only %d of %d objects", plain, len(objs))
+	}
+}
+
+// TestShare checks that Split returns the shared split of the same bytes
+// until every Share of them is released, and reads other bytes anew.
+func TestShare(t *testing.T) {
+	raw := []byte(`{"results":[{"per_sample_scores":[{"query_id":"a"}]}]}`)
+	t1, err := Split(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r1 := Share(raw, t1)
+	r2 := Share(raw, t1)
+	if got, _ := Split(raw); got != t1 {
+		t.Error("Split did not return the shared text")
+	}
+	if got, _ := Split(bytes.Clone(raw)); got == t1 {
+		t.Error("Split returned the shared text for other bytes")
+	}
+	if got, _ := Split(raw[:len(raw)-1]); got == t1 {
+		t.Error("Split returned the shared text for a prefix of the bytes")
+	}
+	r1()
+	r1() // a second call does nothing
+	if got, _ := Split(raw); got != t1 {
+		t.Error("Split did not return the text still shared once")
+	}
+	r2()
+	if got, _ := Split(raw); got == t1 {
+		t.Error("Split returned the text after every Share was released")
+	}
+	Share(nil, t1)()
+}

@@ -172,6 +172,9 @@ func pointerPath(tokens []string) string {
 // (1.0, 1e0) is left to the schema, which reads numbers exactly.
 // TestListsValidAgreesWithSchema holds it to the schema.
 func hitsValid(v []byte) bool {
+	if hitsPlain(v) {
+		return true
+	}
 	return arrayValid(v, func(d *jsontext.Decoder) bool {
 		if tok, err := d.ReadToken(); err != nil || tok.Kind() != '{' {
 			return false
@@ -210,6 +213,9 @@ func hitsValid(v []byte) bool {
 // idsValid reports whether v (absent when nil) is a valid _retrieved_ids:
 // null or an array of strings.
 func idsValid(v []byte) bool {
+	if idsPlain(v) {
+		return true
+	}
 	return arrayValid(v, func(d *jsontext.Decoder) bool {
 		tok, err := d.ReadToken()
 		return err == nil && tok.Kind() == '"'
@@ -247,4 +253,132 @@ func plainPositive(s string) bool {
 		}
 	}
 	return true
+}
+
+// hitsPlain reports whether v is a _retrieved list as the writer lays it
+// out, [{"id":"…","score":N,"rank":R},…] without whitespace, with ids of
+// printable ASCII without escapes, scores JSON numbers and ranks plain
+// digits from 1: a list valid by the schema, read without a decoder
+// (most of a depth-1000 bundle is such lists). Anything else, valid or
+// not, it leaves to hitsValid's decoder.
+func hitsPlain(v []byte) bool {
+	const (
+		idKey    = `{"id":`
+		scoreKey = `,"score":`
+		rankKey  = `,"rank":`
+	)
+	if len(v) < 2 || v[0] != '[' {
+		return false
+	}
+	i := 1
+	if v[i] == ']' {
+		return i+1 == len(v)
+	}
+	for {
+		if !bytes.HasPrefix(v[i:], []byte(idKey)) {
+			return false
+		}
+		if i = plainString(v, i+len(idKey)); i < 0 || !bytes.HasPrefix(v[i:], []byte(scoreKey)) {
+			return false
+		}
+		if i = plainNumber(v, i+len(scoreKey)); i < 0 || !bytes.HasPrefix(v[i:], []byte(rankKey)) {
+			return false
+		}
+		i += len(rankKey)
+		start := i
+		for i < len(v) && '0' <= v[i] && v[i] <= '9' {
+			i++
+		}
+		if !plainPositive(string(v[start:i])) || i+1 >= len(v) || v[i] != '}' {
+			return false
+		}
+		switch v[i+1] {
+		case ',':
+			i += 2
+		case ']':
+			return i+2 == len(v)
+		default:
+			return false
+		}
+	}
+}
+
+// idsPlain reports whether v is a _retrieved_ids list as the writer lays
+// it out, ["…","…"] without whitespace, of strings of printable ASCII
+// without escapes: valid by the schema. Anything else it leaves to
+// idsValid's decoder.
+func idsPlain(v []byte) bool {
+	if len(v) < 2 || v[0] != '[' {
+		return false
+	}
+	i := 1
+	if v[i] == ']' {
+		return i+1 == len(v)
+	}
+	for {
+		if i = plainString(v, i); i < 0 || i >= len(v) {
+			return false
+		}
+		switch v[i] {
+		case ',':
+			i++
+		case ']':
+			return i+1 == len(v)
+		default:
+			return false
+		}
+	}
+}
+
+// plainString returns the offset just after the string that starts at
+// v[i] when it is printable ASCII without escapes, else -1.
+func plainString(v []byte, i int) int {
+	if i >= len(v) || v[i] != '"' {
+		return -1
+	}
+	for i++; i < len(v); i++ {
+		switch b := v[i]; {
+		case b == '"':
+			return i + 1
+		case b < 0x20 || b >= 0x80 || b == '\\':
+			return -1
+		}
+	}
+	return -1
+}
+
+// plainNumber returns the offset just after the JSON number that starts
+// at v[i], else -1.
+func plainNumber(v []byte, i int) int {
+	digits := func() int {
+		start := i
+		for i < len(v) && '0' <= v[i] && v[i] <= '9' {
+			i++
+		}
+		return i - start
+	}
+	if i < len(v) && v[i] == '-' {
+		i++
+	}
+	if i < len(v) && v[i] == '0' {
+		i++
+	} else if digits() == 0 {
+		return -1
+	}
+	if i < len(v) && v[i] == '.' {
+		i++
+		if digits() == 0 {
+			return -1
+		}
+	}
+	if i < len(v) && (v[i] == 'e' || v[i] == 'E') {
+		i++
+		if i < len(v) && (v[i] == '+' || v[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return -1
+		}
+	}
+	return i
 }

@@ -289,3 +289,53 @@ func TestListsValidAgreesWithSchema(t *testing.T) {
 		t.Errorf("a rank of 0 in the first row is not reported at its path: %v", Check(bad))
 	}
 }
+
+// TestPlainListsAreValid holds the decoder-free reading of the ranked
+// lists (hitsPlain, idsPlain) to the schema: every list it accepts is
+// valid JSON the schema accepts, and it accepts the lists as written.
+func TestPlainListsAreValid(t *testing.T) {
+	rowSch, err := compiledRow()
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid := func(row string) bool {
+		doc, err := santhosh.UnmarshalJSON(strings.NewReader(row))
+		return err == nil && rowSch.Validate(doc) == nil
+	}
+	hits := []string{
+		`[]`, `[{"id":"a","score":1,"rank":1}]`, `[{"id":"p002850","score":12.9640255,"rank":1},{"id":"p1","score":-1.5e-7,"rank":1000}]`,
+		`[{"id":"a","score":0,"rank":1},{"id":"","score":-0.5E+3,"rank":2}]`,
+		`[{"id":"a","score":01,"rank":1}]`, `[{"id":"a","score":1,"rank":01}]`, `[{"id":"a","score":1,"rank":0}]`,
+		`[{"id":"a","score":1,"rank":1.0}]`, `[{"id":"a","score":1,"rank":1},]`, `[{"id":"a","score":1,"rank":1}]x`,
+		`[{"id":"a","score":1.,"rank":1}]`, `[{"id":"a","score":.5,"rank":1}]`, `[{"id":"a","score":1e,"rank":1}]`,
+		`[{"id":"a","score":-,"rank":1}]`, `[{"id":"a\"","score":1,"rank":1}]`, `[{"id":"a\\","score":1,"rank":1}]`,
+		`[{"id":"é","score":1,"rank":1}]`, `[{"id":1,"score":1,"rank":1}]`, `[{"id":"a","score":"1","rank":1}]`,
+		`[{"id":"a","score":1,"rank":1234567890123456}]`, `[{"id":"a","rank":1,"score":1}]`, `[ {"id":"a","score":1,"rank":1}]`,
+		`[{"id":"a","score":1,"rank":1}`, `[{"id":"a","score":1,"rank":1`, `[`, `]`, ``, `null`, "[{\"id\":\"a\x01\",\"score\":1,\"rank\":1}]",
+	}
+	accepted := 0
+	for _, h := range hits {
+		if hitsPlain([]byte(h)) {
+			accepted++
+			if !valid(`{"query_id":"q","_retrieved":` + h + `}`) {
+				t.Errorf("hitsPlain accepts %s, which is not valid json or the schema refuses", h)
+			}
+		}
+	}
+	if accepted != 4 {
+		t.Errorf("hitsPlain accepts %d of the 4 lists in the writer's form", accepted)
+	}
+	ids := []string{`[]`, `["a"]`, `["a","b",""]`, `["a",]`, `["a" ,"b"]`, `["a"]x`, `[1]`, `[null]`, `["a\"b"]`, `["é"]`, `["a"`, `[`, `null`, `"a"`}
+	accepted = 0
+	for _, v := range ids {
+		if idsPlain([]byte(v)) {
+			accepted++
+			if !valid(`{"query_id":"q","_retrieved_ids":` + v + `}`) {
+				t.Errorf("idsPlain accepts %s, which is not valid json or the schema refuses", v)
+			}
+		}
+	}
+	if accepted != 3 {
+		t.Errorf("idsPlain accepts %d of the 3 lists in the writer's form", accepted)
+	}
+}
