@@ -113,7 +113,7 @@ func execute(r Runner, p *Plan, bundle bool) (*Outcome, error) {
 	if p.Gate != nil && p.Gate.Baseline == nil {
 		return nil, errors.New("the plan is gated but has no baseline bundle; read it with ReadBaseline")
 	}
-	e := newExecution(p, r.Context())
+	e := newExecution(p)
 	e.bundle = bundle
 	// A Recorder that keeps nothing (Discard) records no attribute: the
 	// query units skip formatting them.
@@ -184,7 +184,6 @@ type execution struct {
 // cellState is one arm on one benchmark while it runs.
 type cellState struct {
 	cell    *Cell
-	arm     int // the arm's index in the plan
 	runs    []*cellRun
 	entered bool // the runner ran the arm's unit
 	// recorded is set when the cell enters the report: its pipeline did
@@ -192,7 +191,10 @@ type cellState struct {
 	recorded bool
 	partial  bool
 	mu       sync.Mutex
-	started  []*pending // by query index; nil when the runner left it out
+	// started holds each query's results, one per repeat, by query index:
+	// nil when the runner left the query out. The arm's cleanup reads it
+	// once every query unit has finished.
+	started [][]*QueryResult
 
 	queryVerdicts              [][]Verdict
 	cellVerdicts, gateVerdicts []Verdict
@@ -202,13 +204,7 @@ type cellState struct {
 	calls *cellCalls
 }
 
-// pending is one query's repeats; its unit has finished, and res is
-// complete, when the arm's cleanup reads it.
-type pending struct {
-	res []*QueryResult
-}
-
-func newExecution(p *Plan, ctx context.Context) *execution {
+func newExecution(p *Plan) *execution {
 	e := &execution{p: p, opts: p.Options, seed: p.Options.StatsSeed, textFree: p.Options.ReleaseTexts}
 	if e.seed == 0 {
 		e.seed = DefaultSeed
@@ -226,12 +222,11 @@ func newExecution(p *Plan, ctx context.Context) *execution {
 		e.ids = append(e.ids, corpusIDs(br.Benchmark))
 		row := make([]*cellState, len(p.Arms))
 		for ai := range p.Arms {
-			row[ai] = &cellState{cell: &Cell{Bench: br, Arm: &p.Arms[ai]}, arm: ai}
+			row[ai] = &cellState{cell: &Cell{Bench: br, Arm: &p.Arms[ai]}}
 		}
 		e.cells = append(e.cells, row)
 		e.total += len(qs) * len(p.Arms)
 	}
-	_ = ctx
 	return e
 }
 
@@ -338,7 +333,7 @@ func (e *execution) runArm(r Runner, bi, ai int) {
 		r.Errorf("arm %s could not be built for %s, so none of its queries ran: %v", cs.cell.Arm.Name, cs.cell.Bench.Benchmark.Name, err)
 		return
 	}
-	cs.started = make([]*pending, len(queries))
+	cs.started = make([][]*QueryResult, len(queries))
 	cs.queryVerdicts = make([][]Verdict, len(queries))
 	r.Cleanup(func() {
 		r.Helper()
@@ -364,9 +359,9 @@ func (e *execution) runArm(r Runner, bi, ai int) {
 // once they are done.
 func (e *execution) runQuery(r Runner, ctx context.Context, cs *cellState, i int) {
 	r.Helper()
-	p := &pending{res: make([]*QueryResult, len(cs.runs))}
+	res := make([]*QueryResult, len(cs.runs))
 	cs.mu.Lock()
-	cs.started[i] = p
+	cs.started[i] = res
 	cs.mu.Unlock()
 	q := cs.runs[0].Cell().Queries[i].Query
 	var cost float64
@@ -383,17 +378,17 @@ func (e *execution) runQuery(r Runner, ctx context.Context, cs *cellState, i int
 			defer wg.Done()
 			if !e.budget.reserve(cost, e.ranQueries, e.total) {
 				capped.Store(true)
-				p.res[rep] = &QueryResult{Query: q, Err: fmt.Errorf("not run: the run's cost cap of $%.4f was reached", e.budget.max)}
+				res[rep] = &QueryResult{Query: q, Err: fmt.Errorf("not run: the run's cost cap of $%.4f was reached", e.budget.max)}
 				return
 			}
 			defer e.budget.release(cost)
 			cr.run(ctx, i)
-			p.res[rep] = &cr.cell.Queries[i]
+			res[rep] = &cr.cell.Queries[i]
 		}
 		select {
 		case e.work <- job:
 		case <-ctx.Done():
-			p.res[rep] = &QueryResult{Query: q, Err: ctx.Err()}
+			res[rep] = &QueryResult{Query: q, Err: ctx.Err()}
 			wg.Done()
 		}
 	}
@@ -406,35 +401,35 @@ func (e *execution) runQuery(r Runner, ctx context.Context, cs *cellState, i int
 	if e.opts.Progress != nil {
 		e.opts.Progress(int(n), e.total)
 	}
-	e.reportQuery(r, cs, i, p)
+	e.reportQuery(r, cs, i, res)
 }
 
 // reportQuery records query i's attributes and reports its verdicts.
-func (e *execution) reportQuery(r Runner, cs *cellState, i int, p *pending) {
+func (e *execution) reportQuery(r Runner, cs *cellState, i int, reps []*QueryResult) {
 	r.Helper()
 	arm := cs.cell.Arm
 	// The metrics recorded as attributes; nil: every metric scored.
 	attrs := e.p.AttrMetrics
-	q := p.res[0].Query
+	q := reps[0].Query
 	r.Attr("lasagna.query_id", q.ID)
 	// Latency is recorded for failed calls too: a timeout is worth seeing.
 	if !e.quiet && (attrs == nil || slices.Contains(attrs, MetricLatency)) {
-		merged := MergeRepeats(p.res)
+		merged := MergeRepeats(reps)
 		if ms, ok := merged.LatencyMS(); ok {
 			r.Attr("lasagna."+MetricLatency, FormatValue(ms))
 		}
 	}
 	ths := e.p.Thresholds[arm.Name]
-	vs := QueryVerdicts(cs.runs[0].Cell(), p.res, ths, arm.Pass)
+	vs := QueryVerdicts(cs.runs[0].Cell(), reps, ths, arm.Pass)
 	cs.queryVerdicts[i] = vs
 	failed := slices.ContainsFunc(vs, func(v Verdict) bool { return v.Kind == VerdictQuery })
 	if !failed && !e.quiet {
-		for _, kv := range attrScores(MeanScores(p.res), attrs) {
+		for _, kv := range attrScores(MeanScores(reps), attrs) {
 			r.Attr(kv[0], kv[1])
 		}
-		if n := len(p.res); n > 1 {
+		if n := len(reps); n > 1 {
 			passed := 0
-			for _, res := range p.res {
+			for _, res := range reps {
 				if len(QueryVerdicts(cs.runs[0].Cell(), []*QueryResult{res}, ths, All())) == 0 {
 					passed++
 				}
@@ -475,8 +470,8 @@ func (e *execution) finishArm(r Runner, cs *cellState) {
 		e.fail(err)
 	}
 	ran := 0
-	for _, p := range cs.started {
-		if p != nil {
+	for _, reps := range cs.started {
+		if reps != nil {
 			ran++
 		}
 	}
@@ -488,8 +483,8 @@ func (e *execution) finishArm(r Runner, cs *cellState) {
 	if ran < len(cs.started) {
 		cs.partial = true
 		kept := make([]QueryResult, 0, ran)
-		for i, p := range cs.started {
-			if p != nil {
+		for i, reps := range cs.started {
+			if reps != nil {
 				kept = append(kept, cs.cell.Queries[i])
 			}
 		}
