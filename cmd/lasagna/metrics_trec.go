@@ -47,8 +47,19 @@ trec_eval's other flags: -M num (only each query's first num ranked documents
 count), -J (unjudged documents are removed first), -N num (accepted; only
 utility's parameters use it), -D level[.qid] (.qid evaluates that query only;
 debugging lines are not printed), -Z file (z-scores against "qid measure mean
-stddev" lines), -R qrels and -T trec_results (the only formats implemented),
--o (ignored). trec_eval's long option names work too, whole or as a unique
+stddev" lines; -R qrels only), -R format, -T trec_results (trec_eval's only
+results format), -o (ignored).
+
+-R (rel_info file format): qrels (default); prefs (qid jg jsg docno rel_level
+lines: preferences within judgement sub-groups) and qrels_prefs (a qrels file
+read as preferences, its iter field the judgement group) compute trec_eval's
+preference measures — -m prefs (its default set for them), -m all_prefs, or
+each by name: prefs_num_prefs_poss prefs_num_prefs_ful prefs_num_prefs_ful_ret
+prefs_simp prefs_pair prefs_avgjg prefs_avgjg_Rnonrel and their _ret and _imp
+forms; qrels_jg (a qrels file whose iter field names a user's judgement group)
+computes map_avgjg, P_avgjg and Rprec_mult_avgjg, averaged over the groups
+(-m qrels_jg). Each format computes only its own measures, plus runid and
+num_q; as in trec_eval, the default "official" measures need -R qrels. trec_eval's long option names work too, whole or as a unique
 prefix: --Max_retrieved_per_topic 1000, --Judged_docs_only, --Max_retr=1000
 (docs/metrics.md, "trec_eval's flags").
 
@@ -57,8 +68,8 @@ refused with "did you mean trec_eval's ndcg_cut.10?".
 
 Exit status: 0 evaluated; 1 unreadable or malformed qrels, run or z-score
 file, or a qrels query missing from the run without -c; 2 usage errors
-(unknown measure or flag, negative -M, a format other than -R qrels and -T
-trec_results).`
+(unknown measure or flag, negative -M, an unknown -R or -T format, a measure
+its -R format does not compute).`
 
 // trecFlags are `metrics trec`'s flags, trec_eval's and lasagna's.
 type trecFlags struct {
@@ -89,14 +100,14 @@ func newMetricsTrecCmd(stdout io.Writer) *cobra.Command {
 	f.BoolVarP(&fl.perQuery, "query", "q", false, "also print each query's values (queries in byte-wise id order), then the summary")
 	f.BoolVarP(&fl.complete, "complete", "c", false, "average over every qrels query; queries missing from the run score 0 (trec_eval -c)")
 	f.IntVarP(&fl.level, "level", "l", 1, "relevance level: a grade >= level is relevant (ndcg and ndcg_cut always use the grade as gain)")
-	f.StringArrayVarP(&fl.measures, "measure", "m", nil, "measure[.cutoffs] or set (official, all_trec, set) to print; repeatable")
+	f.StringArrayVarP(&fl.measures, "measure", "m", nil, "measure[.cutoffs] or set (official, all_trec, set, prefs, all_prefs, qrels_jg) to print; repeatable")
 	f.BoolVarP(&fl.noSummary, "nosummary", "n", false, "do not print the summary (\"all\") block")
 	f.StringVar(&fl.average, "average", "", "averaging set: trec_eval (default), complete (same as -c), run (BEIR / pytrec_eval)")
 	f.IntVarP(&fl.maxRetrieved, "max-retrieved", "M", 0, "evaluate only each query's first `num` ranked documents (trec_eval -M; default no limit)")
 	f.BoolVarP(&fl.judgedOnly, "judged-only", "J", false, "drop retrieved documents without a judgement of grade 0 or more before evaluating (trec_eval -J)")
 	f.Int64VarP(&fl.numDocs, "num-docs", "N", 0, "number of documents in the collection (trec_eval -N; only utility's parameters use it, which lasagna does not implement: no effect)")
 	f.StringVarP(&fl.debug, "debug", "D", "0", "trec_eval's debug `level[.qid]`: with .qid only that query is evaluated; the level's debugging lines are not printed")
-	f.StringVarP(&fl.relFormat, "rel-format", "R", "qrels", "rel_info_file format (trec_eval -R): only qrels is implemented")
+	f.StringVarP(&fl.relFormat, "rel-format", "R", "qrels", "rel_info_file `format` (trec_eval -R): qrels; prefs or qrels_prefs (preference measures); qrels_jg (measures averaged over judgement groups)")
 	f.StringVarP(&fl.resultsFormat, "results-format", "T", "trec_results", "results file format (trec_eval -T): trec_results, trec_eval's only one")
 	f.StringVarP(&fl.zscore, "zscore", "Z", "", "print z-scores against the `file` of \"qid measure mean stddev\" lines instead of raw values (trec_eval -Z)")
 	f.BoolVarP(&fl.oldFormat, "old-results-format", "o", false, "ignored, as by trec_eval (its obsolete -o)")
@@ -131,6 +142,12 @@ func (fl *trecFlags) config(c *cobra.Command) (treceval.Config, error) {
 	if err != nil {
 		return treceval.Config{}, usageError("metrics trec: %v", err)
 	}
+	if err := sel.CheckFormat(fl.relFormat); err != nil {
+		return treceval.Config{}, usageError("metrics trec: %v", err)
+	}
+	if fl.relFormat != treceval.RelQrels && fl.zscore != "" {
+		return treceval.Config{}, usageError("metrics trec: -Z (--zscore) is implemented with -R qrels only, not with -R %s (docs/metrics.md, \"trec_eval's flags\")", fl.relFormat)
+	}
 	opts := sel.Options(fl.level)
 	opts.LimitRetrieved, opts.MaxRetrieved = c.Flags().Changed("max-retrieved"), fl.maxRetrieved
 	opts.JudgedOnly = fl.judgedOnly
@@ -139,6 +156,7 @@ func (fl *trecFlags) config(c *cobra.Command) (treceval.Config, error) {
 		Selection: sel,
 		Options:   opts,
 		Average:   avg,
+		RelFormat: fl.relFormat,
 		PerQuery:  fl.perQuery,
 		Summary:   !fl.noSummary,
 	}
@@ -161,13 +179,11 @@ func trecDebugQuery(d string) (string, error) {
 	return qid, nil
 }
 
-// trecFormats checks -R and -T: lasagna reads trec_eval's default formats
-// only.
+// trecFormats checks -R and -T: trec_eval's rel_info formats (qrels,
+// prefs, qrels_prefs, qrels_jg) and its one results format.
 func trecFormats(rel, results string) error {
 	switch rel {
-	case "qrels":
-	case "prefs", "qrels_prefs", "qrels_jg":
-		return usageError("metrics trec: -R (--rel-format) %s is not implemented by lasagna (nor are the measures it enables); only qrels is (docs/metrics.md, \"trec_eval's flags\")", rel)
+	case treceval.RelQrels, treceval.RelPrefs, treceval.RelQrelsPrefs, treceval.RelQrelsJG:
 	default:
 		return usageError("metrics trec: -R (--rel-format) %q is not a rel_info_file format of trec_eval (qrels, prefs, qrels_prefs, qrels_jg)", rel)
 	}

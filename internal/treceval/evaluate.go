@@ -62,6 +62,11 @@ type Config struct {
 	// PerQuery prints each query's block (queries in byte-wise id order);
 	// Summary prints the "all" block after them.
 	PerQuery, Summary bool
+	// RelFormat is the format of the rel_info (qrels) file, trec_eval's
+	// -R: RelQrels ("" too), RelPrefs, RelQrelsPrefs or RelQrelsJG. The
+	// selection must hold only measures of that format
+	// (Selection.CheckFormat); the last three take no ZScores.
+	RelFormat string
 	// ZScores, when not nil, is trec_eval -Z's file of "qid measure mean
 	// stddev" lines: every value is printed as its z-score against them.
 	ZScores *File
@@ -78,6 +83,15 @@ type Config struct {
 // *metrics.MissingQueriesError under metrics.AverageTrecEval when a qrels
 // query has no results); then the writer's.
 func Evaluate(w io.Writer, qrelsFile, runFile File, cfg Config) error {
+	if cfg.RelFormat != "" && cfg.RelFormat != RelQrels {
+		if err := cfg.Selection.CheckFormat(cfg.RelFormat); err != nil {
+			return err
+		}
+		if cfg.ZScores != nil {
+			return fmt.Errorf("-Z (z-scores) is not implemented with -R %s", cfg.RelFormat)
+		}
+		return evaluateRel(w, qrelsFile, runFile, cfg)
+	}
 	// The qrels are read while the run is parsed (on all CPUs): the run's
 	// parser leaves a CPU idle while it reads the file.
 	var (

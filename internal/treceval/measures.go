@@ -20,13 +20,21 @@ type trecMeasure struct {
 	fcut         bool // takes fractional parameters: name.0.1,0.5 (printed %3.2f)
 	summaryOnly  bool // printed only in the "all" block (runid, num_q, gm_map)
 	perQueryOnly bool // printed only in query blocks (relstring)
+	// format is the -R rel_info format the measure needs: "" for qrels,
+	// "prefs" for prefs and qrels_prefs, "qrels_jg"; runid and num_q
+	// (any) go with every format.
+	format string
 }
+
+// anyFormat marks the measures every -R format computes.
+const anyFormat = "any"
+
 
 // trecMeasures lists trec_eval 10's measures in the order it prints them;
 // lasagna implements those marked.
 var trecMeasures = []trecMeasure{
-	{name: "runid", implemented: true, summaryOnly: true},
-	{name: "num_q", implemented: true, summaryOnly: true},
+	{name: "runid", implemented: true, summaryOnly: true, format: anyFormat},
+	{name: "num_q", implemented: true, summaryOnly: true, format: anyFormat},
 	{name: "num_ret", implemented: true},
 	{name: "num_rel", implemented: true},
 	{name: "num_rel_ret", implemented: true},
@@ -61,6 +69,23 @@ var trecMeasures = []trecMeasure{
 	{name: "set_map", implemented: true},
 	{name: "set_F", implemented: true},
 	{name: "num_nonrel_judged_ret", implemented: true},
+	{name: "prefs_num_prefs_poss", implemented: true, format: "prefs"},
+	{name: "prefs_num_prefs_ful", implemented: true, format: "prefs"},
+	{name: "prefs_num_prefs_ful_ret", implemented: true, format: "prefs"},
+	{name: "prefs_simp", implemented: true, format: "prefs"},
+	{name: "prefs_pair", implemented: true, format: "prefs"},
+	{name: "prefs_avgjg", implemented: true, format: "prefs"},
+	{name: "prefs_avgjg_Rnonrel", implemented: true, format: "prefs"},
+	{name: "prefs_simp_ret", implemented: true, format: "prefs"},
+	{name: "prefs_pair_ret", implemented: true, format: "prefs"},
+	{name: "prefs_avgjg_ret", implemented: true, format: "prefs"},
+	{name: "prefs_avgjg_Rnonrel_ret", implemented: true, format: "prefs"},
+	{name: "prefs_simp_imp", implemented: true, format: "prefs"},
+	{name: "prefs_pair_imp", implemented: true, format: "prefs"},
+	{name: "prefs_avgjg_imp", implemented: true, format: "prefs"},
+	{name: "map_avgjg", implemented: true, format: "qrels_jg"},
+	{name: "P_avgjg", implemented: true, cut: true, format: "qrels_jg"},
+	{name: "Rprec_mult_avgjg", implemented: true, fcut: true, format: "qrels_jg"},
 	{name: "rbp", implemented: true},
 	{name: "rbp_resid", implemented: true},
 	{name: "unj", implemented: true, cut: true},
@@ -74,6 +99,60 @@ var trecNicknames = map[string][]string{
 		"map_cut", "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map", "set_F",
 		"num_nonrel_judged_ret", "rbp", "rbp_resid", "unj"},
 	"set": {"runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall", "set_relative_P", "set_map", "set_F"},
+	"all_prefs": {"runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+		"prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
+		"prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp"},
+	"prefs":    {"runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair", "prefs_avgjg"},
+	"qrels_jg": {"runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"},
+}
+
+// trecNicknameList is the sets' names as error messages list them.
+const trecNicknameList = "official, all_trec, set, all_prefs, prefs, qrels_jg"
+
+// CheckFormat tells whether every selected measure can be computed from a
+// rel_info file of format rel (trec_eval's -R: qrels, prefs, qrels_prefs
+// or qrels_jg): the preference measures need prefs or qrels_prefs, the
+// _avgjg ones qrels_jg, every other one qrels; runid and num_q go with
+// any. trec_eval stops on the first query instead ("Can't calculate
+// measure", status 4).
+func (s *Selection) CheckFormat(rel string) error {
+	want := rel
+	switch rel {
+	case "qrels":
+		want = ""
+	case "qrels_prefs":
+		want = "prefs"
+	}
+	for _, m := range trecMeasures {
+		if !s.on[m.name] || m.format == anyFormat || m.format == want {
+			continue
+		}
+		switch m.format {
+		case "":
+			return fmt.Errorf("measure %s needs -R qrels (a qrels file); with -R %s, trec_eval computes only runid, num_q and %s: give -m %s", m.name, rel, formatMeasures(want), formatSet(want))
+		case "prefs":
+			return fmt.Errorf("measure %s is a preference measure: it needs -R prefs or -R qrels_prefs (the rel_info file is read as preferences), not -R %s", m.name, rel)
+		default:
+			return fmt.Errorf("measure %s averages over judgement groups: it needs -R qrels_jg, not -R %s", m.name, rel)
+		}
+	}
+	return nil
+}
+
+// formatMeasures describes the measures of format f ("prefs", "qrels_jg").
+func formatMeasures(f string) string {
+	if f == "prefs" {
+		return "the preference measures prefs_*"
+	}
+	return "map_avgjg, P_avgjg and Rprec_mult_avgjg"
+}
+
+// formatSet is the -m set of format f's measures.
+func formatSet(f string) string {
+	if f == "prefs" {
+		return "prefs (or all_prefs)"
+	}
+	return "qrels_jg"
 }
 
 // Selection is what -m asked for: the measures to print and the cutoffs
@@ -138,7 +217,7 @@ func ParseMeasures(specs []string) (*Selection, error) {
 			return nil, fmt.Errorf("%q is lasagna's name; did you mean trec_eval's %s? (write -m %s)", spec, te, te)
 		}
 		if !ok {
-			return nil, fmt.Errorf("unknown trec_eval measure %q%s (lasagna implements %s; sets: official, all_trec, set)", name, didYouMean(name), strings.Join(implementedTrecNames(), ", "))
+			return nil, fmt.Errorf("unknown trec_eval measure %q%s (lasagna implements %s; sets: %s)", name, didYouMean(name), strings.Join(implementedTrecNames(), ", "), trecNicknameList)
 		}
 		if !m.implemented {
 			return nil, fmt.Errorf("trec_eval measure %q is not implemented by lasagna (it implements %s)", name, strings.Join(implementedTrecNames(), ", "))
