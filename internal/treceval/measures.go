@@ -29,7 +29,6 @@ type trecMeasure struct {
 // anyFormat marks the measures every -R format computes.
 const anyFormat = "any"
 
-
 // trecMeasures lists trec_eval 10's measures in the order it prints them;
 // lasagna implements those marked.
 var trecMeasures = []trecMeasure{

@@ -458,8 +458,10 @@ func (q *prefsQuery) recalcRnonrel(jg *prefsJG, ret bool) (ful, poss int, err er
 // ratio is C's (double) a / (double) b: 0/0 is NaN.
 func ratio(a, b int) float64 { return float64(a) / float64(b) }
 
-// measures computes the query's preference measures (m_prefs_*.c).
-func (q *prefsQuery) measures() (prefsValues, error) {
+// measures computes the query's preference measures (m_prefs_*.c);
+// prefs_avgjg_Rnonrel and prefs_avgjg_Rnonrel_ret only when rnonrel and
+// rnonrelRet (they can be undefined, see recalcRnonrel).
+func (q *prefsQuery) measures(rnonrel, rnonrelRet bool) (prefsValues, error) {
 	var v prefsValues
 	var poss, ful, fulRet, possRet, fulImp, possImp int
 	var avg, avgRet, avgImp float64
@@ -505,11 +507,15 @@ func (q *prefsQuery) measures() (prefsValues, error) {
 	}
 	v[pPair], v[pPairRet], v[pPairImp] = q.pairs()
 	var err error
-	if v[pAvgjgRnonrel], err = q.rnonrel(false); err != nil {
-		return v, err
+	if rnonrel {
+		if v[pAvgjgRnonrel], err = q.rnonrel(false); err != nil {
+			return v, err
+		}
 	}
-	if v[pAvgjgRnonrelRet], err = q.rnonrel(true); err != nil {
-		return v, err
+	if rnonrelRet {
+		if v[pAvgjgRnonrelRet], err = q.rnonrel(true); err != nil {
+			return v, err
+		}
 	}
 	return v, nil
 }

@@ -118,7 +118,7 @@ func evaluateRel(w io.Writer, relFile, runFile File, cfg Config) error {
 			if err != nil {
 				return both(err)
 			}
-			if rq.prefs, err = pq.measures(); err != nil {
+			if rq.prefs, err = pq.measures(cfg.Selection.on["prefs_avgjg_Rnonrel"], cfg.Selection.on["prefs_avgjg_Rnonrel_ret"]); err != nil {
 				return both(err)
 			}
 		}

@@ -15,7 +15,7 @@ import (
 // parsed bytes.
 type Pref struct {
 	JG, JSG, Doc string
-	Level       float64
+	Level        float64
 }
 
 // JGJudgement is one line of a -R qrels_jg file (qid jg docno rel): the

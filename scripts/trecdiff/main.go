@@ -3,9 +3,13 @@
 // and negative grades, queries missing from the run or from the qrels),
 // picks random trec_eval flags (-q -c -n -l -M -J -N -D -Z -R -T -m, short,
 // attached or long forms), runs both and compares their stdout byte for
-// byte. Run it from the repository's root:
+// byte. Half the cases, by default, read the rel_info file in another -R
+// format instead: prefs (judgement groups of one or several sub-groups,
+// most consistent, some not), qrels_prefs or qrels_jg, with that format's
+// measures. Run it from the repository's root:
 //
 //	go run ./scripts/trecdiff -n 500 -seed 1
+//	go run ./scripts/trecdiff -n 500 -formats prefs,qrels_prefs,qrels_jg
 //
 // trec_eval is taken from PATH (or -trec-eval); without it trecdiff says so
 // and exits 0. Where trec_eval fails (a qrels query missing from the run
@@ -16,7 +20,10 @@
 // Known differences are left out: every judged query has a grade >= 0
 // (trec_eval stops when the first query it evaluates has none), and the
 // z-score files have a line for every value of every query (trec_eval
-// reads past its table otherwise); docs/metrics.md lists them.
+// reads past its table otherwise); docs/metrics.md lists them. Where
+// lasagna refuses a preference file on which trec_eval's
+// prefs_avgjg_Rnonrel reads memory it does not own (negative levels), the
+// case is counted as such, not as a difference.
 package main
 
 import (
@@ -27,6 +34,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -38,7 +46,21 @@ func main() {
 	trecEval := flag.String("trec-eval", "", "trec_eval binary (default: trec_eval on PATH)")
 	lasagna := flag.String("lasagna", "", "lasagna binary (default: built from ./cmd/lasagna)")
 	keep := flag.Bool("keep", false, "keep the files of the first differing case and print their directory")
+	verbose := flag.Bool("v", false, "print how often each trec_eval error (first line) made both refuse a case")
+	formats := flag.String("formats", "qrels,prefs,qrels_prefs,qrels_jg", "comma-separated -R formats to draw cases from (qrels half the time when listed with others)")
 	flag.Parse()
+	var relFormats []string
+	withQrels := false
+	for f := range strings.SplitSeq(*formats, ",") {
+		switch f {
+		case "qrels":
+			withQrels = true
+		case "prefs", "qrels_prefs", "qrels_jg":
+			relFormats = append(relFormats, f)
+		default:
+			fail(fmt.Errorf("-formats: %q is not qrels, prefs, qrels_prefs or qrels_jg", f))
+		}
+	}
 	te := *trecEval
 	if te == "" {
 		p, err := exec.LookPath("trec_eval")
@@ -60,17 +82,38 @@ func main() {
 		}
 	}
 	rng := rand.New(rand.NewPCG(*seed, 39))
-	diffs := 0
+	diffs, undefined, failed := 0, 0, 0
+	reasons := map[string]int{}
 	for i := range *n {
-		c := newCase(rng, dir, te)
-		args := c.flags(rng)
+		var c *trecCase
+		var args []string
+		if len(relFormats) > 0 && (!withQrels || rng.IntN(2) == 0) {
+			format := relFormats[rng.IntN(len(relFormats))]
+			c = newRelCase(rng, dir, te, format)
+			args = c.relFlags(rng, format)
+		} else {
+			c = newCase(rng, dir, te)
+			args = c.flags(rng)
+		}
 		full := append(args, c.qrels, c.run)
-		want, wantErr := exec.Command(te, full...).Output()
-		got, gotErr := exec.Command(las, append([]string{"metrics", "trec"}, full...)...).Output()
+		tcmd := exec.Command(te, full...)
+		var tstderr bytes.Buffer
+		tcmd.Stderr = &tstderr
+		want, wantErr := tcmd.Output()
+		cmd := exec.Command(las, append([]string{"metrics", "trec"}, full...)...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		got, gotErr := cmd.Output()
 		switch {
 		case wantErr != nil && gotErr != nil:
+			failed++
+			first, _, _ := strings.Cut(tstderr.String(), "\n")
+			reasons[quoted.ReplaceAllString(first, "'…'")]++
 			continue
 		case wantErr == nil && gotErr == nil && bytes.Equal(want, got):
+			continue
+		case gotErr != nil && strings.Contains(stderr.String(), "reads memory it does not own"):
+			undefined++
 			continue
 		}
 		diffs++
@@ -81,11 +124,19 @@ func main() {
 		}
 	}
 	os.RemoveAll(dir)
-	fmt.Printf("trecdiff: %d cases, %d differ (seed %d)\n", *n, diffs, *seed)
+	if *verbose {
+		for r, k := range reasons {
+			fmt.Printf("%5d  %s\n", k, r)
+		}
+	}
+	fmt.Printf("trecdiff: %d cases, %d differ (%d refused by both, %d where trec_eval reads memory it does not own; seed %d)\n", *n, diffs, failed, undefined, *seed)
 	if diffs > 0 {
 		os.Exit(1)
 	}
 }
+
+// quoted matches the names trec_eval quotes in its messages.
+var quoted = regexp.MustCompile(`'[^']*'`)
 
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "trecdiff:", err)
@@ -234,6 +285,130 @@ func (c *trecCase) zscores(rng *rand.Rand, ms []string) string {
 	p := filepath.Join(c.dir, "zscores")
 	write(p, b.String())
 	return p
+}
+
+// newRelCase writes a random rel_info file of format prefs, qrels_prefs
+// or qrels_jg, and a run: 1-5 queries, each with 1-3 judgement groups (of
+// 1-3 sub-groups under prefs) judging up to 12 documents of a pool of 30
+// at levels 0-3 (now and then -1 or 0.5); the sub-groups of a group
+// follow one hidden order of its documents, except now and then, so that
+// most groups are consistent. Queries may be missing from the run.
+func newRelCase(rng *rand.Rand, dir, te, format string) *trecCase {
+	c := &trecCase{qrels: filepath.Join(dir, "rel"), run: filepath.Join(dir, "run"), dir: dir, te: te}
+	var qb, rb strings.Builder
+	nq := 1 + rng.IntN(5)
+	level := func() string {
+		switch rng.IntN(12) {
+		case 0:
+			if format == "prefs" {
+				return "0.5"
+			}
+			return "-1"
+		case 1:
+			return "-1"
+		}
+		return strconv.Itoa(rng.IntN(4))
+	}
+	for q := range nq {
+		qid := "q" + strconv.Itoa(q)
+		c.qids = append(c.qids, qid)
+		for g := range 1 + rng.IntN(3) {
+			jg := "u" + strconv.Itoa(g)
+			docs := rng.Perm(30)[:1+rng.IntN(12)]
+			truth := map[int]string{}
+			for _, d := range docs {
+				truth[d] = level()
+			}
+			switch format {
+			case "prefs":
+				for s := range 1 + rng.IntN(3) {
+					sub := docs
+					if s > 0 || rng.IntN(2) == 0 {
+						sub = docs[:1+rng.IntN(len(docs))]
+						rng.Shuffle(len(sub), func(i, j int) { sub[i], sub[j] = sub[j], sub[i] })
+					}
+					for _, d := range sub {
+						lv := truth[d]
+						if rng.IntN(80) == 0 {
+							lv = level() // an inconsistency now and then
+						}
+						fmt.Fprintf(&qb, "%s %s s%d d%d %s\n", qid, jg, s, d, lv)
+					}
+				}
+			default:
+				for _, d := range docs {
+					fmt.Fprintf(&qb, "%s %s d%d %s\n", qid, jg, d, truth[d])
+				}
+			}
+		}
+		if q > 0 && rng.IntN(10) == 0 {
+			continue // missing from the run
+		}
+		for _, d := range rng.Perm(30)[:1+rng.IntN(20)] {
+			fmt.Fprintf(&rb, "%s Q0 d%d 0 %.1f run%d\n", qid, d, float64(rng.IntN(6))/2, nq)
+		}
+	}
+	if rb.Len() == 0 {
+		fmt.Fprintf(&rb, "q0 Q0 d1 0 1 run\n")
+	}
+	write(c.qrels, qb.String())
+	write(c.run, rb.String())
+	return c
+}
+
+// relFlags returns random trec_eval flags for a rel_info file of format
+// (prefs, qrels_prefs, qrels_jg) and measures of that format.
+func (c *trecCase) relFlags(rng *rand.Rand, format string) []string {
+	args := []string{"-R", format}
+	switch rng.IntN(3) {
+	case 0:
+		args = []string{"--Rel_info_format=" + format}
+	case 1:
+		args = []string{"-R" + format}
+	}
+	opt := func(short, val string) {
+		if rng.IntN(2) == 0 {
+			args = append(args, "-"+short+val)
+		} else {
+			args = append(args, "-"+short)
+			if val != "" {
+				args = append(args, val)
+			}
+		}
+	}
+	if rng.IntN(2) == 0 {
+		opt("q", "")
+	}
+	if rng.IntN(3) == 0 {
+		opt("c", "")
+	}
+	if rng.IntN(8) == 0 {
+		opt("n", "")
+	}
+	if rng.IntN(3) == 0 {
+		opt("l", strconv.Itoa(rng.IntN(3)))
+	}
+	if rng.IntN(2) == 0 {
+		opt("M", strconv.Itoa(rng.IntN(15)))
+	}
+	if rng.IntN(3) == 0 {
+		opt("J", "")
+	}
+	if rng.IntN(6) == 0 {
+		opt("N", strconv.Itoa(rng.IntN(1000)))
+	}
+	if rng.IntN(6) == 0 {
+		opt("D", "0."+c.qids[rng.IntN(len(c.qids))])
+	}
+	sets := [][]string{{"all_prefs"}, {"prefs"}, {"prefs_pair", "prefs_avgjg_Rnonrel", "num_q"},
+		{"prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "runid"}, {"prefs_num_prefs_ful_ret", "prefs_pair_ret", "prefs_avgjg_imp"}}
+	if format == "qrels_jg" {
+		sets = [][]string{{"qrels_jg"}, {"map_avgjg"}, {"P_avgjg.1,3,7", "Rprec_mult_avgjg.0.5,1,1.5"}, {"num_q", "P_avgjg"}}
+	}
+	for _, m := range sets[rng.IntN(len(sets))] {
+		opt("m", m)
+	}
+	return args
 }
 
 // firstDiff names the first line where got and want differ.
