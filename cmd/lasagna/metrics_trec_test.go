@@ -60,6 +60,12 @@ func TestMetricsTrecEvalConformance(t *testing.T) {
 		{"out.test.aq", []string{"-m", "all_trec", "-q", "qrels.test", "results.test"}},
 		{"out.test.aqc", []string{"-m", "all_trec", "-q", "-c", "qrels.test", "results.trunc"}},
 		{"out.test.aql", []string{"-m", "all_trec", "-mrelstring.20", "-q", "-l2", "qrels.rel_level", "results.test"}},
+		// The Makefile's -R lines (docs/metrics.md, "trec_eval's flags").
+		{"out.test.prefs", []string{"-m", "all_prefs", "-q", "-R", "prefs", "prefs.test", "prefs.results.test"}},
+		{"out.test.prefs", []string{"-m", "all_prefs", "-q", "-R", "prefs", "prefs.comment.test", "prefs.results.test"}},
+		{"out.test.qrels_prefs", []string{"-m", "all_prefs", "-q", "-R", "qrels_prefs", "qrels.test", "results.test"}},
+		{"out.test.qrels_jg", []string{"-m", "qrels_jg", "-q", "-R", "qrels_jg", "qrels.123", "results.test"}},
+		{"out.test.qrels_jg", []string{"-m", "qrels_jg", "-q", "-R", "qrels_jg", "qrels.comments.123", "results.test"}},
 		// out.test.meas_params without -mutility.2,-1,0,0, -m 11pt_avg..25,.5,.75
 		// and -mndcg.1=3,2=9,4=4.5.
 		{"out.test.meas_params", []string{"-q", "-miprec_at_recall..10,.20,.25,.75,.50", "-m", "P.5,7,3", "-m", "recall.20,2000", "-m", "Rprec_mult.5.0,0.2,0.35", "-mndcg_cut.10,20,23.4", "-msuccess.2,5,20", "qrels.test", "results.test"}},

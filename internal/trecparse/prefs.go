@@ -78,7 +78,7 @@ func ParsePrefs(name string, data []byte, maxProblems int, qrelsPrefs bool) (map
 	relLines(data, f[:], func(no, n int) bool {
 		pos := lasagna.Pos{File: name, Line: no}
 		if n != want {
-			return c.add(pos, "", "want %d whitespace-separated fields (%s), got %s; fix the line (ids cannot contain spaces)", want, form, fieldCount(n, want))
+			return c.add(pos, "", "want %d whitespace-separated fields (%s), got %s; fix the line (ids cannot contain spaces)", want, form, fieldCount(n, len(f)))
 		}
 		lv := f[want-1]
 		level, err := strconv.ParseFloat(string(lv), 64)
@@ -118,7 +118,7 @@ func ParseQrelsJG(name string, data []byte, maxProblems int) (map[string][]JGJud
 	relLines(data, f[:], func(no, n int) bool {
 		pos := lasagna.Pos{File: name, Line: no}
 		if n != 4 {
-			return c.add(pos, "", "want 4 whitespace-separated fields (qid jg docno rel), got %s; fix the line (ids cannot contain spaces)", fieldCount(n, 4))
+			return c.add(pos, "", "want 4 whitespace-separated fields (qid jg docno rel), got %s; fix the line (ids cannot contain spaces)", fieldCount(n, len(f)))
 		}
 		grade, err := strconv.Atoi(string(f[3]))
 		if err != nil || grade != int(int32(grade)) {

@@ -48,6 +48,7 @@ func main() {
 	keep := flag.Bool("keep", false, "keep the files of the first differing case and print their directory")
 	verbose := flag.Bool("v", false, "print how often each trec_eval error (first line) made both refuse a case")
 	formats := flag.String("formats", "qrels,prefs,qrels_prefs,qrels_jg", "comma-separated -R formats to draw cases from (qrels half the time when listed with others)")
+	emit := flag.String("emit", "", "only write the first -n cases' rel_info and run files of the first of -formats into this `folder` (FORMAT-I.rel, FORMAT-I.run) and exit")
 	flag.Parse()
 	var relFormats []string
 	withQrels := false
@@ -60,6 +61,10 @@ func main() {
 		default:
 			fail(fmt.Errorf("-formats: %q is not qrels, prefs, qrels_prefs or qrels_jg", f))
 		}
+	}
+	if *emit != "" {
+		emitCases(*emit, strings.Split(*formats, ",")[0], *n, *seed)
+		return
 	}
 	te := *trecEval
 	if te == "" {
@@ -354,6 +359,35 @@ func newRelCase(rng *rand.Rand, dir, te, format string) *trecCase {
 	write(c.qrels, qb.String())
 	write(c.run, rb.String())
 	return c
+}
+
+// emitCases writes the rel_info and run files of n random cases of format
+// into folder, as trecdiff would draw them with -formats format.
+func emitCases(folder, format string, n int, seed uint64) {
+	if err := os.MkdirAll(folder, 0o755); err != nil {
+		fail(err)
+	}
+	dir, err := os.MkdirTemp("", "trecdiff")
+	if err != nil {
+		fail(err)
+	}
+	defer os.RemoveAll(dir)
+	rng := rand.New(rand.NewPCG(seed, 39))
+	for i := range n {
+		var c *trecCase
+		if format == "qrels" {
+			c = newCase(rng, dir, "")
+		} else {
+			c = newRelCase(rng, dir, "", format)
+		}
+		for from, ext := range map[string]string{c.qrels: ".rel", c.run: ".run"} {
+			b, err := os.ReadFile(from)
+			if err != nil {
+				fail(err)
+			}
+			write(filepath.Join(folder, format+"-"+strconv.Itoa(i)+ext), string(b))
+		}
+	}
 }
 
 // relFlags returns random trec_eval flags for a rel_info file of format
