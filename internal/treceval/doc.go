@@ -13,6 +13,13 @@
 // ids alias the mapping until Evaluate returns; the garbage collector's
 // pacing is paused meanwhile, since nearly all it allocates stays live.
 //
-// The scoring itself is internal/metrics'; the command line (flags, exit
+// With Config.RelFormat set to trec_eval's other -R formats (prefs,
+// qrels_prefs, qrels_jg), Evaluate reads that file instead (trecparse's
+// ParsePrefs, ParseQrelsJG) and computes the measures it enables here, as
+// trec_eval's form_prefs_counts.c and form_res_rels_jg.c do: preference
+// counts per judgement group (equivalence classes, or a transitively
+// closed preference array) and measures averaged over judgement groups.
+//
+// The scoring of the qrels measures is internal/metrics'; the command line (flags, exit
 // statuses, the hints that name flags) is cmd/lasagna's.
 package treceval

@@ -78,6 +78,10 @@ type Config struct {
 // parsed (streamTrec), any other is partitioned by query or parsed whole.
 // The collector is paused while it works (pauseGC).
 //
+// With cfg.RelFormat prefs, qrels_prefs or qrels_jg the rel_info file is
+// read in that format and the run parsed whole (evaluateRel); the
+// selection must hold only that format's measures.
+//
 // Its errors are, in this order: the qrels' (unreadable or malformed), the
 // run's, and the evaluation's, wrapped with both paths (a
 // *metrics.MissingQueriesError under metrics.AverageTrecEval when a qrels
