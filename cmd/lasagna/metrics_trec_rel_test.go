@@ -61,7 +61,7 @@ func TestMetricsTrecEvalRelFormats(t *testing.T) {
 // TestMetricsTrecRelErrors: malformed preference and judgement-group
 // files are refused naming the file, line and field; preferences a group
 // contradicts, and the corner where trec_eval's prefs_avgjg_Rnonrel reads
-// memory it does not own, are errors too (docs/metrics.md).
+// past the ranks it stored, are errors too (docs/metrics.md).
 func TestMetricsTrecRelErrors(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) string {

@@ -350,9 +350,11 @@ func (q *prefsQuery) formPA(jg *prefsJG, ps []rankedPref) error {
 }
 
 // errPoolOverrun is reported where trec_eval's prefs_avgjg_Rnonrel reads
-// past the ranks it stored for the query (memory it does not own).
+// past the ranks it stored for the query: memory it does not own, or
+// (when the query has groups of several sub-groups, whose ranks are not
+// in the pool) what earlier queries left there.
 func (q *prefsQuery) errPoolOverrun(jg *prefsJG, measure string) error {
-	return fmt.Errorf("query %q, judgement group %q: %s is undefined here: the group has more non-relevant than relevant documents but fewer in its lowest level than relevant ones, and trec_eval reads memory it does not own (docs/metrics.md, \"trec_eval's flags\"); use levels of 0 and above with 0 as the only non-relevant level", q.qid, jg.name, measure)
+	return fmt.Errorf("query %q, judgement group %q: %s is undefined here: the group has more non-relevant than relevant documents but fewer in its lowest level than relevant ones, and trec_eval reads past the ranks it stored for the query (memory it does not own, or another query's leftovers; docs/metrics.md, \"trec_eval's flags\"); leave the measure out, or use levels of 0 and above with 0 as the only non-relevant level", q.qid, jg.name, measure)
 }
 
 // poolAt returns the rank at pool index i, or false past the query's pool.
