@@ -47,7 +47,7 @@ trec_eval's other flags: -M num (only each query's first num ranked documents
 count), -J (unjudged documents are removed first), -N num (accepted; only
 utility's parameters use it), -D level[.qid] (.qid evaluates that query only;
 debugging lines are not printed), -Z file (z-scores against "qid measure mean
-stddev" lines; -R qrels only), -R format, -T trec_results (trec_eval's only
+stddev" lines), -R format, -T trec_results (trec_eval's only
 results format), -o (ignored).
 
 -R (rel_info file format): qrels (default); prefs (qid jg jsg docno rel_level
@@ -144,9 +144,6 @@ func (fl *trecFlags) config(c *cobra.Command) (treceval.Config, error) {
 	}
 	if err := sel.CheckFormat(fl.relFormat); err != nil {
 		return treceval.Config{}, usageError("metrics trec: %v", err)
-	}
-	if fl.relFormat != treceval.RelQrels && fl.zscore != "" {
-		return treceval.Config{}, usageError("metrics trec: -Z (--zscore) is implemented with -R qrels only, not with -R %s (docs/metrics.md, \"trec_eval's flags\")", fl.relFormat)
 	}
 	opts := sel.Options(fl.level)
 	opts.LimitRetrieved, opts.MaxRetrieved = c.Flags().Changed("max-retrieved"), fl.maxRetrieved

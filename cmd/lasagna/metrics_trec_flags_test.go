@@ -59,7 +59,6 @@ func TestMetricsTrecFlagErrors(t *testing.T) {
 		{"qrels_jg with all_trec", []string{"--Rel_info_format", "qrels_jg", "-m", "all_trec"}, exitUsage, "measure num_ret needs -R qrels (a qrels file); with -R qrels_jg, trec_eval computes only runid, num_q and map_avgjg, P_avgjg and Rprec_mult_avgjg: give -m qrels_jg"},
 		{"prefs measure with qrels", []string{"-m", "prefs_simp"}, exitUsage, "measure prefs_simp is a preference measure: it needs -R prefs or -R qrels_prefs"},
 		{"avgjg measure with qrels_prefs", []string{"-R", "qrels_prefs", "-m", "P_avgjg.5"}, exitUsage, "measure P_avgjg averages over judgement groups: it needs -R qrels_jg, not -R qrels_prefs"},
-		{"-Z with prefs", []string{"-R", "qrels_prefs", "-m", "prefs", "-Z", run}, exitUsage, "-Z (--zscore) is implemented with -R qrels only"},
 		{"unknown -R", []string{"-R", "trec"}, exitUsage, `-R (--rel-format) "trec" is not a rel_info_file format`},
 		{"unknown -T", []string{"-T", "tsv"}, exitUsage, `-T (--results-format) "tsv" is not a results format`},
 		{"bad -D", []string{"-D", "x.301"}, exitUsage, `-D (--debug) "x.301" is not level[.qid]`},

@@ -65,7 +65,7 @@ type Config struct {
 	// RelFormat is the format of the rel_info (qrels) file, trec_eval's
 	// -R: RelQrels ("" too), RelPrefs, RelQrelsPrefs or RelQrelsJG. The
 	// selection must hold only measures of that format
-	// (Selection.CheckFormat); the last three take no ZScores.
+	// (Selection.CheckFormat).
 	RelFormat string
 	// ZScores, when not nil, is trec_eval -Z's file of "qid measure mean
 	// stddev" lines: every value is printed as its z-score against them.
@@ -90,9 +90,6 @@ func Evaluate(w io.Writer, qrelsFile, runFile File, cfg Config) error {
 	if cfg.RelFormat != "" && cfg.RelFormat != RelQrels {
 		if err := cfg.Selection.CheckFormat(cfg.RelFormat); err != nil {
 			return err
-		}
-		if cfg.ZScores != nil {
-			return fmt.Errorf("-Z (z-scores) is not implemented with -R %s", cfg.RelFormat)
 		}
 		return evaluateRel(w, qrelsFile, runFile, cfg)
 	}

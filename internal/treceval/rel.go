@@ -156,6 +156,13 @@ func evaluateRel(w io.Writer, relFile, runFile File, cfg Config) error {
 		sum.jg.rpm[i] /= n
 	}
 
+	if cfg.ZScores != nil {
+		z, err := readZScores(*cfg.ZScores)
+		if err != nil {
+			return err
+		}
+		return writeRelZScores(w, out, cfg.Selection, pCuts, rpmCuts, z, run.Tag, numQ, cfg.PerQuery, cfg.Summary)
+	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	if cfg.PerQuery {
 		for i := range out {
@@ -224,4 +231,90 @@ func writeRelBlock(w *bufio.Writer, q *relQuery, sel *Selection, pCuts []int, rp
 			}
 		}
 	}
+}
+
+// relValues lists the values of measure name for one query of a prefs or
+// qrels_jg evaluation, as trec_eval names them (P_avgjg_5,
+// Rprec_mult_avgjg_0.20): what -Z converts. runid and num_q have none.
+func relValues(name string, q *relQuery, pCuts []int, rpmCuts []float64) []zValue {
+	switch name {
+	case "map_avgjg":
+		return []zValue{{name, q.jg.mapv}}
+	case "P_avgjg":
+		out := make([]zValue, len(pCuts))
+		for j, k := range pCuts {
+			out[j] = zValue{name + "_" + strconv.Itoa(k), q.jg.p[j]}
+		}
+		return out
+	case "Rprec_mult_avgjg":
+		out := make([]zValue, len(rpmCuts))
+		for j, k := range rpmCuts {
+			out[j] = zValue{name + "_" + strconv.FormatFloat(k, 'f', 2, 64), q.jg.rpm[j]}
+		}
+		return out
+	}
+	for i, n := range prefsMeasureNames {
+		if n == name {
+			return []zValue{{name, q.prefs[i]}}
+		}
+	}
+	return nil
+}
+
+// writeRelZScores writes trec_eval -Z's output for a prefs or qrels_jg
+// evaluation: each query's values converted to z-scores against z
+// ("Z", the name padded to 22, %6.4f), then their summary: sums for the
+// preference counts, means over numQ queries for the rest; runid is
+// printed as usual and num_q unconverted, as trec_eval does.
+func writeRelZScores(out io.Writer, qs []relQuery, sel *Selection, pCuts []int, rpmCuts []float64, z *zScores, tag string, numQ int, perQuery, summary bool) error {
+	w := bufio.NewWriterSize(out, 64<<10)
+	var o trecLine
+	zline := func(qid, name string, v float64) {
+		o.b = append(append(o.b[:0], 'Z'), padName(name)...) // "Z%-22s"
+		o.float(w, qid, v)
+	}
+	acc := map[string]float64{}
+	for i := range qs {
+		q := &qs[i]
+		for _, tm := range trecMeasures {
+			if !sel.on[tm.name] {
+				continue
+			}
+			for _, v := range relValues(tm.name, q, pCuts, rpmCuts) {
+				zv := z.convert(q.qid, v.name, v.v)
+				acc[v.name] += zv
+				if perQuery {
+					zline(q.qid, v.name, zv)
+				}
+			}
+		}
+	}
+	if !summary {
+		return w.Flush()
+	}
+	n := float64(numQ)
+	sum := relQuery{jg: jgValues{p: make([]float64, len(pCuts)), rpm: make([]float64, len(rpmCuts))}}
+	for _, tm := range trecMeasures {
+		if !sel.on[tm.name] {
+			continue
+		}
+		switch tm.name {
+		case "runid":
+			o.name("runid", "", 0)
+			o.str(w, "all", tag)
+			continue
+		case "num_q":
+			zline("all", "num_q", n)
+			continue
+		}
+		counts := slices.Contains(prefsMeasureNames[:prefsCounts], tm.name)
+		for _, v := range relValues(tm.name, &sum, pCuts, rpmCuts) {
+			s := acc[v.name]
+			if !counts {
+				s /= n
+			}
+			zline("all", v.name, s)
+		}
+	}
+	return w.Flush()
 }

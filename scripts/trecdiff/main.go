@@ -35,6 +35,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -255,7 +256,7 @@ func (c *trecCase) flags(rng *rand.Rand) []string {
 		opt("m", "measure", m)
 	}
 	if rng.IntN(4) == 0 {
-		opt("Z", "Zscore", c.zscores(rng, ms))
+		opt("Z", "Zscore", c.zscores(rng, ms, nil))
 	}
 	return args
 }
@@ -263,8 +264,8 @@ func (c *trecCase) flags(rng *rand.Rand) []string {
 // zscores writes a z-score file with a line for every value trec_eval
 // prints for every qrels query (and num_q, gm_map, gm_bpref, which it
 // also looks up), so that its binary search never reads past its table.
-func (c *trecCase) zscores(rng *rand.Rand, ms []string) string {
-	var margs []string
+func (c *trecCase) zscores(rng *rand.Rand, ms, extra []string) string {
+	margs := slices.Clone(extra)
 	for _, m := range ms {
 		margs = append(margs, "-m", m)
 	}
@@ -391,7 +392,8 @@ func emitCases(folder, format string, n int, seed uint64) {
 }
 
 // relFlags returns random trec_eval flags for a rel_info file of format
-// (prefs, qrels_prefs, qrels_jg) and measures of that format.
+// (prefs, qrels_prefs, qrels_jg) and measures of that format, now and
+// then with a z-score file (-Z).
 func (c *trecCase) relFlags(rng *rand.Rand, format string) []string {
 	args := []string{"-R", format}
 	switch rng.IntN(3) {
@@ -439,8 +441,12 @@ func (c *trecCase) relFlags(rng *rand.Rand, format string) []string {
 	if format == "qrels_jg" {
 		sets = [][]string{{"qrels_jg"}, {"map_avgjg"}, {"P_avgjg.1,3,7", "Rprec_mult_avgjg.0.5,1,1.5"}, {"num_q", "P_avgjg"}}
 	}
-	for _, m := range sets[rng.IntN(len(sets))] {
+	ms := sets[rng.IntN(len(sets))]
+	for _, m := range ms {
 		opt("m", m)
+	}
+	if rng.IntN(4) == 0 {
+		opt("Z", c.zscores(rng, ms, []string{"-R", format}))
 	}
 	return args
 }
