@@ -47,21 +47,22 @@ trec_eval's other flags: -M num (only each query's first num ranked documents
 count), -J (unjudged documents are removed first), -N num (accepted; only
 utility's parameters use it), -D level[.qid] (.qid evaluates that query only;
 debugging lines are not printed), -Z file (z-scores against "qid measure mean
-stddev" lines), -R format, -T trec_results (trec_eval's only
-results format), -o (ignored).
+stddev" lines), -R format (below), -T trec_results (trec_eval's only results
+format), -o (ignored). trec_eval's long option names work too, whole or as a
+unique prefix: --Max_retrieved_per_topic 1000, --Judged_docs_only,
+--Max_retr=1000 (docs/metrics.md, "trec_eval's flags").
 
 -R (rel_info file format): qrels (default); prefs (qid jg jsg docno rel_level
 lines: preferences within judgement sub-groups) and qrels_prefs (a qrels file
 read as preferences, its iter field the judgement group) compute trec_eval's
-preference measures — -m prefs (its default set for them), -m all_prefs, or
-each by name: prefs_num_prefs_poss prefs_num_prefs_ful prefs_num_prefs_ful_ret
-prefs_simp prefs_pair prefs_avgjg prefs_avgjg_Rnonrel and their _ret and _imp
-forms; qrels_jg (a qrels file whose iter field names a user's judgement group)
-computes map_avgjg, P_avgjg and Rprec_mult_avgjg, averaged over the groups
-(-m qrels_jg). Each format computes only its own measures, plus runid and
-num_q; as in trec_eval, the default "official" measures need -R qrels. trec_eval's long option names work too, whole or as a unique
-prefix: --Max_retrieved_per_topic 1000, --Judged_docs_only, --Max_retr=1000
-(docs/metrics.md, "trec_eval's flags").
+preference measures: -m prefs (its set), -m all_prefs, or by name
+prefs_num_prefs_poss prefs_num_prefs_ful prefs_num_prefs_ful_ret prefs_simp
+prefs_pair prefs_avgjg prefs_avgjg_Rnonrel, the _ret form of the last four
+and the _imp form of prefs_simp, prefs_pair and prefs_avgjg; qrels_jg (a qrels
+file whose iter field names a user's judgement group) computes map_avgjg,
+P_avgjg and Rprec_mult_avgjg, averaged over the groups (-m qrels_jg). Each
+format computes only its own measures, plus runid and num_q: as in trec_eval,
+the default "official" measures need -R qrels.
 
 A lasagna metric name is answered with its trec_eval name: -m ndcg@10 is
 refused with "did you mean trec_eval's ndcg_cut.10?".
