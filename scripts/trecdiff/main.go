@@ -256,7 +256,9 @@ func (c *trecCase) flags(rng *rand.Rand) []string {
 		opt("m", "measure", m)
 	}
 	if rng.IntN(4) == 0 {
-		opt("Z", "Zscore", c.zscores(rng, ms, nil))
+		if z, ok := c.zscores(rng, ms, nil); ok {
+			opt("Z", "Zscore", z)
+		}
 	}
 	return args
 }
@@ -264,12 +266,17 @@ func (c *trecCase) flags(rng *rand.Rand) []string {
 // zscores writes a z-score file with a line for every value trec_eval
 // prints for every qrels query (and num_q, gm_map, gm_bpref, which it
 // also looks up), so that its binary search never reads past its table.
-func (c *trecCase) zscores(rng *rand.Rand, ms, extra []string) string {
+// ok is false, and no file is written, when trec_eval cannot evaluate
+// every query (its values are then unknown).
+func (c *trecCase) zscores(rng *rand.Rand, ms, extra []string) (path string, ok bool) {
 	margs := slices.Clone(extra)
 	for _, m := range ms {
 		margs = append(margs, "-m", m)
 	}
-	out, _ := exec.Command(c.te, append(append(margs, "-q", "-c"), c.qrels, c.run)...).Output()
+	out, err := exec.Command(c.te, append(append(margs, "-q", "-c"), c.qrels, c.run)...).Output()
+	if err != nil {
+		return "", false
+	}
 	names := map[string]bool{"num_q": true, "gm_map": true, "gm_bpref": true}
 	for l := range strings.SplitSeq(string(out), "\n") {
 		if f := strings.Split(l, "\t"); len(f) == 3 && f[1] != "all" {
@@ -290,7 +297,7 @@ func (c *trecCase) zscores(rng *rand.Rand, ms, extra []string) string {
 	}
 	p := filepath.Join(c.dir, "zscores")
 	write(p, b.String())
-	return p
+	return p, true
 }
 
 // newRelCase writes a random rel_info file of format prefs, qrels_prefs
@@ -446,7 +453,9 @@ func (c *trecCase) relFlags(rng *rand.Rand, format string) []string {
 		opt("m", m)
 	}
 	if rng.IntN(4) == 0 {
-		opt("Z", c.zscores(rng, ms, []string{"-R", format}))
+		if z, ok := c.zscores(rng, ms, []string{"-R", format}); ok {
+			opt("Z", z)
+		}
 	}
 	return args
 }
