@@ -17,7 +17,7 @@ import (
 func TestMetricsTrecEvalRelFormats(t *testing.T) {
 	dir := filepath.Join("testdata", "trec_eval", "rel")
 	cases := readTrecEdgeCases(t, dir)
-	if len(cases) < 35 {
+	if len(cases) < 36 {
 		t.Fatalf("%d cases in cases.txt", len(cases))
 	}
 	formats := map[string]int{}

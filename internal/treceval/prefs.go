@@ -80,7 +80,9 @@ type prefsQuery struct {
 	// pool holds the equivalence classes' ranks, group after group (only
 	// groups with one sub-group), as trec_eval's rank pool does.
 	pool []int
-	docs []string // the docno of each docid rank
+	// shared is the rank pool as earlier queries left it, past pool.
+	shared *rankPool
+	docs   []string // the docno of each docid rank
 }
 
 // prefsRanking orders a query's retrieved documents as form_prefs_counts.c
@@ -110,8 +112,23 @@ type rankedPref struct {
 }
 
 // formPrefs builds query qid's judgement groups from its preferences and
-// its ranking (prefsRanking).
-func formPrefs(qid string, prefs []trecparse.Pref, ranked []trecparse.Hit) (*prefsQuery, error) {
+// its ranking (prefsRanking). Queries are formed in trec_eval's order
+// with one pool, which keeps what their ranks leave for later ones.
+func formPrefs(qid string, prefs []trecparse.Pref, ranked []trecparse.Hit, pool *rankPool) (*prefsQuery, error) {
+	q, err := formPrefsQuery(qid, prefs, ranked)
+	if err != nil {
+		return nil, err
+	}
+	pool.begin(len(prefs))
+	q.shared = pool
+	return q, nil
+}
+
+// storeRanks leaves the query's ranks in the shared pool, once its
+// measures are computed (the ranks past its own are earlier queries').
+func (q *prefsQuery) storeRanks() { q.shared.store(q.pool) }
+
+func formPrefsQuery(qid string, prefs []trecparse.Pref, ranked []trecparse.Hit) (*prefsQuery, error) {
 	q := &prefsQuery{qid: qid}
 	judged := make(map[string]int, len(prefs))
 	for _, p := range prefs {
@@ -350,19 +367,60 @@ func (q *prefsQuery) formPA(jg *prefsJG, ps []rankedPref) error {
 }
 
 // errPoolOverrun is reported where trec_eval's prefs_avgjg_Rnonrel reads
-// past the ranks it stored for the query: memory it does not own, or
-// (when the query has groups of several sub-groups, whose ranks are not
-// in the pool) what earlier queries left there.
+// past the ranks it stored, where nothing defined is: past its block, or
+// into a part of a fresh block no query has written.
 func (q *prefsQuery) errPoolOverrun(jg *prefsJG, measure string) error {
-	return fmt.Errorf("query %q, judgement group %q: %s is undefined here: the group has more non-relevant than relevant documents but fewer in its lowest level than relevant ones, and trec_eval reads past the ranks it stored for the query (memory it does not own, or another query's leftovers; docs/metrics.md, \"trec_eval's flags\"); leave the measure out, or use levels of 0 and above with 0 as the only non-relevant level", q.qid, jg.name, measure)
+	return fmt.Errorf("query %q, judgement group %q: %s is undefined here: the group has more non-relevant than relevant documents but fewer in its lowest level than relevant ones, and trec_eval reads past the ranks it stored, into memory it does not own or never wrote (docs/metrics.md, \"trec_eval's flags\"); leave the measure out, or use levels of 0 and above with 0 as the only non-relevant level", q.qid, jg.name, measure)
 }
 
-// poolAt returns the rank at pool index i, or false past the query's pool.
+// poolAt returns the rank at pool index i as trec_eval reads it: the
+// query's own ranks, then what earlier queries left in its rank pool
+// (rankPool); false where that memory holds nothing defined.
 func (q *prefsQuery) poolAt(i int) (int, bool) {
-	if i >= len(q.pool) {
+	if i < len(q.pool) {
+		return q.pool[i], true
+	}
+	if q.shared == nil {
 		return 0, false
 	}
-	return q.pool[i], true
+	return q.shared.at(i)
+}
+
+// rankPool is trec_eval's rank pool as form_prefs_counts.c keeps it from
+// query to query: a block of at least the current query's number of
+// preferences, replaced by a fresh (uninitialised) one of the old size
+// plus that number when a query needs more (te_chk_and_malloc). Each
+// query writes its equivalence classes' ranks from the start; what lies
+// past them is what earlier queries wrote into the same block, which
+// prefs_avgjg_Rnonrel reads in one corner (recalcRnonrel).
+type rankPool struct {
+	ranks   []int
+	written []bool
+}
+
+// begin makes room for a query of n preferences.
+func (p *rankPool) begin(n int) {
+	if n > len(p.ranks) {
+		size := len(p.ranks) + n
+		p.ranks, p.written = make([]int, size), make([]bool, size)
+	}
+}
+
+// store records the query's ranks at the start of the block.
+func (p *rankPool) store(ranks []int) {
+	copy(p.ranks, ranks)
+	for i := range ranks {
+		p.written[i] = true
+	}
+}
+
+// at returns the rank at index i, or false past the block or where
+// nothing was written since it was allocated.
+func (p *rankPool) at(i int) (int, bool) {
+	if i >= len(p.ranks) || !p.written[i] {
+		return 0, false
+	}
+	return p.ranks[i], true
 }
 
 // recalcRnonrel is m_prefs_avgjg_Rnonrel.c's recalculate: a group's

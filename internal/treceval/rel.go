@@ -105,6 +105,7 @@ func evaluateRel(w io.Writer, relFile, runFile File, cfg Config) error {
 	}
 	pCuts, rpmCuts := cfg.Selection.jgParams()
 	out := make([]relQuery, 0, len(evalIDs))
+	var pool rankPool
 	for _, q := range evalIDs {
 		hits, inRun := run.Hits[q]
 		if !inRun {
@@ -114,13 +115,14 @@ func evaluateRel(w io.Writer, relFile, runFile File, cfg Config) error {
 		if jgs != nil {
 			rq.jg = jgMeasures(jgs[q], hits, opts, pCuts, rpmCuts)
 		} else {
-			pq, err := formPrefs(q, prefs[q], prefsRanking(hits, opts.LimitRetrieved, opts.MaxRetrieved))
+			pq, err := formPrefs(q, prefs[q], prefsRanking(hits, opts.LimitRetrieved, opts.MaxRetrieved), &pool)
 			if err != nil {
 				return both(err)
 			}
 			if rq.prefs, err = pq.measures(cfg.Selection.on["prefs_avgjg_Rnonrel"], cfg.Selection.on["prefs_avgjg_Rnonrel_ret"]); err != nil {
 				return both(err)
 			}
+			pq.storeRanks()
 		}
 		out = append(out, rq)
 	}
