@@ -106,6 +106,10 @@ func prefsRanking(hits []trecparse.Hit, limit bool, max int) []trecparse.Hit {
 	return r
 }
 
+// maxPrefsJudged is the most documents a query may judge under -R prefs
+// or qrels_prefs: the counts array takes 2 bytes a pair (2 GiB here).
+const maxPrefsJudged = 1 << 15
+
 type rankedPref struct {
 	trecparse.Pref
 	rank int
@@ -158,6 +162,9 @@ func formPrefsQuery(qid string, prefs []trecparse.Pref, ranked []trecparse.Hit) 
 		q.docs = append(q.docs, d)
 	}
 	q.numJudged = len(q.docs)
+	if q.numJudged > maxPrefsJudged {
+		return nil, fmt.Errorf("query %q judges %d documents; the preference measures count every pair of them (%d² pairs, as trec_eval does) and lasagna takes at most %d a query: split the query's judgements or evaluate it with -R qrels", qid, q.numJudged, q.numJudged, maxPrefsJudged)
+	}
 	ps := make([]rankedPref, len(prefs))
 	for i, p := range prefs {
 		ps[i] = rankedPref{p, judged[p.Doc]}
