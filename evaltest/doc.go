@@ -109,6 +109,13 @@
 //   - LASAGNA_SHARD=i/n: run shard i of n of every benchmark's queries,
 //     chosen by position among the sorted query ids, so n CI jobs split the
 //     work deterministically; `lasagna results merge` joins their bundles.
+//     LASAGNA_SHARD=ci reads the CI runner's parallel-job variables
+//     (CircleCI, Buildkite, GitLab CI). Unset, Bazel's test sharding
+//     protocol applies: TEST_TOTAL_SHARDS and TEST_SHARD_INDEX as
+//     <index+1>/<total>, TEST_SHARD_STATUS_FILE touched, the bundle in
+//     TEST_UNDECLARED_OUTPUTS_DIR — except under a test main that already
+//     gives each shard whole test functions (rules_go's), where the test
+//     runs all its queries (docs/evaltest.md, "Sharding").
 //   - LASAGNA_CONCURRENCY: pipeline calls in flight in one Run (default 8),
 //     independent of -parallel, which caps CPU-bound tests.
 //   - LASAGNA_DRY_RUN=1: log the run's LLM calls, estimated tokens and

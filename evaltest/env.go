@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/lasagna-go/lasagna/internal/engine"
 )
@@ -54,6 +56,17 @@ const (
 	envMaxCost = "LASAGNA_MAX_COST"
 )
 
+// Bazel's test sharding protocol (docs/evaltest.md, "Sharding"), and the
+// folder Bazel keeps a test's outputs in; unexported, as they are
+// Bazel's names, not evaltest's.
+const (
+	envTotalShards    = "TEST_TOTAL_SHARDS"
+	envShardIndex     = "TEST_SHARD_INDEX"
+	envShardStatus    = "TEST_SHARD_STATUS_FILE"
+	envBazelOutputs   = "TEST_UNDECLARED_OUTPUTS_DIR"
+	envRulesGoWrapped = "GO_TEST_WRAP"
+)
+
 // settings are the environment variables Run reads, parsed.
 type settings struct {
 	out         string
@@ -61,6 +74,9 @@ type settings struct {
 	latency     bool
 	shard       engine.Shard
 	concurrency int // 0: the engine's default
+	// shardNote says why Bazel's shard variables were not used to split
+	// the queries ("" when they were, or are not set).
+	shardNote   string
 	stepSummary string
 	dryRun      bool
 	maxCost     float64 // 0: no cap
@@ -79,8 +95,11 @@ func readSettings(getenv func(string) string) (settings, error) {
 	if s.latency, err = boolVar(getenv, EnvLatency); err != nil {
 		errs = append(errs, err)
 	}
-	if s.shard, err = engine.ParseShard(strings.TrimSpace(getenv(EnvShard))); err != nil {
-		errs = append(errs, fmt.Errorf("%s: %v", EnvShard, err))
+	if s.out == "" {
+		s.out = strings.TrimSpace(getenv(envBazelOutputs))
+	}
+	if s.shard, s.shardNote, err = readShard(getenv); err != nil {
+		errs = append(errs, err)
 	}
 	if v := strings.TrimSpace(getenv(EnvConcurrency)); v != "" {
 		n, err := strconv.Atoi(v)
@@ -119,3 +138,66 @@ func boolVar(getenv func(string) string, name string) (bool, error) {
 // (see Config.Repeats); pass it to sampled LLM calls (llm.ChatRequest.Repeat)
 // so that repeats are cached apart. It is 0 outside repeats.
 func Repeat(ctx context.Context) int { return engine.Repeat(ctx) }
+
+// readShard is the shard a run takes from the environment: LASAGNA_SHARD
+// (i/n, or ci: the CI runner's parallel-job variables, engine.ResolveShard)
+// when set, else Bazel's TEST_TOTAL_SHARDS and 0-based TEST_SHARD_INDEX.
+// A test main that has already shared the test functions out among
+// Bazel's shards (rules_go's touches TEST_SHARD_STATUS_FILE before any
+// test runs, and its wrapper sets GO_TEST_WRAP) runs each test in one
+// shard only: splitting that test's queries again would leave the other
+// shards' queries unrun, so the test then runs them all, and note says so.
+func readShard(getenv func(string) string) (shard engine.Shard, note string, err error) {
+	if v := strings.TrimSpace(getenv(EnvShard)); v != "" {
+		if shard, err = engine.ResolveShard(v, getenv); err != nil {
+			return engine.Shard{}, "", fmt.Errorf("%s: %v", EnvShard, err)
+		}
+		return shard, "", nil
+	}
+	total := strings.TrimSpace(getenv(envTotalShards))
+	if total == "" {
+		return engine.Shard{}, "", nil
+	}
+	index := strings.TrimSpace(getenv(envShardIndex))
+	n, err1 := strconv.Atoi(total)
+	i, err2 := strconv.Atoi(index)
+	if err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return engine.Shard{}, "", fmt.Errorf("%s=%q and %s=%q are not a shard count and a shard index from 0 below it (Bazel's test sharding protocol)", envTotalShards, total, envShardIndex, index)
+	}
+	if n == 1 {
+		return engine.Shard{}, "", nil
+	}
+	if status := getenv(envShardStatus); (status != "" && statusFileExisted(status)) || getenv(envRulesGoWrapped) != "" {
+		return engine.Shard{}, fmt.Sprintf("%s=%d: this test binary's main has already given each shard whole test functions (rules_go's does), so this test runs all its queries in shard %d; to split one test's queries over shards, run a go_test per shard with %s=i/n (docs/evaltest.md, \"Sharding\")", envTotalShards, n, i, EnvShard), nil
+	}
+	return engine.Shard{Index: i + 1, Count: n}, "", nil
+}
+
+// shardStatusSeen holds, per TEST_SHARD_STATUS_FILE, whether the file
+// existed when this process first looked at it, before evaltest touched
+// it: a fact of the process's start, read once.
+var shardStatusSeen sync.Map
+
+func statusFileExisted(path string) bool {
+	if v, ok := shardStatusSeen.Load(path); ok {
+		return v.(bool)
+	}
+	_, err := os.Stat(path)
+	v, _ := shardStatusSeen.LoadOrStore(path, err == nil)
+	return v.(bool)
+}
+
+// touchShardStatus tells Bazel that this test supports sharding, as its
+// protocol asks: by creating TEST_SHARD_STATUS_FILE when it is set.
+func touchShardStatus(getenv func(string) string) error {
+	path := getenv(envShardStatus)
+	if path == "" {
+		return nil
+	}
+	statusFileExisted(path) // remember the state before this touch
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o666)
+	if err != nil {
+		return fmt.Errorf("%s: %v", envShardStatus, err)
+	}
+	return f.Close()
+}

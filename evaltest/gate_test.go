@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -234,35 +235,141 @@ func TestShardsMergeToWhole(t *testing.T) {
 	t.Run("tiny", func(t *testing.T) {
 		cfg := tinyConfig(missingArm("q02", "q09"), BM25())
 		cfg.StatsSeed = 7
-		shardsMergeToWhole(t, cfg, true)
+		shardsMergeToWhole(t, cfg, true, lasagnaShard)
 	})
 	// The FAQ's ids are not in sorted order (glass-…, then coin-…), and a
 	// random ranking gives varied scores, so row order and the bootstrap
 	// seed both show in the bytes.
 	t.Run("faq", func(t *testing.T) {
 		shardsMergeToWhole(t, Config{FS: os.DirFS("../examples/data"), Benchmarks: []string{"faq.jsonl"},
-			Arms: []Arm{random}, Cutoffs: []int{10}, StatsSeed: 7}, false)
+			Arms: []Arm{random}, Cutoffs: []int{10}, StatsSeed: 7}, false, lasagnaShard)
 	})
 }
 
-func shardsMergeToWhole(t *testing.T, cfg Config, smallShards bool) {
+// TestShardsFromRunnersMergeToWhole: Bazel's test sharding protocol
+// (TEST_TOTAL_SHARDS=3, TEST_SHARD_INDEX=0..2) splits TestRAG's queries
+// exactly as LASAGNA_SHARD=1/3..3/3 does, touching TEST_SHARD_STATUS_FILE,
+// and so do CI runners' parallel-job variables under LASAGNA_SHARD=ci: the
+// shards merge to the unsharded bundle's bytes.
+func TestShardsFromRunnersMergeToWhole(t *testing.T) {
+	cfg := Config{FS: os.DirFS("../examples/data"), Benchmarks: []string{"faq.jsonl"}, Arms: []Arm{BM25()}, Cutoffs: []int{10}, StatsSeed: 7}
+	t.Run("bazel", func(t *testing.T) {
+		var status []string
+		shardsMergeToWhole(t, cfg, false, func(t *testing.T, i int) map[string]string {
+			if i == 0 {
+				return nil
+			}
+			file := filepath.Join(t.TempDir(), "shard-status")
+			status = append(status, file)
+			return map[string]string{envTotalShards: "3", envShardIndex: strconv.Itoa(i - 1), envShardStatus: file}
+		})
+		for _, f := range status {
+			if _, err := os.Stat(f); err != nil {
+				t.Errorf("TEST_SHARD_STATUS_FILE not touched: %v", err)
+			}
+		}
+	})
+	t.Run("circleci", func(t *testing.T) {
+		shardsMergeToWhole(t, cfg, false, func(t *testing.T, i int) map[string]string {
+			if i == 0 {
+				return map[string]string{"CIRCLE_NODE_INDEX": "0", "CIRCLE_NODE_TOTAL": "3"} // not asked for: ignored
+			}
+			return map[string]string{EnvShard: "ci", "CIRCLE_NODE_INDEX": strconv.Itoa(i - 1), "CIRCLE_NODE_TOTAL": "3"}
+		})
+	})
+	t.Run("gitlab", func(t *testing.T) {
+		shardsMergeToWhole(t, cfg, false, func(t *testing.T, i int) map[string]string {
+			if i == 0 {
+				return nil
+			}
+			return map[string]string{EnvShard: " ci ", "CI_NODE_INDEX": strconv.Itoa(i), "CI_NODE_TOTAL": "3"}
+		})
+	})
+}
+
+// TestBazelShardsByTestFunction: under a test main that has already
+// handed whole test functions to Bazel's shards (rules_go's touches the
+// status file before any test runs; its wrapper sets GO_TEST_WRAP),
+// TestRAG runs every query in its shard and says why, so no query is left
+// unrun; the bundle is the unsharded run's.
+func TestBazelShardsByTestFunction(t *testing.T) {
+	cfg := tinyConfig(BM25())
+	_, _, out := fakeEval(t, cfg, nil)
+	whole, err := os.ReadFile(filepath.Join(out, bundleName("TestRAG", noShard)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, vars := range map[string]func(string) map[string]string{
+		"status file touched before": func(file string) map[string]string {
+			if err := os.WriteFile(file, nil, 0o666); err != nil {
+				t.Fatal(err)
+			}
+			return map[string]string{envTotalShards: "3", envShardIndex: "1", envShardStatus: file}
+		},
+		"wrapped": func(file string) map[string]string {
+			return map[string]string{envTotalShards: "3", envShardIndex: "1", envShardStatus: file, envRulesGoWrapped: "0"}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			log, failed, out := fakeEval(t, cfg, vars(filepath.Join(t.TempDir(), "status")))
+			if failed || !strings.Contains(log, "TEST_TOTAL_SHARDS=3: this test binary's main has already given each shard whole test functions (rules_go's does), so this test runs all its queries in shard 1") {
+				t.Fatalf("failed %v, log:\n%s", failed, log)
+			}
+			got, err := os.ReadFile(filepath.Join(out, bundleName("TestRAG", noShard)))
+			if err != nil || !bytes.Equal(got, whole) {
+				t.Errorf("want the unsharded bundle: %v", err)
+			}
+		})
+	}
+}
+
+// TestShardSettingsRefused: a shard setting that cannot be read fails the
+// run before anything loads, naming the variables.
+func TestShardSettingsRefused(t *testing.T) {
+	for _, c := range []struct {
+		vars map[string]string
+		want string
+	}{
+		{map[string]string{envTotalShards: "3", envShardIndex: "3"}, `TEST_TOTAL_SHARDS="3" and TEST_SHARD_INDEX="3" are not a shard count and a shard index from 0 below it`},
+		{map[string]string{envTotalShards: "three"}, `TEST_TOTAL_SHARDS="three" and TEST_SHARD_INDEX="" are not`},
+		{map[string]string{EnvShard: "ci"}, "LASAGNA_SHARD: ci: no CI runner's parallel-job variables are set (looked for CIRCLE_NODE_INDEX/CIRCLE_NODE_TOTAL, BUILDKITE_PARALLEL_JOB/BUILDKITE_PARALLEL_JOB_COUNT, CI_NODE_INDEX/CI_NODE_TOTAL); set i/n instead"},
+		{map[string]string{EnvShard: "ci", "CI_NODE_INDEX": "0", "CI_NODE_TOTAL": "3"}, `ci: GitLab CI's CI_NODE_INDEX="0" and CI_NODE_TOTAL="3" are not a job index (from 1) and a job count`},
+		{map[string]string{EnvShard: "ci", "BUILDKITE_PARALLEL_JOB": "2"}, `ci: Buildkite's BUILDKITE_PARALLEL_JOB="2" and BUILDKITE_PARALLEL_JOB_COUNT="" are not a job index (from 0)`},
+	} {
+		if _, err := readSettings(env(c.vars)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: got %v, want %q", c.vars, err, c.want)
+		}
+	}
+}
+
+// lasagnaShard sets shard i of 3 (0: the unsharded run) as LASAGNA_SHARD.
+func lasagnaShard(t *testing.T, i int) map[string]string {
+	if i == 0 {
+		return nil
+	}
+	return map[string]string{EnvShard: fmt.Sprintf("%d/3", i)}
+}
+
+func shardsMergeToWhole(t *testing.T, cfg Config, smallShards bool, vars func(t *testing.T, i int) map[string]string) {
+	t.Helper()
 	var raws [][]byte
 	var shards []*results.Bundle
-	for _, shard := range []string{"", "1/3", "2/3", "3/3"} {
-		_, failed, out := fakeEval(t, cfg, map[string]string{EnvShard: shard})
+	for i := range 4 {
+		v := vars(t, i)
+		_, failed, out := fakeEval(t, cfg, v)
 		if failed {
-			t.Fatalf("shard %q failed", shard)
+			t.Fatalf("shard %d of 3 (%v) failed", i, v)
 		}
 		s := noShard
-		if shard != "" {
-			s.Index, s.Count = int(shard[0]-'0'), 3
+		if i > 0 {
+			s.Index, s.Count = i, 3
 		}
 		raw, err := os.ReadFile(filepath.Join(out, bundleName("TestRAG", s)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		raws = append(raws, raw)
-		if shard != "" {
+		if i > 0 {
 			b, err := results.Unmarshal(raw)
 			if err != nil {
 				t.Fatal(err)

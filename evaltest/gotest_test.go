@@ -1,6 +1,9 @@
 package evaltest
 
 import (
+	"bytes"
+	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -170,4 +173,53 @@ func unindent(s string) string {
 		lines[i] = strings.TrimLeft(l, " ")
 	}
 	return strings.Join(lines, "\n")
+}
+
+// TestRealGoTestBazelShards runs the user's package with the real go
+// command as Bazel runs a test with shard_count = 3: TEST_TOTAL_SHARDS=3,
+// TEST_SHARD_INDEX=0..2, a status file and an outputs folder per shard.
+// Each shard touches its status file and writes its bundle into
+// TEST_UNDECLARED_OUTPUTS_DIR, and the three merge to the bytes of the
+// unsharded run's bundle.
+func TestRealGoTestBazelShards(t *testing.T) {
+	servertest.Heavy(t, "child go tests (compile and run a test binary)")
+	wholeDir := t.TempDir()
+	if _, code := goTest(t, []string{"LASAGNA_OUT=" + wholeDir}, "-count=1"); code != 0 {
+		t.Fatalf("unsharded run: exit code %d", code)
+	}
+	whole, err := os.ReadFile(filepath.Join(wholeDir, "lasagna-gotest-TestRAG.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shards []*results.Bundle
+	for i := range 3 {
+		dir, status := t.TempDir(), filepath.Join(t.TempDir(), "status")
+		vars := []string{"TEST_TOTAL_SHARDS=3", "TEST_SHARD_INDEX=" + strconv.Itoa(i), "TEST_SHARD_STATUS_FILE=" + status, "TEST_UNDECLARED_OUTPUTS_DIR=" + dir}
+		if _, code := goTest(t, vars, "-count=1"); code != 0 {
+			t.Fatalf("shard %d: exit code %d", i, code)
+		}
+		if _, err := os.Stat(status); err != nil {
+			t.Errorf("shard %d did not touch TEST_SHARD_STATUS_FILE: %v", i, err)
+		}
+		raw, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("lasagna-gotest-TestRAG-shard-%d-of-3.json", i+1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := results.Unmarshal(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shards = append(shards, b)
+	}
+	merged, err := results.Merge(shards, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := results.Marshal(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, whole) {
+		t.Errorf("the merged shards differ from the unsharded bundle:\nmerged:\n%s\nunsharded:\n%s", got, whole)
+	}
 }

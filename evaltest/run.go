@@ -103,6 +103,9 @@ func newPlan(cfg Config, getenv func(string) string, testName string) (*plan, er
 	if err != nil {
 		return nil, err
 	}
+	if err := touchShardStatus(getenv); err != nil {
+		return nil, err
+	}
 	benches, sweep, err := loadBenchmarks(cfg)
 	if err != nil {
 		return nil, err
@@ -208,6 +211,9 @@ func run(t tb, cfg Config, getenv func(string) string, artifacts bool) {
 	}
 	for _, msg := range p.problems {
 		t.Errorf("%s", msg)
+	}
+	if p.set.shardNote != "" {
+		t.Logf("%s", p.set.shardNote)
 	}
 	if p.set.dryRun {
 		t.Logf("%s", p.dryRun())

@@ -3,6 +3,7 @@ package results
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -259,5 +260,28 @@ func TestPairScoresDroppedWhy(t *testing.T) {
 	xa, xb, dropped, why := pairScores(a, b, "token_f1")
 	if len(xa) != 1 || len(xb) != 1 || dropped != 4 || why != "2 in one arm only, 1 failed in an arm, 1 scored on token_f1 in one arm only" {
 		t.Errorf("paired %d/%d, dropped %d (%s); want 1 pair and 4 dropped (q5, q6 in one arm; q4 failed; q3 scored in one arm), q2 not dropped", len(xa), len(xb), dropped, why)
+	}
+}
+
+// TestCompareNoIntervals: NoIntervals leaves the bootstrap interval out
+// and nothing else: the same p-values, Holm p, significance, effect size
+// and smallest detectable difference.
+func TestCompareNoIntervals(t *testing.T) {
+	hf := testHeldFixed()
+	base := series(40, func(i int) float64 { return float64((i*37)%90) / 100 })
+	shifted := series(40, func(i int) float64 { return base[i] + float64(i%5)/50 })
+	pairs := []Pair{{armWith(t, hf, "bm25", shifted), armWith(t, hf, "dense", base)}}
+	with := Compare(pairs, CompareOptions{Seed: 1})
+	without := Compare(pairs, CompareOptions{Seed: 1, NoIntervals: true})
+	if len(with.Comparisons) != 1 || len(without.Comparisons) != 1 {
+		t.Fatalf("%+v %+v", with, without)
+	}
+	a, b := with.Comparisons[0], without.Comparisons[0]
+	if a.Stats.Lo == 0 && a.Stats.Hi == 0 || b.Stats.Lo != 0 || b.Stats.Hi != 0 {
+		t.Errorf("intervals: with [%v, %v], without [%v, %v]", a.Stats.Lo, a.Stats.Hi, b.Stats.Lo, b.Stats.Hi)
+	}
+	a.Stats.Lo, a.Stats.Hi = 0, 0
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("beyond the interval:\nwith    %+v\nwithout %+v", a, b)
 	}
 }

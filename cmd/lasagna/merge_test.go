@@ -13,8 +13,9 @@ import (
 )
 
 // faqRuns runs `benchmark run examples/data/faq.jsonl --profile speed`
-// unsharded and as shards 1/3 … 3/3 into dir, and returns the bundle paths
-// (the unsharded one first).
+// unsharded and as shards 1/3 … 3/3 into dir (2/3 as --shard ci under
+// Buildkite's parallel-job variables), and returns the bundle paths (the
+// unsharded one first).
 func faqRuns(t *testing.T, dir string) []string {
 	t.Helper()
 	t.Setenv("LASAGNA_CACHE_DIR", t.TempDir())
@@ -22,7 +23,14 @@ func faqRuns(t *testing.T, dir string) []string {
 	for _, shard := range []string{"", "1/3", "2/3", "3/3"} {
 		p := filepath.Join(dir, "whole.json")
 		args := []string{"benchmark", "run", "../../examples/data/faq.jsonl", "--profile", "speed"}
-		if shard != "" {
+		switch shard {
+		case "":
+		case "2/3": // as a CI runner's second parallel job names it
+			t.Setenv("BUILDKITE_PARALLEL_JOB", "1")
+			t.Setenv("BUILDKITE_PARALLEL_JOB_COUNT", "3")
+			p = filepath.Join(dir, "shard2.json")
+			args = append(args, "--shard", "ci")
+		default:
 			p = filepath.Join(dir, "shard"+shard[:1]+".json")
 			args = append(args, "--shard", shard)
 		}

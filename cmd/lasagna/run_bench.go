@@ -77,7 +77,7 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 	fl.StringVar(&f.split, "split", "", "BEIR qrels split (default test)")
 	fl.StringVar(&f.corpus, "corpus", "", "a corpus `FILE` (BEIR corpus.jsonl layout) beside a JSONL or CSV file, as create takes it")
 	fl.StringVar(&f.name, "name", "", "register the dataset as <name>@<hash> instead of local/<stem>@<hash>")
-	fl.StringVar(&f.shard, "shard", "", "run only shard i of n of every benchmark's queries, as i/n")
+	fl.StringVar(&f.shard, "shard", "", "run only shard i of n of every benchmark's queries, as i/n, or ci: the CI runner's parallel-job variables (docs/cli.md)")
 	fl.IntVar(&f.topK, "top-k", 0, "depth of ranked lists (default 100, or the sweep's)")
 	fl.IntVar(&f.repeats, "repeats", 0, "run each query of every arm that samples an LLM this many times (default 1, or the sweep's repeats:)")
 	fl.StringVar(&f.pass, "pass", "", "pass rule of repeated queries' per-query thresholds: all, majority, any or 'rate >= X' (default all, or the sweep's pass:)")
@@ -273,7 +273,7 @@ func checkRunSweep(sweep *engine.Sweep, f runFlags) (engine.Shard, error) {
 	if err := checkVectorBackends(sweep); err != nil {
 		return engine.Shard{}, err
 	}
-	shard, err := engine.ParseShard(f.shard)
+	shard, err := engine.ResolveShard(f.shard, os.Getenv)
 	if err != nil {
 		return engine.Shard{}, usageError("--shard: %v", err)
 	}

@@ -142,6 +142,9 @@ func TestBenchmarkRunHybridProfileOnFakeServer(t *testing.T) {
 func TestBenchmarkRunSweepAndErrors(t *testing.T) {
 	t.Setenv("LASAGNA_CACHE_DIR", t.TempDir())
 	t.Setenv("OPENAI_API_KEY", "")
+	for _, v := range []string{"CIRCLE_NODE_INDEX", "CIRCLE_NODE_TOTAL", "BUILDKITE_PARALLEL_JOB", "BUILDKITE_PARALLEL_JOB_COUNT", "CI_NODE_INDEX", "CI_NODE_TOTAL"} {
+		t.Setenv(v, "") // --shard ci on a machine that is no CI runner's parallel job
+	}
 	dir := t.TempDir()
 	data, err := os.ReadFile("../../examples/data/faq.jsonl")
 	if err != nil {
@@ -181,6 +184,7 @@ arms:
 		{[]string{"benchmark", "run", "../../examples/data/faq.jsonl", "--profile", "sped"}, 2, `did you mean "speed"?`},
 		{[]string{"benchmark", "run", "../../examples/data/faq.jsonl", "--profile", "dense"}, 2, "variables read: OPENAI_BASE_URL, OPENAI_API_KEY, MODEL_NAME"},
 		{[]string{"benchmark", "run", "../../examples/data/faq.jsonl", "--shard", "3/2"}, 2, "not i/n"},
+		{[]string{"benchmark", "run", "../../examples/data/faq.jsonl", "--shard", "ci"}, 2, "--shard: ci: no CI runner's parallel-job variables are set"},
 		{[]string{"benchmark", "run", filepath.Join(dir, "missing.jsonl")}, 1, "missing.jsonl"},
 		{[]string{"benchmark", "run", sweep, "--profile", "speed"}, 2, "apply to a dataset path"},
 	} {

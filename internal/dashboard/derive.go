@@ -145,9 +145,9 @@ type factsCache struct {
 const maxFacts = 4096
 
 // armFacts returns the facts of arm c's benchmark and sampling, from the
-// cache or derived from the registry (benches memoises the revisions
-// loaded during one build).
-func (s *Server) armFacts(ctx context.Context, c results.Config, benches map[string]*loadedRev) (revFacts, error) {
+// cache or derived from the registry (revs loads each revision once per
+// build).
+func (s *Server) armFacts(ctx context.Context, c results.Config, revs *revLoader) (revFacts, error) {
 	sel, _ := json.Marshal(struct {
 		N       int64
 		Seed    int64
@@ -160,14 +160,9 @@ func (s *Server) armFacts(ctx context.Context, c results.Config, benches map[str
 	if ok {
 		return f, nil
 	}
-	lr := benches[c.Benchmark]
-	if lr == nil {
-		bench, regName, hash, err := s.registryRevision(ctx, c.Benchmark)
-		if err != nil {
-			return revFacts{}, err
-		}
-		lr = &loadedRev{bench: bench, revision: regName + "@" + hash}
-		benches[c.Benchmark] = lr
+	lr, err := revs.load(ctx, s, c.Benchmark)
+	if err != nil {
+		return revFacts{}, err
 	}
 	f = factsOf(lr.revision, lr.bench, c.HeldFixed)
 	s.facts.mu.Lock()
@@ -177,6 +172,28 @@ func (s *Server) armFacts(ctx context.Context, c results.Config, benches map[str
 	s.facts.m[k] = f
 	s.facts.mu.Unlock()
 	return f, nil
+}
+
+// revLoader loads each registry revision a build needs once, for the
+// build's workers together.
+type revLoader struct {
+	mu sync.Mutex
+	m  map[string]*loadedRev
+}
+
+func (l *revLoader) load(ctx context.Context, s *Server, benchmark string) (*loadedRev, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if lr := l.m[benchmark]; lr != nil {
+		return lr, nil
+	}
+	bench, regName, hash, err := s.registryRevision(ctx, benchmark)
+	if err != nil {
+		return nil, err
+	}
+	lr := &loadedRev{bench: bench, revision: regName + "@" + hash}
+	l.m[benchmark] = lr
+	return lr, nil
 }
 
 // loadedRev is a registry revision loaded during one build.

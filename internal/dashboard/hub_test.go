@@ -198,20 +198,12 @@ func TestLeaderboardCopiesAndDistinct(t *testing.T) {
 	}
 }
 
-// TestLeaderboardThousand: a group of 1,000 entries renders in pages of
-// boardPage: /leaderboards and /api/leaderboards stay under 1 MB, the
-// comparison form lists the page's bundles once (not every bundle per
-// row), ?group=KEY&page=10 is the last page and page 11 is 404; after one
-// more submission the page is built again within 1 s (the comparisons of
-// the pairs seen before are kept).
-func TestLeaderboardThousand(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: 1,000 bundles")
-	}
-	s, reg := newHub(t, sqliteDSN(t), 0)
+// thousandEntries stores n submissions of one group into reg (arms
+// bm25-0000 …, each its own submission) and returns the function that
+// stores the i-th.
+func thousandEntries(t testing.TB, reg *registry.Registry, n int) func(i int) {
 	ctx := context.Background()
-	honest := sharedBundle(t, stemmed)
-	raw := bundleBytes(t, honest)
+	raw := bundleBytes(t, sharedBundle(t, stemmed))
 	put := func(i int) {
 		t.Helper()
 		b, err := results.Unmarshal(raw)
@@ -234,9 +226,24 @@ func TestLeaderboardThousand(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for i := range 1000 {
+	for i := range n {
 		put(i)
 	}
+	return put
+}
+
+// TestLeaderboardThousand: a group of 1,000 entries renders in pages of
+// boardPage: /leaderboards and /api/leaderboards stay under 1 MB, the
+// comparison form lists the page's bundles once (not every bundle per
+// row), ?group=KEY&page=10 is the last page and page 11 is 404; after one
+// more submission the page is built again within 1 s (the comparisons of
+// the pairs seen before are kept).
+func TestLeaderboardThousand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: 1,000 bundles")
+	}
+	s, reg := newHub(t, sqliteDSN(t), 0)
+	put := thousandEntries(t, reg, 1000)
 	start := time.Now()
 	res, page := get(t, s, "/leaderboards", withToken(hubToken)...)
 	t.Logf("first build and page of 1,000 entries: %v, %d bytes", time.Since(start), len(page))

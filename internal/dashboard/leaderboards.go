@@ -5,9 +5,12 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+
+	jsonv2 "github.com/go-json-experiment/json"
 
 	"github.com/lasagna-go/lasagna/internal/leaderboard"
 	"github.com/lasagna-go/lasagna/internal/registry"
@@ -75,41 +78,36 @@ func (s *Server) leaderboards(ctx context.Context, metric string) ([]leaderboard
 		return nil, err
 	}
 	defer release()
-	in := make([]leaderboard.Input, 0, len(stored))
-	benches := map[string]*loadedRev{}
-	for _, sb := range stored {
-		if li, ok := s.inputs.get(sb.RunID); ok {
-			li.Submitter, li.Date = sb.Submitter, sb.SubmittedAt.UTC()
-			in = append(in, li)
+	in := make([]leaderboard.Input, len(stored))
+	var misses []int
+	for i, sb := range stored {
+		li, ok := s.inputs.get(sb.RunID)
+		if !ok {
+			misses = append(misses, i)
 			continue
 		}
-		raw, err := reg.Bundle(ctx, sb.RunID)
-		if err != nil {
-			return nil, err
-		}
-		b, err := results.Unmarshal(raw)
-		if err != nil {
-			return nil, err
-		}
-		data := map[string]leaderboard.Data{}
-		for _, c := range b.Configs {
-			f, err := s.armFacts(ctx, c, benches)
-			switch {
-			case registry.Unavailable(err) || isContextErr(err):
-				return nil, err
-			case err != nil:
-				data[leaderboard.ArmKey(c)] = leaderboard.Data{Provenance: c.HeldFixed.CorpusProvenance, NotRanked: "it cannot be checked against the registry's data: " + err.Error()}
-				continue
+		li.Submitter, li.Date = sb.Submitter, sb.SubmittedAt.UTC()
+		in[i] = li
+	}
+	// The bundles not read before are read, decoded and checked against
+	// the registry's data on every core (after a restart: all of them).
+	revs := &revLoader{m: map[string]*loadedRev{}}
+	errs := make([]error, len(misses))
+	workers := min(runtime.GOMAXPROCS(0), len(misses))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for n := w; n < len(misses); n += workers {
+				i := misses[n]
+				if in[i], errs[n] = s.boardInput(ctx, stored[i], revs); errs[n] != nil {
+					return
+				}
 			}
-			d, _ := judge(b, c, f)
-			if r, ok := b.Result(c.Benchmark, c.Name); ok {
-				d.Content = leaderboard.ContentKey(c, *r)
-			}
-			data[leaderboard.ArmKey(c)] = d
-		}
-		li := leaderboard.Input{ID: sb.RunID, Date: sb.SubmittedAt.UTC(), Submitter: sb.Submitter, Bundle: slim(b), Data: data}
-		s.inputs.put(sb.RunID, li)
-		in = append(in, li)
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	g, err = leaderboard.Build(in, leaderboard.Options{Metric: metric, Pairs: &s.pairs})
 	if err != nil {
@@ -122,6 +120,52 @@ func (s *Server) leaderboards(ctx context.Context, metric string) ([]leaderboard
 	s.boards.m[key.String()] = g
 	s.boards.mu.Unlock()
 	return g, nil
+}
+
+// boardInput reads the stored bundle sb as the leaderboards take it: slim,
+// with what the registry's data says of each of its arms, and caches it.
+func (s *Server) boardInput(ctx context.Context, sb registry.StoredBundle, revs *revLoader) (leaderboard.Input, error) {
+	raw, err := s.opts.Registry.Bundle(ctx, sb.RunID)
+	if err != nil {
+		return leaderboard.Input{}, err
+	}
+	b, err := decodeStored(raw)
+	if err != nil {
+		return leaderboard.Input{}, err
+	}
+	data := map[string]leaderboard.Data{}
+	for _, c := range b.Configs {
+		f, err := s.armFacts(ctx, c, revs)
+		switch {
+		case registry.Unavailable(err) || isContextErr(err):
+			return leaderboard.Input{}, err
+		case err != nil:
+			data[leaderboard.ArmKey(c)] = leaderboard.Data{Provenance: c.HeldFixed.CorpusProvenance, NotRanked: "it cannot be checked against the registry's data: " + err.Error()}
+			continue
+		}
+		d, _ := judge(b, c, f)
+		if r, ok := b.Result(c.Benchmark, c.Name); ok {
+			d.Content = leaderboard.ContentKey(c, *r)
+		}
+		data[leaderboard.ArmKey(c)] = d
+	}
+	li := leaderboard.Input{ID: sb.RunID, Date: sb.SubmittedAt.UTC(), Submitter: sb.Submitter, Bundle: slim(b), Data: data}
+	s.inputs.put(sb.RunID, li)
+	return li, nil
+}
+
+// decodeStored decodes a stored bundle as results.Unmarshal does, in half
+// its time: with go-json-experiment's decoder, refusing any member the
+// bundle's types do not name (so a key that encoding/json would match
+// case-insensitively is never dropped), duplicate names and invalid
+// UTF-8. The registry's bundles passed those checks when submitted; one
+// that does not is read by results.Unmarshal, as before.
+func decodeStored(raw []byte) (*results.Bundle, error) {
+	var b results.Bundle
+	if jsonv2.Unmarshal(raw, &b, jsonv2.RejectUnknownMembers(true)) == nil {
+		return &b, nil
+	}
+	return results.Unmarshal(raw)
 }
 
 // boardPage is the number of entries (and of partial entries) of a group

@@ -23,7 +23,7 @@ const hubToken = "hub-token-0123456789abcdef"
 // newHub returns a dashboard with hubToken over a registry at dsn holding
 // faq (examples/data/faq.jsonl), checking submissions with the JSON
 // Schema; maxUpload 0 is the default limit.
-func newHub(t *testing.T, dsn string, maxUpload int64) (*Server, *registry.Registry) {
+func newHub(t testing.TB, dsn string, maxUpload int64) (*Server, *registry.Registry) {
 	t.Helper()
 	ctx := context.Background()
 	reg, err := registry.Open(ctx, dsn)
@@ -79,7 +79,7 @@ func rewritten(t *testing.T, b *results.Bundle, old, new string, edit func(*resu
 	return c
 }
 
-func bundleBytes(t *testing.T, b *results.Bundle) []byte {
+func bundleBytes(t testing.TB, b *results.Bundle) []byte {
 	t.Helper()
 	raw, err := results.Marshal(b)
 	if err != nil {

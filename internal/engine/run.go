@@ -135,6 +135,56 @@ func ParseShard(s string) (Shard, error) {
 	return Shard{Index: a, Count: b}, nil
 }
 
+// ciShardVars are the parallel-job variables of the CI runners a shard
+// setting of "ci" reads (ResolveShard), in the order they are tried: each
+// runner's job index, whether that index counts from 1, and its job count.
+var ciShardVars = [...]struct {
+	runner, index, count string
+	oneBased             bool
+}{
+	{"CircleCI", "CIRCLE_NODE_INDEX", "CIRCLE_NODE_TOTAL", false},
+	{"Buildkite", "BUILDKITE_PARALLEL_JOB", "BUILDKITE_PARALLEL_JOB_COUNT", false},
+	{"GitLab CI", "CI_NODE_INDEX", "CI_NODE_TOTAL", true},
+}
+
+// ResolveShard reads a shard setting as LASAGNA_SHARD and the CLI's
+// --shard take it: i/n (ParseShard), or "ci", the parallel-job variables
+// of the CI runner the job runs on — CircleCI's CIRCLE_NODE_INDEX and
+// CIRCLE_NODE_TOTAL, Buildkite's BUILDKITE_PARALLEL_JOB and
+// BUILDKITE_PARALLEL_JOB_COUNT (both counting from 0), GitLab CI's
+// CI_NODE_INDEX and CI_NODE_TOTAL (from 1) — read exactly as the i/n they
+// name. "ci" is asked for, never assumed: a runner that spreads test
+// packages over its nodes sets the same variables, and a test reading
+// them there would run a 1/n of its queries on one node and the rest
+// nowhere. getenv is os.Getenv outside tests.
+func ResolveShard(s string, getenv func(string) string) (Shard, error) {
+	if strings.TrimSpace(s) != "ci" {
+		return ParseShard(strings.TrimSpace(s))
+	}
+	var names []string
+	for _, v := range ciShardVars {
+		idx, cnt := strings.TrimSpace(getenv(v.index)), strings.TrimSpace(getenv(v.count))
+		names = append(names, v.index+"/"+v.count)
+		if idx == "" && cnt == "" {
+			continue
+		}
+		i, err1 := strconv.Atoi(idx)
+		n, err2 := strconv.Atoi(cnt)
+		if v.oneBased {
+			i--
+		}
+		if err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+			first := "0"
+			if v.oneBased {
+				first = "1"
+			}
+			return Shard{}, fmt.Errorf("ci: %s's %s=%q and %s=%q are not a job index (from %s) and a job count", v.runner, v.index, idx, v.count, cnt, first)
+		}
+		return ParseShard(fmt.Sprintf("%d/%d", i+1, n))
+	}
+	return Shard{}, fmt.Errorf("ci: no CI runner's parallel-job variables are set (looked for %s); set i/n instead", strings.Join(names, ", "))
+}
+
 // Report is the outcome of a run: one cell per benchmark × arm, in plan
 // order, and the integrity findings raised while running.
 type Report struct {

@@ -18,9 +18,12 @@ import (
 	"bytes"
 	"cmp"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"hash"
 	"maps"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -451,7 +454,7 @@ func compare(p results.Pair, metric string, o Options) Versus {
 			}
 			return ms
 		},
-		Resamples: o.Resamples, Seed: o.Seed,
+		Resamples: o.Resamples, Seed: o.Seed, NoIntervals: true, // a Versus holds no interval
 	})
 	for _, c := range cmps.Comparisons {
 		if c.Metric == metric {
@@ -478,23 +481,118 @@ func entryOf(a arm, metric string) Entry {
 // ContentKey identifies the results r of arm c: its name, comparability
 // key, varied levels, metrics and per-query rows without their latencies
 // (wall time, which differs from run to run). Two submissions with equal
-// keys hold the same results.
+// keys hold the same results. Every field of a row but LatencyMS enters
+// the key, each written with its length (contentFields, checked by a
+// test against results.Sample), straight into the hash: a thousand
+// bundles' rows cost milliseconds, not the half second of encoding them
+// as JSON.
 func ContentKey(c results.Config, r results.Result) string {
-	rows := slices.Clone(r.PerSampleScores)
-	for i := range rows {
-		rows[i].LatencyMS = nil
+	w := keyWriter{h: sha256.New()}
+	w.str(c.Name)
+	w.str(c.ComparabilityKey)
+	w.strMap(c.VariedLevels)
+	w.numMap(r.Metrics)
+	w.int(len(r.PerSampleScores))
+	for _, row := range r.PerSampleScores {
+		w.str(row.QueryID)
+		w.numMap(row.Scores)
+		w.int(len(row.RetrievedIDs))
+		for _, id := range row.RetrievedIDs {
+			w.str(id)
+		}
+		w.int(len(row.Retrieved))
+		for _, h := range row.Retrieved {
+			w.str(h.ID)
+			w.num(h.Score)
+			w.int(h.Rank)
+		}
+		w.bool(row.Answer != nil)
+		if row.Answer != nil {
+			w.str(*row.Answer)
+		}
+		w.bool(row.Abstained)
+		w.str(row.Error)
+		w.str(row.JudgeError)
+		w.bool(row.Missing)
+		w.str(row.QueryDigest)
 	}
-	raw, err := json.Marshal(struct {
-		Name, Key string
-		Levels    map[string]string
-		Metrics   map[string]float64
-		Rows      []results.Sample
-	}{c.Name, c.ComparabilityKey, c.VariedLevels, r.Metrics, rows})
-	if err != nil {
-		return "unhashable\x00" + c.Benchmark + "\x00" + c.Name + "\x00" + fmt.Sprint(&r) // never a copy
+	return string(w.sum())
+}
+
+// contentFields are the fields of results.Sample that ContentKey writes,
+// and contentSkipped the one it leaves out.
+var (
+	contentFields  = []string{"QueryID", "Scores", "RetrievedIDs", "Retrieved", "Answer", "Abstained", "Error", "JudgeError", "Missing", "QueryDigest"}
+	contentSkipped = []string{"LatencyMS"}
+)
+
+// keyWriter writes values into a hash unambiguously: strings with their
+// length, numbers as their bits, maps in key order with their size.
+type keyWriter struct {
+	h   hash.Hash
+	buf []byte
+	// keys is the last number map's keys, sorted: rows mostly share one
+	// set of metric names, sorted once.
+	keys []string
+}
+
+func (w *keyWriter) flush() {
+	if len(w.buf) >= 4096 {
+		w.h.Write(w.buf)
+		w.buf = w.buf[:0]
 	}
-	sum := sha256.Sum256(raw)
-	return string(sum[:])
+}
+
+func (w *keyWriter) str(s string) {
+	w.buf = binary.AppendUvarint(w.buf, uint64(len(s)))
+	w.buf = append(w.buf, s...)
+	w.flush()
+}
+
+func (w *keyWriter) int(n int) {
+	w.buf = binary.AppendVarint(w.buf, int64(n))
+	w.flush()
+}
+
+func (w *keyWriter) num(f float64) {
+	w.buf = binary.LittleEndian.AppendUint64(w.buf, math.Float64bits(f))
+	w.flush()
+}
+
+func (w *keyWriter) bool(b bool) {
+	if b {
+		w.buf = append(w.buf, 1)
+	} else {
+		w.buf = append(w.buf, 0)
+	}
+}
+
+func (w *keyWriter) strMap(m map[string]string) {
+	w.int(len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		w.str(k)
+		w.str(m[k])
+	}
+}
+
+func (w *keyWriter) numMap(m map[string]float64) {
+	w.int(len(m))
+	same := len(m) == len(w.keys)
+	for i := 0; same && i < len(w.keys); i++ {
+		_, same = m[w.keys[i]]
+	}
+	if !same {
+		w.keys = slices.Sorted(maps.Keys(m))
+	}
+	for _, k := range w.keys {
+		w.str(k)
+		w.num(m[k])
+	}
+}
+
+func (w *keyWriter) sum() []byte {
+	w.h.Write(w.buf)
+	return w.h.Sum(nil)
 }
 
 // benchName is the benchmark a group belongs to, for telling its groups

@@ -248,6 +248,9 @@ type PairedOptions struct {
 	Resamples int
 	Seed      uint64
 	Level     float64
+	// NoInterval leaves the bootstrap interval out (Lo and Hi are 0): the
+	// p-values and effect size are the same, for a tenth of the work.
+	NoInterval bool
 }
 
 // Paired compares two paired samples through their differences d = a − b.
@@ -308,7 +311,9 @@ func ComparePaired(a, b []float64, o PairedOptions) (Paired, error) {
 		d[i] = a[i] - b[i]
 	}
 	p := Paired{N: n, SmallSample: n < SmallSampleN, MeanDiff: mean(d)}
-	p.Lo, p.Hi = bootstrapCI(d, o.Resamples, o.Level, o.Seed)
+	if !o.NoInterval {
+		p.Lo, p.Hi = bootstrapCI(d, o.Resamples, o.Level, o.Seed)
+	}
 
 	allZero := true
 	for _, x := range d {
