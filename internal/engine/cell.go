@@ -113,6 +113,24 @@ func (cr *cellRun) Cell() *Cell { return cr.cell }
 type scratch struct {
 	seen map[string]struct{}
 	rs   *metrics.RetrievalScorer
+	// marks holds, at a corpus index, the mark of the last query whose
+	// ranked list held that document (see nextMark).
+	marks []uint32
+	mark  uint32
+}
+
+// nextMark returns a mark no index of marks holds, for one query's ranked
+// list in a corpus of n documents.
+func (sc *scratch) nextMark(n int) uint32 {
+	if len(sc.marks) < n {
+		sc.marks = make([]uint32, n)
+	}
+	sc.mark++
+	if sc.mark == 0 { // wrapped: forget every old mark
+		clear(sc.marks)
+		sc.mark = 1
+	}
+	return sc.mark
 }
 
 // run runs query n once.

@@ -333,19 +333,22 @@ func corpusIDs(b *lasagna.Benchmark) *idSet { return &idSet{b: b} }
 type idSet struct {
 	b    *lasagna.Benchmark
 	once sync.Once
-	ids  map[string]struct{}
+	ids  map[string]int32 // id → the index of its document in the corpus
 }
 
-// has reports whether id is a document id of the benchmark.
-func (s *idSet) has(id string) bool {
+// index returns the corpus index of the document with the given id, and
+// whether the benchmark has one. A query's scorer marks the indexes of its
+// ranked list to find a repeated id, instead of a second lookup in a map
+// of its own per hit.
+func (s *idSet) index(id string) (int32, bool) {
 	s.once.Do(func() {
-		s.ids = make(map[string]struct{}, len(s.b.Corpus))
-		for _, d := range s.b.Corpus {
-			s.ids[d.ID] = struct{}{}
+		s.ids = make(map[string]int32, len(s.b.Corpus))
+		for i, d := range s.b.Corpus {
+			s.ids[d.ID] = int32(i)
 		}
 	})
-	_, ok := s.ids[id]
-	return ok
+	i, ok := s.ids[id]
+	return i, ok
 }
 
 // Interrupted is the error Run returns when its context ends before every
@@ -522,13 +525,23 @@ func (s *scorer) score(r *QueryResult, sc *scratch) {
 		r.Output.Hits = r.Output.Hits[:k]
 	}
 	clear(seen)
+	mark := sc.nextMark(len(s.b.Corpus))
 	r.Outside = 0
 	for _, h := range r.Output.Hits {
-		if _, dup := seen[h.ID]; dup && r.Duplicate == "" {
+		// A corpus id is marked at its index, any other in seen.
+		i, known := s.ids.index(h.ID)
+		var dup bool
+		if known {
+			dup = sc.marks[i] == mark
+			sc.marks[i] = mark
+		} else {
+			_, dup = seen[h.ID]
+			seen[h.ID] = struct{}{}
+		}
+		if dup && r.Duplicate == "" {
 			r.Duplicate = h.ID
 		}
-		seen[h.ID] = struct{}{}
-		if !s.ids.has(h.ID) && !s.noCorpus() {
+		if !known && !s.noCorpus() {
 			switch {
 			case s.arm.OwnIndex:
 				r.Outside++
@@ -544,9 +557,8 @@ func (s *scorer) score(r *QueryResult, sc *scratch) {
 			for i, h := range r.Output.Hits {
 				ids[i] = h.ID
 			}
-			if m, err := sc.rs.Score(ids, judged); err == nil {
-				scores = m
-			}
+			// The list holds no id twice (r.Duplicate is empty).
+			scores = sc.rs.ScoreDistinct(ids, judged)
 		}
 	}
 	if scores == nil {
