@@ -83,6 +83,12 @@ type Options struct {
 	// corpus. Set it only when the caller reads no corpus text after Run
 	// (the lasagna CLI does); ids are kept.
 	ReleaseTexts bool
+	// BundleUnhashed leaves the outcome's bundle without its run_id
+	// (results.Prepare instead of results.Finalize), so it is not encoded
+	// and hashed once here and again when written: set it when the caller
+	// writes the bundle with results.WriteFile or WriteFileIn, which set
+	// the run_id as they write, before reading it (the lasagna CLI does).
+	BundleUnhashed bool
 
 	// Slices are the metadata keys whose values the bundle breaks every
 	// metric down by (results.Result.Slices), besides the built-in

@@ -1,12 +1,17 @@
 package engine
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/internal/metrics"
+	"github.com/lasagna-go/lasagna/results"
 )
 
 // TestScorerFindsRepeatedIDs holds the scorer's repeated-id check, which
@@ -60,5 +65,38 @@ func TestScorerFindsRepeatedIDs(t *testing.T) {
 		if scored := r.Scores["ndcg@10"] > 0; scored != (c.duplicate == "") {
 			t.Errorf("%s: ndcg@10 = %v, want a score only for a list without a repeated id", c.name, r.Scores["ndcg@10"])
 		}
+	}
+}
+
+// TestBundleUnhashed checks that a report's bundle made with Unhashed has
+// no run_id yet, and that written it is the file of the finalized bundle,
+// with the same run_id.
+func TestBundleUnhashed(t *testing.T) {
+	rep, err := Run(t.Context(), []*BenchmarkRun{tinyBench(t)}, []Arm{goldArm("gold")}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var files [2][]byte
+	var ids [2]string
+	for i, unhashed := range []bool{false, true} {
+		b, err := rep.Bundle(BundleOptions{LasagnaVersion: "dev", Unhashed: unhashed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (b.RunID == "") != unhashed {
+			t.Fatalf("Unhashed %v: run_id %q", unhashed, b.RunID)
+		}
+		name := filepath.Join(dir, fmt.Sprint(i))
+		if err := results.WriteFile(name, b); err != nil {
+			t.Fatal(err)
+		}
+		if files[i], err = os.ReadFile(name); err != nil {
+			t.Fatal(err)
+		}
+		ids[i] = b.RunID
+	}
+	if !bytes.Equal(files[0], files[1]) || ids[0] != ids[1] {
+		t.Errorf("the unhashed bundle wrote run_id %s and %d bytes; the finalized one %s and %d bytes", ids[1], len(files[1]), ids[0], len(files[0]))
 	}
 }
