@@ -9,8 +9,8 @@
 #              every lasagna binary
 #
 # For each program, perf stat -r $STARTUP_RUNS (default 50): CPU time
-# (task-clock), wall time and page faults, the wall time as a multiple of
-# trec_eval's, and the peak resident memory (/usr/bin/time, median of 11
+# (task-clock) and wall time, each also as a multiple of the first line's
+# (trec_eval's), page faults, and the peak resident memory (/usr/bin/time, median of 11
 # starts); for each lasagna binary also its package initialisation under
 # GODEBUG=inittrace=1 (median of 11 starts of the sum of every package's
 # init clock time, bytes and allocations, and of this module's packages
@@ -54,14 +54,14 @@ measure() {
 	rss=$(for i in 1 2 3 4 5 6 7 8 9 10 11; do
 		/usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1
 	done | median11)
-	if [ -z "${base:-}" ]; then base=$wall; fi
-	awk -v l="$label" -v c="$cpu" -v w="$wall" -v b="$base" -v m="$rss" -v f="$faults" \
-		'BEGIN {printf "  %-28s CPU %6.2f ms  wall %6.2f ms  %5.1fx  RSS %5.1f MiB  %s page faults\n", l, c, w, w/b, m/1024, f}'
+	if [ -z "${base:-}" ]; then basecpu=$cpu base=$wall; fi
+	awk -v l="$label" -v c="$cpu" -v w="$wall" -v bc="$basecpu" -v b="$base" -v m="$rss" -v f="$faults" \
+		'BEGIN {printf "  %-28s CPU %6.2f ms %5.1fx  wall %6.2f ms %5.1fx  RSS %5.1f MiB  %s page faults\n", l, c, c/bc, w, w/b, m/1024, f}'
 }
 
 round=1
 while [ "$round" -le "$rounds" ]; do
-	echo "round $round (load $(cut -d' ' -f1 /proc/loadavg)); x = wall time / the first line's"
+	echo "round $round (load $(cut -d' ' -f1 /proc/loadavg)); x = a multiple of the first line's time"
 	base=
 	if [ -n "$trec_eval" ]; then
 		measure "trec_eval" "$trec_eval" "$q" "$r"
