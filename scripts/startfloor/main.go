@@ -14,6 +14,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -27,19 +28,22 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: startfloor QRELS RUN")
 		os.Exit(2)
 	}
-	// What `lasagna metrics trec` does without flags (cmd/lasagna's
-	// trecFlags.config and trecFile).
-	sel, err := treceval.ParseMeasures(nil)
-	if err != nil {
+	if err := evaluate(os.Stdout, os.Args[1], os.Args[2]); err != nil {
 		fmt.Fprintln(os.Stderr, "startfloor:", err)
 		os.Exit(1)
+	}
+}
+
+// evaluate does what `lasagna metrics trec QRELS RUN` does without flags
+// (cmd/lasagna's trecFlags.config and trecFile).
+func evaluate(w io.Writer, qrels, run string) error {
+	sel, err := treceval.ParseMeasures(nil)
+	if err != nil {
+		return err
 	}
 	cfg := treceval.Config{Selection: sel, Options: sel.Options(1), Average: metrics.AverageTrecEval, Summary: true}
 	file := func(p string) treceval.File {
 		return treceval.File{FS: datasets.OSFS{}, Name: filepath.ToSlash(filepath.Clean(p)), Path: p}
 	}
-	if err := treceval.Evaluate(os.Stdout, file(os.Args[1]), file(os.Args[2]), cfg); err != nil {
-		fmt.Fprintln(os.Stderr, "startfloor:", err)
-		os.Exit(1)
-	}
+	return treceval.Evaluate(w, file(qrels), file(run), cfg)
 }
