@@ -12,6 +12,12 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// addVersionFunc registers version as the template function
+// lasagnaVersion of root's version template, once: cobra keeps template
+// functions in one map for every command, which concurrent runs (tests)
+// must not write at the same time.
+var addVersionFunc = sync.OnceFunc(func() { cobra.AddTemplateFunc("lasagnaVersion", version) })
+
 // version returns the lasagna module version this binary was built from
 // (engine.Version: "dev" for a build of the checkout), the version every
 // front end records in bundles. It reads the build information on first
@@ -118,7 +124,7 @@ Exit status, for every command (its --help says what 1 means for it):
 		SilenceErrors: true,
 	}
 	// The version is read from the build information only when printed.
-	cobra.AddTemplateFunc("lasagnaVersion", version)
+	addVersionFunc()
 	root.SetVersionTemplate(`{{with .DisplayName}}{{printf "%s " .}}{{end}}{{printf "version %s" lasagnaVersion}}
 `)
 	root.CompletionOptions.DisableDefaultCmd = true
