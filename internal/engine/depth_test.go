@@ -15,10 +15,10 @@ import (
 )
 
 // TestScorerFindsRepeatedIDs holds the scorer's repeated-id check, which
-// marks corpus ids at their corpus index and keeps other ids in a map: the
-// first id a list holds twice is its Duplicate, whether in the corpus or
-// not; marks left by earlier queries on the same scratch, or by a mark
-// that wrapped around, never make a repeat.
+// keeps corpus ids as their corpus index (indexSet) and other ids in a
+// map: the first id a list holds twice is its Duplicate, whether in the
+// corpus or not; what earlier queries on the same scratch kept never makes
+// a repeat.
 func TestScorerFindsRepeatedIDs(t *testing.T) {
 	b := &lasagna.Benchmark{
 		Name:   "marks",
@@ -35,25 +35,17 @@ func TestScorerFindsRepeatedIDs(t *testing.T) {
 	q := &lasagna.Query{ID: "q"}
 	for _, c := range []struct {
 		name      string
-		mark      uint32 // the scratch's last mark, before the query
 		ids       []string
 		duplicate string
 		unknown   string
 	}{
-		{"distinct", 0, []string{"d1", "d2", "d3"}, "", ""},
-		{"the same ids on the same scratch", 0, []string{"d3", "d2", "d1"}, "", ""},
-		{"corpus id twice", 0, []string{"d2", "d1", "d2", "d3", "d3"}, "d2", ""},
-		{"unknown id twice", 0, []string{"x", "d1", "y", "x", "d1"}, "x", "x"},
-		{"unknown id not twice", 0, []string{"x", "d2", "y"}, "", "x"},
-		{"mark wraps around", math.MaxUint32, []string{"d1", "d2", "d3"}, "", ""},
-		{"after the wrap", 0, []string{"d1", "d3", "d1"}, "d1", ""},
+		{"distinct", []string{"d1", "d2", "d3"}, "", ""},
+		{"the same ids on the same scratch", []string{"d3", "d2", "d1"}, "", ""},
+		{"corpus id twice", []string{"d2", "d1", "d2", "d3", "d3"}, "d2", ""},
+		{"unknown id twice", []string{"x", "d1", "y", "x", "d1"}, "x", "x"},
+		{"unknown id not twice", []string{"x", "d2", "y"}, "", "x"},
+		{"a longer list than before", []string{"d1", "d2", "d3", "x1", "x2", "x3", "x4", "x5", "x6", "d3"}, "d3", "x1"},
 	} {
-		if c.mark != 0 {
-			sc.mark = c.mark
-			for i := range sc.marks {
-				sc.marks[i] = 1 // what the first query after the wrap is given
-			}
-		}
 		r := &QueryResult{Query: q}
 		for i, id := range c.ids {
 			r.Output.Hits = append(r.Output.Hits, lasagna.Hit{ID: id, Score: float64(10 - i)})
@@ -65,6 +57,34 @@ func TestScorerFindsRepeatedIDs(t *testing.T) {
 		if scored := r.Scores["ndcg@10"] > 0; scored != (c.duplicate == "") {
 			t.Errorf("%s: ndcg@10 = %v, want a score only for a list without a repeated id", c.name, r.Scores["ndcg@10"])
 		}
+	}
+}
+
+// TestIndexSet checks the set of a ranked list's corpus indexes: a repeat
+// is found at any size, a reset empties it, and when the generation wraps
+// around the slots of its first use are cleared rather than read as full.
+func TestIndexSet(t *testing.T) {
+	var s indexSet
+	for _, n := range []int{0, 1, 3, 100, 5000} {
+		s.reset(n)
+		for i := range n {
+			if s.add(int32(i * 7919)) {
+				t.Fatalf("n %d: index %d reported twice on its first add", n, i*7919)
+			}
+		}
+		for i := range n {
+			if !s.add(int32(i * 7919)) {
+				t.Fatalf("n %d: index %d not found on its second add", n, i*7919)
+			}
+		}
+	}
+	var w indexSet
+	w.reset(3)
+	w.add(5) // generation 1 of these slots...
+	w.gen = math.MaxUint32
+	w.reset(3) // ...wraps around to 1 again
+	if w.add(5) {
+		t.Error("after the generation wrapped, an index of its first use was still in the set")
 	}
 }
 

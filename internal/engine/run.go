@@ -343,9 +343,9 @@ type idSet struct {
 }
 
 // index returns the corpus index of the document with the given id, and
-// whether the benchmark has one. A query's scorer marks the indexes of its
-// ranked list to find a repeated id, instead of a second lookup in a map
-// of its own per hit.
+// whether the benchmark has one. A query's scorer keeps the indexes of its
+// ranked list to find a repeated id (indexSet), instead of a second lookup
+// by string in a map of its own per hit.
 func (s *idSet) index(id string) (int32, bool) {
 	s.once.Do(func() {
 		s.ids = make(map[string]int32, len(s.b.Corpus))
@@ -531,15 +531,14 @@ func (s *scorer) score(r *QueryResult, sc *scratch) {
 		r.Output.Hits = r.Output.Hits[:k]
 	}
 	clear(seen)
-	mark := sc.nextMark(len(s.b.Corpus))
+	sc.listed.reset(len(r.Output.Hits))
 	r.Outside = 0
 	for _, h := range r.Output.Hits {
-		// A corpus id is marked at its index, any other in seen.
+		// A corpus id is kept as its index, any other in seen.
 		i, known := s.ids.index(h.ID)
 		var dup bool
 		if known {
-			dup = sc.marks[i] == mark
-			sc.marks[i] = mark
+			dup = sc.listed.add(i)
 		} else {
 			_, dup = seen[h.ID]
 			seen[h.ID] = struct{}{}
