@@ -1,3 +1,6 @@
+// Changed from santhosh-tekuri/jsonschema v6.0.3 (Apache License 2.0): the
+// drafts' meta-schemas are compiled on first use (README.md).
+
 package jsonschema
 
 import (
