@@ -60,6 +60,7 @@ bench:
 	cd bench && $(GO) test -run '^$$' -bench . -benchmem -count 1 ./...
 	@if [ -x scripts/bench-trec.sh ]; then scripts/bench-trec.sh; TREC_BENCH_SHAPE=shuffled scripts/bench-trec.sh; TREC_BENCH_SHAPE=cacm TREC_BENCH_RUNS=10 scripts/bench-trec.sh; fi
 	@if [ -x scripts/bench-create.sh ]; then scripts/bench-create.sh; fi
+	@if command -v perf >/dev/null; then scripts/bench-startup.sh; else echo "bench: no perf, scripts/bench-startup.sh skipped"; fi
 
 # fuzz runs each fuzz target of the module for FUZZTIME. A target fails
 # when it writes a failing input under testdata/fuzz; Go 1.26's fuzzing

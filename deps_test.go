@@ -71,7 +71,6 @@ var evaltestBanned = []string{
 	"github.com/openai",
 	"github.com/coder/websocket",
 	"github.com/tidwall",
-	"github.com/santhosh-tekuri",
 	"github.com/invopop",
 }
 

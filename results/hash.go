@@ -130,6 +130,11 @@ func Finalize(b *Bundle) error {
 	return nil
 }
 
+// Prepare does what Finalize does but set the run_id, and so never encodes
+// the bundle: for a bundle about to be written with WriteFile or
+// WriteFileIn, which set the run_id as they write it.
+func Prepare(b *Bundle) error { return prepare(b) }
+
 // prepare does what Finalize does but set the run_id.
 func prepare(b *Bundle) error {
 	if b.SchemaVersion == "" {

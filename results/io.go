@@ -57,22 +57,9 @@ func WriteFile(name string, b *Bundle) error {
 	if err := prepare(b); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	// A placeholder of the run_id's length, overwritten once the hash is
-	// known.
-	b.RunID = strings.Repeat("0", sha256.Size*2)
 	var id string
-	err := atomicfile.Write(name, 0o644, func(w io.Writer) error {
-		h := sha256.New()
-		at, err := encodeBundle(b, w, h)
-		if err != nil {
-			return fmt.Errorf("bundle: %w (a metric or score is NaN or infinite; record the query as an error instead)", err)
-		}
-		id = hex.EncodeToString(h.Sum(nil))
-		wa, ok := w.(io.WriterAt)
-		if !ok {
-			return errors.New("bundle: the temporary file cannot be written at an offset") // cannot happen: it is an *os.File
-		}
-		_, err = wa.WriteAt([]byte(id), at)
+	err := atomicfile.Write(name, 0o644, func(w io.Writer) (err error) {
+		id, err = writeHashed(w, b)
 		return err
 	})
 	if err != nil {
@@ -81,6 +68,50 @@ func WriteFile(name string, b *Bundle) error {
 	}
 	b.RunID = id
 	return nil
+}
+
+// WriteFileIn writes b as WriteFile does, into the folder dir, under the
+// name the CLI gives a bundle by default: the first 12 characters of its
+// run_id and .json. It returns the file's path. The run_id is computed as
+// the file is written, so b need not be finalized first.
+func WriteFileIn(dir string, b *Bundle) (string, error) {
+	b.SchemaVersion = SchemaVersion
+	if err := prepare(b); err != nil {
+		return "", fmt.Errorf("%s: %w", dir, err)
+	}
+	var id string
+	path, err := atomicfile.WriteNamed(dir, 0o644, func(w io.Writer) (_ string, err error) {
+		if id, err = writeHashed(w, b); err != nil {
+			return "", err
+		}
+		return id[:12] + ".json", nil
+	})
+	if err != nil {
+		b.RunID = ""
+		return "", err
+	}
+	b.RunID = id
+	return path, nil
+}
+
+// writeHashed writes the prepared bundle b to w, a file, and returns its
+// run_id: the text is streamed to w while its canonical form is hashed,
+// with a placeholder of the run_id's length that is overwritten once the
+// hash is known.
+func writeHashed(w io.Writer, b *Bundle) (string, error) {
+	b.RunID = strings.Repeat("0", sha256.Size*2)
+	h := sha256.New()
+	at, err := encodeBundle(b, w, h)
+	if err != nil {
+		return "", fmt.Errorf("bundle: %w (a metric or score is NaN or infinite; record the query as an error instead)", err)
+	}
+	id := hex.EncodeToString(h.Sum(nil))
+	wa, ok := w.(io.WriterAt)
+	if !ok {
+		return "", errors.New("bundle: the temporary file cannot be written at an offset") // cannot happen: it is an *os.File
+	}
+	_, err = wa.WriteAt([]byte(id), at)
+	return id, err
 }
 
 // Read parses a bundle. It checks only that the input is one JSON object

@@ -37,3 +37,36 @@ func TestWriteFileAtomic(t *testing.T) {
 		t.Errorf("folder holds %d files, want b.json and held", len(ents))
 	}
 }
+
+// TestWriteFileIn checks that a bundle written by WriteFileIn without
+// being finalized first is the file WriteFile writes of the finalized
+// bundle, named by its run_id, and that its run_id is Finalize's.
+func TestWriteFileIn(t *testing.T) {
+	dir := t.TempDir()
+	want := retrievalBundle(t)
+	if err := Finalize(want); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(filepath.Join(dir, "finalized.json"), want); err != nil {
+		t.Fatal(err)
+	}
+	b := retrievalBundle(t)
+	if err := Prepare(b); err != nil {
+		t.Fatal(err)
+	}
+	if b.RunID != "" {
+		t.Fatalf("Prepare set run_id %q; want it left empty", b.RunID)
+	}
+	path, err := WriteFileIn(dir, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if path != filepath.Join(dir, want.RunID[:12]+".json") || b.RunID != want.RunID {
+		t.Errorf("WriteFileIn = %s with run_id %s; want %s.json and run_id %s", path, b.RunID, want.RunID[:12], want.RunID)
+	}
+	got, _ := os.ReadFile(path)
+	finalized, _ := os.ReadFile(filepath.Join(dir, "finalized.json"))
+	if !bytes.Equal(got, finalized) {
+		t.Errorf("WriteFileIn wrote %d bytes unlike WriteFile's %d of the finalized bundle", len(got), len(finalized))
+	}
+}

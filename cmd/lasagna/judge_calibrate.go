@@ -139,7 +139,7 @@ func judgeCalibrate(c *cobra.Command, w io.Writer, target string, f calibrateFla
 		return problems(err)
 	}
 	sum := sha256.Sum256(data)
-	rec.LabelsFile, rec.LabelsSHA256, rec.LasagnaVersion = path.Base(p), hex.EncodeToString(sum[:]), version
+	rec.LabelsFile, rec.LabelsSHA256, rec.LasagnaVersion = path.Base(p), hex.EncodeToString(sum[:]), version()
 	printCalibration(w, rec, labels)
 	printLLMUsage(w, client.Usage())
 	body, err := json.MarshalIndent(rec, "", "  ")

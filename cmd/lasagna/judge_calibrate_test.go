@@ -115,7 +115,7 @@ func TestJudgeCalibrateCommand(t *testing.T) {
 		strings.Join(rec.FalsePositiveIDs, ",") != strings.Join(fp, ",") || strings.Join(rec.FalseNegativeIDs, ",") != strings.Join(fn, ",") {
 		t.Errorf("record %+v; want accuracy %v, kappa %v, confusion %v", rec, accuracy, kappa, m)
 	}
-	if rec.JudgeModel != "gpt-4o-mini" || rec.ServedModel != "gpt-4o-mini-2024-07-18" || rec.PromptID != "judge-correctness-v1" || rec.LabelsFile != "labels.jsonl" || len(rec.LabelsSHA256) != 64 || rec.LasagnaVersion != version || rec.Date == "" {
+	if rec.JudgeModel != "gpt-4o-mini" || rec.ServedModel != "gpt-4o-mini-2024-07-18" || rec.PromptID != "judge-correctness-v1" || rec.LabelsFile != "labels.jsonl" || len(rec.LabelsSHA256) != 64 || rec.LasagnaVersion != version() || rec.Date == "" {
 		t.Errorf("record identity %+v", rec)
 	}
 	if strings.Contains(string(data), "test-key") {

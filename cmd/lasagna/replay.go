@@ -102,7 +102,7 @@ func replay(ctx context.Context, in replayInput) (*replayed, error) {
 		return nil, problems(err)
 	}
 	out.rep, out.arm = rep, rep.Cells[0].Arm
-	out.bundle, err = rep.Bundle(engine.BundleOptions{LasagnaVersion: version, StatsSeed: in.seed})
+	out.bundle, err = rep.Bundle(engine.BundleOptions{LasagnaVersion: version(), StatsSeed: in.seed})
 	if err != nil {
 		return nil, err
 	}

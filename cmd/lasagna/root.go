@@ -6,14 +6,23 @@ import (
 	"fmt"
 	"github.com/lasagna-go/lasagna/internal/engine"
 	"io"
+	"slices"
+	"sync"
 
 	"github.com/spf13/cobra"
 )
 
-// version is the lasagna module version this binary was built from
+// addVersionFunc registers version as the template function
+// lasagnaVersion of root's version template, once: cobra keeps template
+// functions in one map for every command, which concurrent runs (tests)
+// must not write at the same time.
+var addVersionFunc = sync.OnceFunc(func() { cobra.AddTemplateFunc("lasagnaVersion", version) })
+
+// version returns the lasagna module version this binary was built from
 // (engine.Version: "dev" for a build of the checkout), the version every
-// front end records in bundles.
-var version = engine.Version()
+// front end records in bundles. It reads the build information on first
+// use, not at start, so the commands that do not print it do not pay.
+var version = sync.OnceValue(engine.Version)
 
 // Exit codes: 0 success; 1 the input or the outcome has problems (invalid
 // data, failed validation, blocking integrity, a failed threshold or
@@ -67,12 +76,32 @@ func exitCode(err error, stderr io.Writer) int {
 
 // run executes the command line args (without the program name).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	root := newRootCmd(stdout, stderr)
+	root := newRootCmd(stdout, stderr, commandGroup(args))
 	root.SetArgs(args)
 	return root.ExecuteContext(ctx)
 }
 
-func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+// commandGroups are the root's commands, each built with its subcommands
+// by newRootCmd.
+var commandGroups = []string{"benchmark", "results", "metrics", "judge", "serve"}
+
+// commandGroup returns the root command args name first, or "" when they
+// start otherwise (a flag, help, a typo): every command is built then, for
+// the root's help, its flags and its suggestions.
+func commandGroup(args []string) string {
+	if len(args) > 0 && slices.Contains(commandGroups, args[0]) {
+		return args[0]
+	}
+	return ""
+}
+
+// newRootCmd builds the command tree: with only set to one of
+// commandGroups, the root and that group alone. A command line that names
+// a group runs inside it (its help, errors and suggestions are the
+// group's), so it is answered the same as with the whole tree, and start-up
+// does not build the flags of every other command (BENCHMARKS.md,
+// "Start-up").
+func newRootCmd(stdout, stderr io.Writer, only string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "lasagna",
 		Short: "Evaluate RAG systems: datasets, metrics, results bundles",
@@ -90,10 +119,14 @@ Exit status, for every command (its --help says what 1 means for it):
      was written (benchmark run says how many queries it holds)
   141  stdout was closed while printing (benchmark run writes its bundle
      first and ignores a closed console)`,
-		Version:       version,
+		Version:       "(computed when printed)",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	// The version is read from the build information only when printed.
+	addVersionFunc()
+	root.SetVersionTemplate(`{{with .DisplayName}}{{printf "%s " .}}{{end}}{{printf "version %s" lasagnaVersion}}
+`)
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -101,25 +134,41 @@ Exit status, for every command (its --help says what 1 means for it):
 		return &exitError{code: exitUsage, err: fmt.Errorf("%s: %w (see %q)", c.CommandPath(), err, c.CommandPath()+" --help")}
 	})
 
-	benchmark := &cobra.Command{Use: "benchmark", Short: "Validate, run, synthesize and score benchmarks"}
 	// Each verb lives in its own file as newXxxCmd; add it to its group here.
-	benchmark.AddCommand(newRunCmd(stdout, stderr), newScoreCmd(stdout), newValidateDataCmd(stdout), newSynthesizeCmd(stdout))
-	benchmark.AddCommand(newRegistryCmds(stdout, stderr)...)
-	results := &cobra.Command{Use: "results", Short: "Make, read, validate, compare and merge results bundles"}
-	results.AddCommand(newResultsSchemaCmd(stdout), newResultsValidateCmd(stdout), newResultsCompareCmd(stdout), newResultsSignificanceCmd(stdout), newResultsMergeCmd(stdout), newResultsBundleCmd(stdout), newResultsReportCmd(stdout), newResultsSubmitCmd(stdout, stderr))
-	metrics := &cobra.Command{Use: "metrics", Short: "Compute metrics from standard files"}
-	metrics.AddCommand(newMetricsTrecCmd(stdout))
-
-	judgeGroup := newJudgeCmd(stdout)
-	for _, group := range []*cobra.Command{benchmark, results, metrics, judgeGroup} {
-		group.Args = noArgsUsage
-		group.RunE = func(c *cobra.Command, args []string) error { return c.Help() }
+	groups := map[string]func() *cobra.Command{
+		"benchmark": func() *cobra.Command {
+			benchmark := &cobra.Command{Use: "benchmark", Short: "Validate, run, synthesize and score benchmarks"}
+			benchmark.AddCommand(newRunCmd(stdout, stderr), newScoreCmd(stdout), newValidateDataCmd(stdout), newSynthesizeCmd(stdout))
+			benchmark.AddCommand(newRegistryCmds(stdout, stderr)...)
+			return benchmark
+		},
+		"results": func() *cobra.Command {
+			results := &cobra.Command{Use: "results", Short: "Make, read, validate, compare and merge results bundles"}
+			results.AddCommand(newResultsSchemaCmd(stdout), newResultsValidateCmd(stdout), newResultsCompareCmd(stdout), newResultsSignificanceCmd(stdout), newResultsMergeCmd(stdout), newResultsBundleCmd(stdout), newResultsReportCmd(stdout), newResultsSubmitCmd(stdout, stderr))
+			return results
+		},
+		"metrics": func() *cobra.Command {
+			metrics := &cobra.Command{Use: "metrics", Short: "Compute metrics from standard files"}
+			metrics.AddCommand(newMetricsTrecCmd(stdout))
+			return metrics
+		},
+		"judge": func() *cobra.Command { return newJudgeCmd(stdout) },
+		"serve": func() *cobra.Command { return newServeCmd(stdout, stderr) }, // the dashboard (package dashboard)
 	}
-	root.AddCommand(benchmark, results, metrics, judgeGroup)
+	for _, name := range commandGroups {
+		if only != "" && name != only {
+			continue
+		}
+		c := groups[name]()
+		if name != "serve" {
+			c.Args = noArgsUsage
+			c.RunE = func(c *cobra.Command, args []string) error { return c.Help() }
+		}
+		root.AddCommand(c)
+	}
 	// An unknown command is a usage error (2), as an unknown sub-verb is.
 	root.Args = noArgsUsage
 	root.RunE = func(c *cobra.Command, args []string) error { return c.Help() }
-	root.AddCommand(newServeCmd(stdout, stderr)) // the dashboard (package dashboard)
 	return root
 }
 

@@ -209,9 +209,14 @@ func runBenchmark(ctx context.Context, target string, f runFlags, stdout, stderr
 	// are ignored: a closed stdout (| head -1) never costs the bundle.
 	out := f.out
 	if out == "" {
-		out = filepath.Join("lasagna-out", outcome.Bundle.RunID[:12]+".json")
-	}
-	if err := writeBundleFile(out, outcome.Bundle); err != nil {
+		// Named by its run_id, computed as it is written.
+		if err := os.MkdirAll("lasagna-out", 0o755); err != nil {
+			return err
+		}
+		if out, err = results.WriteFileIn("lasagna-out", outcome.Bundle); err != nil {
+			return err
+		}
+	} else if err := writeBundleFile(out, outcome.Bundle); err != nil {
 		return err
 	}
 	if err := printRun(ctx, stdout, outcome, reporters.SummaryMetrics(outcome.Bundle, plan.TableMetrics()...), client, out, f.runOut); err != nil {
@@ -356,7 +361,9 @@ func runPlan(ctx context.Context, fsys fs.FS, deps engine.Deps, sweep *engine.Sw
 		Slices:      sweep.Slices,
 		// Nothing here reads a corpus text after the run.
 		ReleaseTexts: true,
-		MaxCost:      f.maxCost,
+		// runBenchmark writes the bundle before reading its run_id.
+		BundleUnhashed: true,
+		MaxCost:        f.maxCost,
 	}
 	plan.Latency = f.latency
 	if err := plan.Check(); err != nil {

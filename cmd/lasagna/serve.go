@@ -193,7 +193,7 @@ const serveMemoryLimit = 768 << 20
 // clients benchmark run configures from the environment (llmDeps), and
 // arms with a vector_backend the stores it opens (openVectorStore).
 func serveOptions(bundles, token, sweeps string, reg *registry.Registry) dashboard.Options {
-	return dashboard.Options{Bundles: bundles, Token: token, Version: version, Registry: reg, Sweeps: sweeps,
+	return dashboard.Options{Bundles: bundles, Token: token, Version: version(), Registry: reg, Sweeps: sweeps,
 		Deps:        func(s *engine.Sweep) (engine.Deps, error) { return sweepDeps(s, "") },
 		SchemaCheck: schema.Check}
 }

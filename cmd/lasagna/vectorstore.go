@@ -22,7 +22,7 @@ func openVectorStore(ctx context.Context, spec engine.VectorBackendSpec) (vector
 	case engine.VectorBackendWeaviate:
 		return openWeaviate(ctx, spec, os.Getenv("WEAVIATE_API_KEY"))
 	}
-	return nil, fmt.Errorf("vector_backend %q is not built into this lasagna (%s); see the vector_backend names in `lasagna help benchmark run`", spec.Name, version)
+	return nil, fmt.Errorf("vector_backend %q is not built into this lasagna (%s); see the vector_backend names in `lasagna help benchmark run`", spec.Name, version())
 }
 
 // sweepDeps returns the Deps of the sweep's arms: llmDeps's model clients

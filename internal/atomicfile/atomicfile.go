@@ -75,6 +75,45 @@ func Write(name string, perm fs.FileMode, write func(io.Writer) error) (err erro
 	return commit(f, func() error { return os.Rename(tmp, name) }, func() (*os.File, error) { return os.Open(dir) })
 }
 
+// WriteNamed writes a new file in the folder dir atomically, as Write does,
+// for a file whose name is known only once it is written (a name derived
+// from its content): write writes the temporary file and returns the file's
+// name, a plain name inside dir, which the temporary file is then renamed
+// to (replacing a file of that name). It returns the file's path,
+// dir joined with that name. The folder must exist.
+func WriteNamed(dir string, perm fs.FileMode, write func(io.Writer) (string, error)) (path string, err error) {
+	f, err := createTemp(dir, ".new.*.tmp")
+	if err != nil {
+		return "", fmt.Errorf("write in %s: %w", dir, err)
+	}
+	tmp := f.Name()
+	fw := &fileWriter{f: f}
+	path = filepath.Join(dir, "(unnamed)")
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+			if fw.err != nil {
+				err = fw.err
+			}
+			err = writeErr(path, tmp, err)
+			path = ""
+		}
+	}()
+	name, err := write(fw)
+	if err != nil {
+		return path, err
+	}
+	if name == "" || name != filepath.Base(name) || name == "." || name == ".." {
+		return path, fmt.Errorf("file name %q is not a plain name inside %s", name, dir)
+	}
+	path = filepath.Join(dir, name)
+	if err = f.Chmod(perm); err != nil {
+		return path, err
+	}
+	return path, commit(f, func() error { return os.Rename(tmp, path) }, func() (*os.File, error) { return os.Open(dir) })
+}
+
 // createTemp is os.CreateTemp (a test makes the file's writes fail as on
 // a full disk).
 var createTemp = os.CreateTemp

@@ -181,3 +181,49 @@ func TestWriteIn(t *testing.T) {
 		t.Error("a file appeared outside the root")
 	}
 }
+
+// TestWriteNamed checks that WriteNamed renames the temporary file to the
+// name its write returns, replacing a file of that name, and that a failed
+// write, or a name that is not a plain name inside the folder, leaves
+// nothing behind.
+func TestWriteNamed(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "abc.json"), []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path, err := WriteNamed(dir, 0o640, func(w io.Writer) (string, error) {
+		_, err := io.WriteString(w, "new content")
+		return "abc.json", err
+	})
+	if err != nil || path != filepath.Join(dir, "abc.json") {
+		t.Fatalf("WriteNamed = %q, %v; want %s", path, err, filepath.Join(dir, "abc.json"))
+	}
+	if got, _ := os.ReadFile(path); string(got) != "new content" {
+		t.Errorf("file holds %q, want the new content", got)
+	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v (%v), want 0640", st.Mode().Perm(), err)
+	}
+	for _, c := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"x.json", errors.New("boom"), "boom"},
+		{"", nil, "not a plain name"},
+		{"../x.json", nil, "not a plain name"},
+		{"..", nil, "not a plain name"},
+		{"sub/x.json", nil, "not a plain name"},
+	} {
+		path, err := WriteNamed(dir, 0o644, func(w io.Writer) (string, error) {
+			io.WriteString(w, "partial")
+			return c.name, c.err
+		})
+		if err == nil || path != "" || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "write "+dir) {
+			t.Errorf("name %q, error %v: WriteNamed = %q, %v; want an error about the write in %s saying %q", c.name, c.err, path, err, dir, c.want)
+		}
+	}
+	if left := leftovers(t, dir, "abc.json"); len(left) > 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}

@@ -32,6 +32,8 @@ type BundleOptions struct {
 	// the sampled queries out, recorded in the bundle's subset; "" when
 	// every sampled query of the shard ran.
 	Selection string
+	// Unhashed: see Options.BundleUnhashed.
+	Unhashed bool
 }
 
 // Sampler is implemented by a generator or judge that says whether it
@@ -103,7 +105,11 @@ func (rep *Report) Bundle(o BundleOptions) (*results.Bundle, error) {
 	for _, f := range rep.Findings {
 		b.Integrity.Add(f)
 	}
-	if err := results.Finalize(b); err != nil {
+	finalize := results.Finalize
+	if o.Unhashed {
+		finalize = results.Prepare
+	}
+	if err := finalize(b); err != nil {
 		return nil, fmt.Errorf("finalize bundle: %w", err)
 	}
 	return b, nil

@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"regexp"
 	"slices"
 
 	"github.com/lasagna-go/lasagna"
@@ -24,7 +23,20 @@ type PromptVersioner interface {
 	PromptVersion(metric string) (id, sha256 string, ok bool)
 }
 
-var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
+// isSHA256Hex reports whether s is a sha256 in lower-case hex, 64
+// characters. (A function, not a package-level regexp: nothing is compiled
+// at start; BENCHMARKS.md, "Start-up".)
+func isSHA256Hex(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
 
 // ReadJudgeCalibration reads the calibration record at name in fsys
 // (written by `lasagna judge calibrate`). Unknown fields, missing
@@ -54,10 +66,10 @@ func ReadJudgeCalibration(fsys fs.FS, name string) (lasagna.JudgeCalibration, er
 			bad(field, "missing or empty; the record names the judge it measured: write it again with `lasagna judge calibrate`")
 		}
 	}
-	if !sha256Hex.MatchString(rec.PromptSHA256) {
+	if !isSHA256Hex(rec.PromptSHA256) {
 		bad("prompt_sha256", "%q is not a hex sha256", rec.PromptSHA256)
 	}
-	if rec.LabelsSHA256 != "" && !sha256Hex.MatchString(rec.LabelsSHA256) {
+	if rec.LabelsSHA256 != "" && !isSHA256Hex(rec.LabelsSHA256) {
 		bad("labels_sha256", "%q is not a hex sha256", rec.LabelsSHA256)
 	}
 	sum := rec.TruePositives + rec.FalsePositives + rec.FalseNegatives + rec.TrueNegatives

@@ -131,3 +131,23 @@ arms:
 		t.Errorf("judge without prompts: %v", err)
 	}
 }
+
+func TestIsSHA256Hex(t *testing.T) {
+	ok := strings.Repeat("0123456789abcdef", 4)
+	for s, want := range map[string]bool{
+		ok:                      true,
+		ok[:63]:                 false,
+		ok + "0":                false,
+		strings.ToUpper(ok):     false,
+		ok[:63] + "g":           false,
+		ok[:63] + "/":           false,
+		ok[:63] + ":":           false,
+		"":                      false,
+		strings.Repeat("f", 64): true,
+		strings.Repeat("é", 32): false,
+	} {
+		if got := isSHA256Hex(s); got != want {
+			t.Errorf("isSHA256Hex(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

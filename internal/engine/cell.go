@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/bits"
 	"path/filepath"
 	"sync"
 	"time"
@@ -113,6 +114,48 @@ func (cr *cellRun) Cell() *Cell { return cr.cell }
 type scratch struct {
 	seen map[string]struct{}
 	rs   *metrics.RetrievalScorer
+	// listed holds the corpus indexes of the ranked list being scored.
+	listed indexSet
+}
+
+// indexSet is a set of corpus indexes, emptied for each ranked list in
+// constant time: open addressing over slots that each hold a generation
+// (the high 32 bits) and an index; a slot of another generation is empty.
+// It grows with the longest list, never with the corpus.
+type indexSet struct {
+	slots []uint64
+	shift uint // 32 - log2(len(slots)): an index hashes to its product's top bits
+	gen   uint32
+}
+
+// reset empties the set for a list of n indexes.
+func (s *indexSet) reset(n int) {
+	if k := bits.Len(uint(2 * n)); len(s.slots) < 1<<k {
+		s.slots = make([]uint64, 1<<k)
+		s.shift = uint(32 - k)
+		s.gen = 0
+	}
+	s.gen++
+	if s.gen == 0 { // wrapped: forget every old generation
+		clear(s.slots)
+		s.gen = 1
+	}
+}
+
+// add adds i and reports whether the set held it already. The set must
+// have been reset for at least as many indexes as are added.
+func (s *indexSet) add(i int32) bool {
+	mask := uint32(len(s.slots) - 1)
+	for h := (uint32(i) * 0x9e3779b1) >> s.shift; ; h = (h + 1) & mask {
+		v := s.slots[h]
+		if uint32(v>>32) != s.gen {
+			s.slots[h] = uint64(s.gen)<<32 | uint64(uint32(i))
+			return false
+		}
+		if uint32(v) == uint32(i) {
+			return true
+		}
+	}
 }
 
 // run runs query n once.

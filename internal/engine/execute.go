@@ -66,7 +66,7 @@ func (o *Outcome) BaselineBundle() (*results.Bundle, error) {
 // seed, latency and, when partial, the selection.
 func (p *Plan) BundleOptions(partial bool) BundleOptions {
 	o := BundleOptions{LasagnaVersion: Version(), Concurrency: p.concurrency(), StatsSeed: p.Options.StatsSeed,
-		Latency: p.Latency, Submitter: p.Submitter}
+		Latency: p.Latency, Submitter: p.Submitter, Unhashed: p.Options.BundleUnhashed}
 	if partial {
 		o.Selection = p.Selection
 		if o.Selection == "" {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -266,6 +268,72 @@ func TestJournalLineIsEncodingJSON(t *testing.T) {
 		}
 		if want = append(want, '\n'); string(got) != string(want) {
 			t.Errorf("journal line\n got %s\nwant %s", got, want)
+		}
+	}
+}
+
+// TestAppendEntryIsEncodingJSON holds appendEntry, the journal's encoder of
+// a finished query, to json.Marshal on random entries: ids and texts with
+// quotes, escapes, HTML's <>&, control characters, U+2028, DEL and
+// invalid UTF-8, scores of every magnitude and sign, cited hits and facts;
+// and checks that a NaN or infinite score is left to encoding/json.
+func TestAppendEntryIsEncodingJSON(t *testing.T) {
+	rng := rand.New(rand.NewPCG(39, 6))
+	pieces := []string{"p", "doc-7", "Ω", "\"", "\\", "<", ">", "&", "\n", "\t", "\x01", "\u2028", "\x7f", "\xff", " ", "é", "/"}
+	str := func() string {
+		var b strings.Builder
+		for range rng.IntN(5) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		return b.String()
+	}
+	num := func() float64 {
+		switch rng.IntN(6) {
+		case 0:
+			return 0
+		case 1:
+			return math.Copysign(0, -1)
+		case 2:
+			return float64(float32(rng.NormFloat64() * 20))
+		case 3:
+			return rng.Float64() * math.Pow(10, float64(rng.IntN(60)-30))
+		case 4:
+			return -rng.Float64() * 1e-7
+		}
+		return float64(rng.IntN(1000))
+	}
+	page := 3
+	for i := range 2000 {
+		e := journalEntry{Query: str(), Answer: str(), Answered: rng.IntN(2) == 0, Abstain: rng.IntN(3) == 0, LatencyNS: int64(rng.IntN(3)) * 12345}
+		for range rng.IntN(6) {
+			h := lasagna.Hit{ID: str(), Score: num()}
+			if rng.IntN(5) == 0 {
+				h.Cite = &lasagna.Citation{ChunkID: str(), PageNum: &page, SourcePath: str()}
+			}
+			e.Hits = append(e.Hits, h)
+		}
+		for range rng.IntN(3) {
+			e.Passages = append(e.Passages, str())
+		}
+		if rng.IntN(10) == 0 {
+			e.Facts = map[string]any{"corpus_documents": rng.IntN(100), str(): str()}
+		}
+		want, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := appendEntry(nil, &e)
+		if !ok || string(got) != string(want) {
+			t.Fatalf("entry %d: appendEntry = %s (%v)\nwant %s", i, got, ok, want)
+		}
+	}
+	for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		e := journalEntry{Query: "q", Hits: []lasagna.Hit{{ID: "p", Score: 1}, {ID: "d", Score: bad}}}
+		if got, ok := appendEntry(nil, &e); ok {
+			t.Errorf("score %v: appendEntry = %s, want it left to encoding/json", bad, got)
+		}
+		if _, err := (&journal{}).encode(e); err == nil {
+			t.Errorf("score %v: encode gave no error", bad)
 		}
 	}
 }

@@ -83,6 +83,12 @@ type Options struct {
 	// corpus. Set it only when the caller reads no corpus text after Run
 	// (the lasagna CLI does); ids are kept.
 	ReleaseTexts bool
+	// BundleUnhashed leaves the outcome's bundle without its run_id
+	// (results.Prepare instead of results.Finalize), so it is not encoded
+	// and hashed once here and again when written: set it when the caller
+	// writes the bundle with results.WriteFile or WriteFileIn, which set
+	// the run_id as they write, before reading it (the lasagna CLI does).
+	BundleUnhashed bool
 
 	// Slices are the metadata keys whose values the bundle breaks every
 	// metric down by (results.Result.Slices), besides the built-in
@@ -383,19 +389,22 @@ func corpusIDs(b *lasagna.Benchmark) *idSet { return &idSet{b: b} }
 type idSet struct {
 	b    *lasagna.Benchmark
 	once sync.Once
-	ids  map[string]struct{}
+	ids  map[string]int32 // id → the index of its document in the corpus
 }
 
-// has reports whether id is a document id of the benchmark.
-func (s *idSet) has(id string) bool {
+// index returns the corpus index of the document with the given id, and
+// whether the benchmark has one. A query's scorer keeps the indexes of its
+// ranked list to find a repeated id (indexSet), instead of a second lookup
+// by string in a map of its own per hit.
+func (s *idSet) index(id string) (int32, bool) {
 	s.once.Do(func() {
-		s.ids = make(map[string]struct{}, len(s.b.Corpus))
-		for _, d := range s.b.Corpus {
-			s.ids[d.ID] = struct{}{}
+		s.ids = make(map[string]int32, len(s.b.Corpus))
+		for i, d := range s.b.Corpus {
+			s.ids[d.ID] = int32(i)
 		}
 	})
-	_, ok := s.ids[id]
-	return ok
+	i, ok := s.ids[id]
+	return i, ok
 }
 
 // Interrupted is the error Run returns when its context ends before every
@@ -572,13 +581,22 @@ func (s *scorer) score(r *QueryResult, sc *scratch) {
 		r.Output.Hits = r.Output.Hits[:k]
 	}
 	clear(seen)
+	sc.listed.reset(len(r.Output.Hits))
 	r.Outside = 0
 	for _, h := range r.Output.Hits {
-		if _, dup := seen[h.ID]; dup && r.Duplicate == "" {
+		// A corpus id is kept as its index, any other in seen.
+		i, known := s.ids.index(h.ID)
+		var dup bool
+		if known {
+			dup = sc.listed.add(i)
+		} else {
+			_, dup = seen[h.ID]
+			seen[h.ID] = struct{}{}
+		}
+		if dup && r.Duplicate == "" {
 			r.Duplicate = h.ID
 		}
-		seen[h.ID] = struct{}{}
-		if !s.ids.has(h.ID) && !s.noCorpus() {
+		if !known && !s.noCorpus() {
 			switch {
 			case s.arm.OwnIndex:
 				r.Outside++
@@ -594,9 +612,8 @@ func (s *scorer) score(r *QueryResult, sc *scratch) {
 			for i, h := range r.Output.Hits {
 				ids[i] = h.ID
 			}
-			if m, err := sc.rs.Score(ids, judged); err == nil {
-				scores = m
-			}
+			// The list holds no id twice (r.Duplicate is empty).
+			scores = sc.rs.ScoreDistinct(ids, judged)
 		}
 	}
 	if scores == nil {

@@ -937,6 +937,12 @@ func (sc *RetrievalScorer) Score(ranked []string, judged map[string]int) (map[st
 		}
 		sc.seen[id] = struct{}{}
 	}
+	return sc.ScoreDistinct(ranked, judged), nil
+}
+
+// ScoreDistinct is Score for a ranked list its caller has checked holds no
+// id twice; it does not check again.
+func (sc *RetrievalScorer) ScoreDistinct(ranked []string, judged map[string]int) map[string]float64 {
 	m := EvaluateQuery(&sc.e, ranked, func(s string) string { return s }, judged, &sc.opts)
 	out := make(map[string]float64, 6*len(sc.cuts)+4)
 	out["ndcg"] = m.NDCG
@@ -956,7 +962,7 @@ func (sc *RetrievalScorer) Score(ranked []string, judged map[string]int) (map[st
 			out[n[5]] = 0
 		}
 	}
-	return out, nil
+	return out
 }
 
 // FirstRise returns the rank (1-based) of the first hit of a ranked list of

@@ -2,10 +2,7 @@
 // binary min-heap, for the retrievers' top-k searches.
 package topk
 
-import (
-	"cmp"
-	"slices"
-)
+import "cmp"
 
 // Entry is a value with its score and tie key. Entries are ranked by score,
 // higher first, and equal scores by tie key, higher first (the retrievers'
@@ -74,7 +71,12 @@ func (h *Heap[S, K, V]) Offer(score S, tie K, v V) {
 		return
 	}
 	items[0] = e
-	for j := 0; ; { // sift down
+	siftDown(items)
+}
+
+// siftDown restores the heap order of items after its first entry changed.
+func siftDown[S, K cmp.Ordered, V any](items []Entry[S, K, V]) {
+	for j := 0; ; {
 		l := 2*j + 1
 		if l >= len(items) {
 			break
@@ -94,15 +96,15 @@ func (h *Heap[S, K, V]) Offer(score S, tie K, v V) {
 // Sorted sorts the entries kept best first and returns them; the result
 // shares the heap's storage, so the heap must not be offered more entries
 // afterwards.
+//
+// It is a heapsort: the worst entry, at the top of the heap, goes to the
+// end in turn. Entries that compare equal (same score and tie key) may
+// come in any order, as with any sort that is not stable.
 func (h *Heap[S, K, V]) Sorted() []Entry[S, K, V] {
-	slices.SortFunc(h.items, func(a, b Entry[S, K, V]) int {
-		if better(a, b) {
-			return -1
-		}
-		if better(b, a) {
-			return 1
-		}
-		return 0
-	})
-	return h.items
+	items := h.items
+	for n := len(items) - 1; n > 0; n-- {
+		items[0], items[n] = items[n], items[0]
+		siftDown(items[:n])
+	}
+	return items
 }

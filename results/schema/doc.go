@@ -7,7 +7,10 @@
 // compares bundles through package results links no JSON Schema library;
 // only the programs that publish or check the schema import this one, such
 // as `lasagna results schema` and `lasagna results validate`, and they link
-// the validator (santhosh-tekuri/jsonschema) only. The schema itself is
+// the validator (internal/jsonschema, a copy of santhosh-tekuri/jsonschema
+// that compiles the drafts' meta-schemas on first use rather than at init,
+// so a program that links this package and never validates does not pay for
+// them). The schema itself is
 // generated from the Go types by a test (invopop/jsonschema, a test
 // dependency) into run-schema.json, which the package embeds.
 //

@@ -11,7 +11,7 @@ import (
 	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
-	santhosh "github.com/santhosh-tekuri/jsonschema/v6"
+	santhosh "github.com/lasagna-go/lasagna/internal/jsonschema"
 
 	lasagna "github.com/lasagna-go/lasagna"
 	"github.com/lasagna-go/lasagna/internal/bundletext"

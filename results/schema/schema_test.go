@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	lasagna "github.com/lasagna-go/lasagna"
-	santhosh "github.com/santhosh-tekuri/jsonschema/v6"
+	santhosh "github.com/lasagna-go/lasagna/internal/jsonschema"
 
 	"github.com/lasagna-go/lasagna/internal/golden"
 	"github.com/lasagna-go/lasagna/results"
