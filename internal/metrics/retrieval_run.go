@@ -2,12 +2,13 @@ package metrics
 
 import (
 	"fmt"
-	"math"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/lasagna-go/lasagna/internal/crmath"
 )
 
 // Averaging names the set of queries a run's summary averages over. The
@@ -170,13 +171,13 @@ func completeQuery(out *TrecRun, qrels map[string]map[string]int, opts *TrecOpti
 	}
 	s.NumRel = n
 	all, in := float64(len(qrels)), float64(len(out.Queries))
-	logSum, logBpref := (all-in)*math.Log(gmMinMAP), (all-in)*math.Log(gmMinMAP)
+	logSum, logBpref := (all-in)*crmath.Log(gmMinMAP), (all-in)*crmath.Log(gmMinMAP)
 	for i := range out.Queries {
-		logSum += math.Log(max(out.Queries[i].MAP, gmMinMAP))
-		logBpref += math.Log(max(out.Queries[i].Bpref, gmMinMAP))
+		logSum += crmath.Log(max(out.Queries[i].MAP, gmMinMAP))
+		logBpref += crmath.Log(max(out.Queries[i].Bpref, gmMinMAP))
 	}
-	s.GMMAP = math.Exp(logSum / all)
-	s.GMBpref = math.Exp(logBpref / all)
+	s.GMMAP = crmath.Exp(logSum / all)
+	s.GMBpref = crmath.Exp(logBpref / all)
 	s.divideMeans(1 / in) // back to the sums (in is 1: exact)
 	s.divideMeans(all)
 	out.NumQ = len(qrels)
@@ -237,10 +238,10 @@ func summarize(qs []TrecQuery, opts *TrecOptions, avg Averaging) TrecMeasures {
 		s.NumRelRet += m.NumRelRet
 		s.NumNonrelJudgedRet += m.NumNonrelJudgedRet
 		s.MAP += m.MAP
-		logSum += math.Log(max(m.MAP, gmMinMAP))
+		logSum += crmath.Log(max(m.MAP, gmMinMAP))
 		s.RPrec += m.RPrec
 		s.Bpref += m.Bpref
-		logBpref += math.Log(max(m.Bpref, gmMinMAP))
+		logBpref += crmath.Log(max(m.Bpref, gmMinMAP))
 		s.RecipRank += m.RecipRank
 		s.NDCG += m.NDCG
 		s.DCG += m.DCG
@@ -279,8 +280,8 @@ func summarize(qs []TrecQuery, opts *TrecOptions, avg Averaging) TrecMeasures {
 	if n == 0 {
 		return s
 	}
-	s.GMMAP = math.Exp(logSum / n)
-	s.GMBpref = math.Exp(logBpref / n)
+	s.GMMAP = crmath.Exp(logSum / n)
+	s.GMBpref = crmath.Exp(logBpref / n)
 	s.divideMeans(n)
 	return s
 }
