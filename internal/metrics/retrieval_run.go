@@ -49,14 +49,26 @@ func (a Averaging) String() string {
 // [AverageTrecEval]. IDs are sorted byte-wise.
 type MissingQueriesError struct {
 	IDs []string
+	// Kind names the judgement file the queries come from in the message:
+	// "qrels" when empty, or trec_eval's other -R formats ("prefs",
+	// "qrels_prefs", "qrels_jg").
+	Kind string
+}
+
+// FileKind is e.Kind, or "qrels" when it is empty.
+func (e *MissingQueriesError) FileKind() string {
+	if e.Kind == "" {
+		return "qrels"
+	}
+	return e.Kind
 }
 
 func (e *MissingQueriesError) Error() string {
 	more := ""
 	if len(e.IDs) > 1 {
-		more = fmt.Sprintf(" (and %d more qrels queries)", len(e.IDs)-1)
+		more = fmt.Sprintf(" (and %d more %s queries)", len(e.IDs)-1, e.FileKind())
 	}
-	return fmt.Sprintf("qrels query %q has no results in the run%s; average with complete judgements (trec_eval -c) to score such queries 0", e.IDs[0], more)
+	return fmt.Sprintf("%s query %q has no results in the run%s; average with complete judgements (trec_eval -c) to score such queries 0", e.FileKind(), e.IDs[0], more)
 }
 
 // TrecQuery is one evaluated query: its id, whether it was missing from the
