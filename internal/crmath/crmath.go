@@ -10,7 +10,7 @@
 // Each value is first evaluated in double-double arithmetic (about 100
 // correct bits) and rounded once; when that approximation is too close to
 // the midpoint between two float64s to decide, which a random argument hits
-// with a probability near 2^-37, it is evaluated again with math/big at
+// with a probability near 2^-39, it is evaluated again with math/big at
 // 400 bits.
 package crmath
 

@@ -208,3 +208,29 @@ func TestSpecialValues(t *testing.T) {
 		}
 	}
 }
+
+// TestRoundDD checks the rounding test: a double-double within ddEps of
+// a midpoint between two float64s is undecided, on either side of a power
+// of two (where the ulp below is half the ulp above).
+func TestRoundDD(t *testing.T) {
+	for _, c := range []struct {
+		h, l float64
+		want float64
+		ok   bool
+	}{
+		{1, 0x1p-60, 1, true},
+		{1, 0x1p-53, 0, false},            // the midpoint above 1
+		{1, 0x1p-53 - 0x1p-100, 0, false}, // within ddEps of it
+		{1, 0x1p-53 - 0x1p-80, 1, true},
+		{1, -0x1p-54, 0, false}, // the midpoint below 1: the ulp there is 2^-53
+		{1, -0x1p-54 + 0x1p-80, 1, true},
+		{1, -0x1p-54 - 0x1p-80, 1 - 0x1p-53, true},
+		{-0.75, 0x1p-54 - 0x1p-70, -0.75, true},
+		{-0.75, 0x1p-54, 0, false},
+	} {
+		got, ok := roundDD(c.h, c.l)
+		if ok != c.ok || (ok && got != c.want) {
+			t.Errorf("roundDD(%v, %g) = %v, %v; want %v, %v", c.h, c.l, got, ok, c.want, c.ok)
+		}
+	}
+}
