@@ -93,12 +93,20 @@ func logDD(x float64) (float64, float64) {
 	th, tl = fastTwoSum(th, tl+rl)
 	sh, sl := ddDiv(rh, rl, th, tl)
 	uh, ul := ddMul(sh, sl, sh, sl)
-	ph, pl := atanhCoef[len(atanhCoef)-1][0], atanhCoef[len(atanhCoef)-1][1]
-	for k := len(atanhCoef) - 2; k >= 0; k-- {
-		ph, pl = ddMul(ph, pl, uh, ul)
-		ph, pl = ddAdd(ph, pl, atanhCoef[k][0], atanhCoef[k][1])
-	}
-	ph, pl = ddMul(ph, pl, 2*sh, 2*sl) // log(1+r)
+	// 2·atanh(s) = 2s·(1 + u·Q(u)), u = s² < 2^-17,
+	// Q(u) = 1/3 + u/5 + u²/7 + ... + u⁶/15: u·Q is below 2^-18, so Q needs
+	// 88 correct bits; Q = 1/3 + u·R needs 70 of R = 1/5 + u·S, and S = 1/7
+	// + u/9 + ... 49: S is evaluated in float64, R and Q in double-double.
+	a := &atanhCoef // a[k] = 1/(2k+1)
+	sv := a[3][0] + uh*(a[4][0]+uh*(a[5][0]+uh*(a[6][0]+uh*a[7][0])))
+	qh, ql := twoSum(a[2][0], uh*sv)
+	qh, ql = fastTwoSum(qh, ql+a[2][1]) // R
+	mh, ml := ddMul(uh, ul, qh, ql)
+	qh, ql = twoSum(a[1][0], mh)
+	qh, ql = fastTwoSum(qh, ql+a[1][1]+ml) // Q
+	qh, ql = ddMul(uh, ul, qh, ql)         // u·Q
+	qh, ql = ddMul(2*sh, 2*sl, qh, ql)     // 2s·u·Q
+	ph, pl := ddAdd(2*sh, 2*sl, qh, ql)    // log(1+r)
 	// log(x) = e·ln2 + log(1/c) + log(1+r)
 	fe := float64(e)
 	ah, al := twoProd(fe, ln2[0])
@@ -168,16 +176,13 @@ func ddMul(ah, al, bh, bl float64) (float64, float64) {
 	return fastTwoSum(p, e)
 }
 
+// ddDiv is a/b: one quotient and its correction from the exact remainder
+// of the first (ah - p is exact, p being within a few ulps of ah).
 func ddDiv(ah, al, bh, bl float64) (float64, float64) {
 	q1 := ah / bh
-	ph, pl := ddMul(bh, bl, q1, 0)
-	rh, rl := ddAdd(ah, al, -ph, -pl)
-	q2 := rh / bh
-	ph, pl = ddMul(bh, bl, q2, 0)
-	rh, _ = ddAdd(rh, rl, -ph, -pl)
-	q3 := rh / bh
-	q1, q2 = fastTwoSum(q1, q2)
-	return ddAdd(q1, q2, q3, 0)
+	p, pe := twoProd(q1, bh)
+	r := (ah - p - pe + al - q1*bl)
+	return fastTwoSum(q1, r/bh)
 }
 
 // bigPrec is the precision of the math/big evaluations: the hardest
