@@ -249,7 +249,7 @@ func TestMetricsTrecShuffledMatchesTrecEval(t *testing.T) {
 		args := slices.Clone(c.args)
 		for i, a := range args {
 			switch {
-			case strings.HasSuffix(a, ".qrels"):
+			case strings.HasSuffix(a, ".qrels") || strings.HasSuffix(a, ".zscores"):
 				args[i] = filepath.Join(dir, a)
 			case strings.HasSuffix(a, ".run"):
 				args[i] = shuffled(filepath.Join(dir, a))
