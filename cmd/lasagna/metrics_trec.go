@@ -278,9 +278,9 @@ func runMetricsTrec(stdout io.Writer, qrelsPath, runPath string, cfg treceval.Co
 	if errors.As(err, &me) {
 		more := ""
 		if len(me.IDs) > 1 {
-			more = fmt.Sprintf(" (nor do %d more qrels queries)", len(me.IDs)-1)
+			more = fmt.Sprintf(" (nor do %d more %s queries)", len(me.IDs)-1, me.FileKind())
 		}
-		return problems(fmt.Errorf("%s: qrels query %q has no results in the run%s; use -c to score such queries 0, or --average run to leave them out as trec_eval 9 and BEIR do (trec_eval 10 stops here too)", runPath, me.IDs[0], more))
+		return problems(fmt.Errorf("%s: %s query %q has no results in the run%s; use -c to score such queries 0, or --average run to leave them out as trec_eval 9 and BEIR do (trec_eval 10 stops here too)", runPath, me.FileKind(), me.IDs[0], more))
 	}
 	return problems(err)
 }

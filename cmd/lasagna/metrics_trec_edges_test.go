@@ -54,7 +54,8 @@ func readTrecEdgeCases(t *testing.T, dir string) []trecEdgeCase {
 // trec_eval commit and each command line) and requires trec_eval's stdout
 // byte for byte: num_rel under -c -l N, Rndcg's -nan at -l 0, a document
 // retrieved twice in a query without judgements, queries whose judgements
-// are all negative. Where trec_eval failed, lasagna must fail with nothing
+// are all negative, gm_map and gm_bpref at a %.4f midpoint (with -c, -q
+// and -Z; their z-score file is a .zscores argument). Where trec_eval failed, lasagna must fail with nothing
 // on stdout, except for the query with only negative grades that trec_eval
 // happens to evaluate first (TestMetricsTrecAllNegativeFirst).
 func TestMetricsTrecEvalEdgeCases(t *testing.T) {
@@ -70,7 +71,7 @@ func TestMetricsTrecEvalEdgeCases(t *testing.T) {
 		t.Run(c.out, func(t *testing.T) {
 			args := slices.Clone(c.args)
 			for i, a := range args {
-				if strings.HasSuffix(a, ".qrels") || strings.HasSuffix(a, ".run") {
+				if strings.HasSuffix(a, ".qrels") || strings.HasSuffix(a, ".run") || strings.HasSuffix(a, ".zscores") {
 					args[i] = filepath.Join(dir, a)
 				}
 			}
@@ -248,7 +249,7 @@ func TestMetricsTrecShuffledMatchesTrecEval(t *testing.T) {
 		args := slices.Clone(c.args)
 		for i, a := range args {
 			switch {
-			case strings.HasSuffix(a, ".qrels"):
+			case strings.HasSuffix(a, ".qrels") || strings.HasSuffix(a, ".zscores"):
 				args[i] = filepath.Join(dir, a)
 			case strings.HasSuffix(a, ".run"):
 				args[i] = shuffled(filepath.Join(dir, a))

@@ -87,6 +87,9 @@ func TestMetricsTrecRelErrors(t *testing.T) {
 		{"two levels in one sub-group", "qrels_prefs", "q0 u0 d1 1\nq0 u0 d1 2\nq0 u0 d2 0\n", nil, `query "q0", judgement group "u0": document "d1" is judged at two levels (2 and 1) in one sub-group`},
 		{"0 and relevant in one group", "prefs", "q0 u0 s0 d1 1\nq0 u0 s0 d2 0\nq0 u0 s1 d2 2\nq0 u0 s1 d3 1\n", nil, `document "d2" is judged non-relevant (0) in one sub-group and relevant in another`},
 		{"contradiction in a group", "prefs", "q0 u0 s0 d1 2\nq0 u0 s0 d2 1\nq0 u0 s1 d2 2\nq0 u0 s1 d1 1\n", nil, `documents "d1" and "d2" are each preferred to the other`},
+		{"prefs query missing from the run", "prefs", "q0 u0 s0 d1 1\nq0 u0 s0 d4 0\nq1 u0 s0 d1 1\nq1 u0 s0 d2 0\n", nil, `run: prefs query "q1" has no results in the run; use -c`},
+		{"qrels_prefs queries missing from the run", "qrels_prefs", "q0 u0 d1 1\nq0 u0 d4 0\nq1 u0 d1 1\nq2 u0 d2 0\n", nil, `run: qrels_prefs query "q1" has no results in the run (nor do 1 more qrels_prefs queries)`},
+		{"qrels_jg query missing from the run", "qrels_jg", "q0 u0 d1 1\nq0 u0 d4 0\nq1 u0 d1 1\n", []string{"qrels_jg"}, `run: qrels_jg query "q1" has no results in the run`},
 		{"Rnonrel reads past its ranks", "qrels_prefs", "q0 u0 d1 1\nq0 u0 d2 1\nq0 u0 d3 1\nq0 u0 d4 0\nq0 u0 d5 0\nq0 u0 d6 -1\nq0 u0 d7 0\n", []string{"prefs_avgjg_Rnonrel"}, "prefs_avgjg_Rnonrel is undefined here"},
 	}
 	for _, c := range cases {

@@ -165,7 +165,9 @@ func (o *TrecOptions) Validate() error {
 // (NumRet, NumRel, NumRelRet, NumNonrelJudgedRet) are sums over the averaged
 // queries and every other field is the arithmetic mean, except GMMAP and
 // GMBpref, the geometric means of MAP and Bpref (each floored at 0.00001)
-// that trec_eval prints as gm_map and gm_bpref. Under [AverageComplete]
+// that trec_eval prints as gm_map and gm_bpref, exp of the mean of the
+// logarithms with log and exp correctly rounded, as the C library gives
+// trec_eval's (internal/crmath). Under [AverageComplete]
 // the summary's NumRel is what trec_eval -c prints instead: the judgements
 // with a grade above 0 in every qrels query, whatever RelLevel (its
 // m_num_rel.c counts them afresh from the qrels; docs/metrics.md, "trec_eval's

@@ -2,12 +2,13 @@ package metrics
 
 import (
 	"fmt"
-	"math"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/lasagna-go/lasagna/internal/crmath"
 )
 
 // Averaging names the set of queries a run's summary averages over. The
@@ -48,14 +49,26 @@ func (a Averaging) String() string {
 // [AverageTrecEval]. IDs are sorted byte-wise.
 type MissingQueriesError struct {
 	IDs []string
+	// Kind names the judgement file the queries come from in the message:
+	// "qrels" when empty, or trec_eval's other -R formats ("prefs",
+	// "qrels_prefs", "qrels_jg").
+	Kind string
+}
+
+// FileKind is e.Kind, or "qrels" when it is empty.
+func (e *MissingQueriesError) FileKind() string {
+	if e.Kind == "" {
+		return "qrels"
+	}
+	return e.Kind
 }
 
 func (e *MissingQueriesError) Error() string {
 	more := ""
 	if len(e.IDs) > 1 {
-		more = fmt.Sprintf(" (and %d more qrels queries)", len(e.IDs)-1)
+		more = fmt.Sprintf(" (and %d more %s queries)", len(e.IDs)-1, e.FileKind())
 	}
-	return fmt.Sprintf("qrels query %q has no results in the run%s; average with complete judgements (trec_eval -c) to score such queries 0", e.IDs[0], more)
+	return fmt.Sprintf("%s query %q has no results in the run%s; average with complete judgements (trec_eval -c) to score such queries 0", e.FileKind(), e.IDs[0], more)
 }
 
 // TrecQuery is one evaluated query: its id, whether it was missing from the
@@ -170,13 +183,13 @@ func completeQuery(out *TrecRun, qrels map[string]map[string]int, opts *TrecOpti
 	}
 	s.NumRel = n
 	all, in := float64(len(qrels)), float64(len(out.Queries))
-	logSum, logBpref := (all-in)*math.Log(gmMinMAP), (all-in)*math.Log(gmMinMAP)
+	logSum, logBpref := (all-in)*crmath.Log(gmMinMAP), (all-in)*crmath.Log(gmMinMAP)
 	for i := range out.Queries {
-		logSum += math.Log(max(out.Queries[i].MAP, gmMinMAP))
-		logBpref += math.Log(max(out.Queries[i].Bpref, gmMinMAP))
+		logSum += crmath.Log(max(out.Queries[i].MAP, gmMinMAP))
+		logBpref += crmath.Log(max(out.Queries[i].Bpref, gmMinMAP))
 	}
-	s.GMMAP = math.Exp(logSum / all)
-	s.GMBpref = math.Exp(logBpref / all)
+	s.GMMAP = crmath.Exp(logSum / all)
+	s.GMBpref = crmath.Exp(logBpref / all)
 	s.divideMeans(1 / in) // back to the sums (in is 1: exact)
 	s.divideMeans(all)
 	out.NumQ = len(qrels)
@@ -237,10 +250,10 @@ func summarize(qs []TrecQuery, opts *TrecOptions, avg Averaging) TrecMeasures {
 		s.NumRelRet += m.NumRelRet
 		s.NumNonrelJudgedRet += m.NumNonrelJudgedRet
 		s.MAP += m.MAP
-		logSum += math.Log(max(m.MAP, gmMinMAP))
+		logSum += crmath.Log(max(m.MAP, gmMinMAP))
 		s.RPrec += m.RPrec
 		s.Bpref += m.Bpref
-		logBpref += math.Log(max(m.Bpref, gmMinMAP))
+		logBpref += crmath.Log(max(m.Bpref, gmMinMAP))
 		s.RecipRank += m.RecipRank
 		s.NDCG += m.NDCG
 		s.DCG += m.DCG
@@ -279,8 +292,8 @@ func summarize(qs []TrecQuery, opts *TrecOptions, avg Averaging) TrecMeasures {
 	if n == 0 {
 		return s
 	}
-	s.GMMAP = math.Exp(logSum / n)
-	s.GMBpref = math.Exp(logBpref / n)
+	s.GMMAP = crmath.Exp(logSum / n)
+	s.GMBpref = crmath.Exp(logBpref / n)
 	s.divideMeans(n)
 	return s
 }

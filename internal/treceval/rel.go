@@ -94,7 +94,7 @@ func evaluateRel(w io.Writer, relFile, runFile File, cfg Config) error {
 		}
 	}
 	if len(missing) > 0 {
-		return both(&metrics.MissingQueriesError{IDs: missing})
+		return both(&metrics.MissingQueriesError{IDs: missing, Kind: cfg.RelFormat})
 	}
 	if len(evalIDs) == 0 {
 		only := ""

@@ -5,11 +5,11 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/lasagna-go/lasagna/internal/crmath"
 	"github.com/lasagna-go/lasagna/internal/datasets"
 	"github.com/lasagna-go/lasagna/internal/metrics"
 )
@@ -193,9 +193,9 @@ func measureValues(name string, m *metrics.TrecMeasures, opts *metrics.TrecOptio
 	case "bpref":
 		return one(m.Bpref)
 	case "gm_map": // a query's value is the logarithm (m_gm_map.c)
-		return one(math.Log(max(m.MAP, gmMin)))
+		return one(crmath.Log(max(m.MAP, gmMin)))
 	case "gm_bpref":
-		return one(math.Log(max(m.Bpref, gmMin)))
+		return one(crmath.Log(max(m.Bpref, gmMin)))
 	case "iprec_at_recall":
 		return fcuts(opts.IPrecAtRecall, m.IPrecAtRecall)
 	case "Rprec_mult":
@@ -285,7 +285,7 @@ func writeZScores(out io.Writer, ev *metrics.TrecRun, tag string, sel *Selection
 			s := acc[v.name]
 			switch {
 			case tm.summaryOnly: // gm_map, gm_bpref: missing queries add the floor
-				s = math.Exp((s + (n-float64(len(ev.Queries)))*math.Log(gmMin)) / n)
+				s = crmath.Exp((s + (n-float64(len(ev.Queries)))*crmath.Log(gmMin)) / n)
 			case tm.name == "num_ret" || tm.name == "num_rel" || tm.name == "num_rel_ret" || tm.name == "num_nonrel_judged_ret":
 			default:
 				s /= n
