@@ -15,6 +15,14 @@ import (
 // entriesPerPage is the page size of a benchmark's entries.
 const entriesPerPage = 50
 
+// searchCountLimit is how many matches a search counts: past it, the
+// page says "more than 1,000" and links the last page too (pages counted
+// from the end), as search engines report a lower bound past a limit
+// (Elasticsearch's track_total_hits), so that a search matching most of
+// a large benchmark costs a walk of 1,000 matches, not of all of them
+// (BENCHMARKS.md, "Dashboard search"). A variable for the tests.
+var searchCountLimit = 1000
+
 // reg returns the registry, or answers that there is none and returns nil.
 func (s *Server) reg(w http.ResponseWriter, r *http.Request) *registry.Registry {
 	if s.opts.Registry == nil {
@@ -68,10 +76,42 @@ func benchmarkURL(ref, query string, page int) string {
 	if query != "" {
 		v.Set("q", query)
 	}
-	if page > 1 {
+	if page > 1 || page < 0 { // 0 and 1: the first page
 		v.Set("page", strconv.Itoa(page))
 	}
 	return "/benchmark?" + v.Encode()
+}
+
+// shownLine says which entries a benchmark page shows: n of res's
+// matches from offset (counted from the end for a page < 0).
+func shownLine(search string, res registry.SearchResult, page, pages, offset, n int) string {
+	matching := ""
+	if search != "" {
+		matching = " matching “" + search + "”"
+	}
+	switch {
+	case res.Matches == 0 && search != "":
+		return "no entry matches “" + search + "”"
+	case res.Matches == 0:
+		return "no entries"
+	case res.Exact:
+		return fmt.Sprintf("entries %d–%d of %d%s · page %d of %d", offset+1, offset+n, res.Matches, matching, page, pages)
+	case page > 0:
+		return fmt.Sprintf("entries %d–%d of more than %s%s · page %d", offset+1, offset+n, thousands(res.Matches), matching, page)
+	case page == -1:
+		return fmt.Sprintf("the last %d entries of more than %s%s", n, thousands(res.Matches), matching)
+	default:
+		return fmt.Sprintf("entries %d–%d counted from the last of more than %s%s · page %d from the end", offset+1, offset+n, thousands(res.Matches), matching, -page)
+	}
+}
+
+// thousands writes n with a comma between thousands (10,000).
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // GET /benchmarks: every benchmark of the registry at its current revision.
@@ -108,8 +148,8 @@ func (s *Server) benchmarkPage(w http.ResponseWriter, r *http.Request) {
 	page := 1
 	if p := q.Get("page"); p != "" {
 		n, err := strconv.Atoi(p)
-		if err != nil || n < 1 {
-			s.errorPage(w, r, http.StatusBadRequest, "?page="+p+" is not a page number (1, 2, …).")
+		if err != nil || n == 0 {
+			s.errorPage(w, r, http.StatusBadRequest, "?page="+p+" is not a page number (1, 2, …; -1 is the last page, -2 the one before).")
 			return
 		}
 		page = n
@@ -120,47 +160,93 @@ func (s *Server) benchmarkPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	search := strings.TrimSpace(q.Get("q"))
-	offset := (page - 1) * entriesPerPage
-	// registry.Search: in the database, paged there too.
-	entries, matches, err := reg.Search(r.Context(), ref, search, offset, entriesPerPage)
+	// registry.Search: in the database, paged there too. One match more
+	// than the page says whether there are more beyond it (before it, for
+	// a page counted from the end) when the count stops short.
+	sq := registry.SearchQuery{Text: search, Limit: entriesPerPage + 1, CountLimit: searchCountLimit}
+	if page > 0 {
+		sq.Offset = (page - 1) * entriesPerPage
+	} else {
+		sq.Offset, sq.FromEnd = (-page-1)*entriesPerPage, true
+	}
+	res, err := reg.Search(r.Context(), ref, sq)
+	if err == nil && res.Exact && page < 0 {
+		// Counted: the page from the end is a page from the start.
+		page = max(1, (res.Matches+entriesPerPage-1)/entriesPerPage) + 1 + page
+		if page >= 1 {
+			sq.Offset, sq.FromEnd = (page-1)*entriesPerPage, false
+			res, err = reg.Search(r.Context(), ref, sq)
+		}
+	}
 	if err != nil {
 		s.registryError(w, r, err)
 		return
 	}
-	pages := max(1, (matches+entriesPerPage-1)/entriesPerPage)
-	if page > pages {
-		s.errorPage(w, r, http.StatusNotFound, fmt.Sprintf("Page %d of %s does not exist: it has %d page(s) of entries.", page, ref, pages))
+	entries, more := res.Entries, len(res.Entries) > entriesPerPage
+	if more && sq.FromEnd {
+		entries = entries[1:] // the one before the page
+	} else if more {
+		entries = entries[:entriesPerPage]
+	}
+	pages := max(1, (res.Matches+entriesPerPage-1)/entriesPerPage)
+	if (res.Exact && (page < 1 || page > pages)) || (!res.Exact && page != 1 && len(entries) == 0) {
+		msg := fmt.Sprintf("Page %d of %s does not exist: it has %d page(s) of entries.", page, ref, pages)
+		if !res.Exact {
+			msg = fmt.Sprintf("Page %d of %s does not exist: the search has fewer matches.", page, ref)
+		}
+		if page < 1 {
+			msg = fmt.Sprintf("Page %s of %s does not exist: it has %d page(s) of entries.", q.Get("page"), ref, pages)
+		}
+		s.errorPage(w, r, http.StatusNotFound, msg)
 		return
 	}
-	var prev, next string
-	if page > 1 {
-		prev = benchmarkURL(ref, search, page-1)
+	var prev, next, first, last string
+	switch {
+	case res.Exact:
+		if page > 1 {
+			prev = benchmarkURL(ref, search, page-1)
+		}
+		if page < pages {
+			next = benchmarkURL(ref, search, page+1)
+		}
+	case page > 0: // more than searchCountLimit matches, counted from the start
+		if page > 1 {
+			prev = benchmarkURL(ref, search, page-1)
+		}
+		if more {
+			next = benchmarkURL(ref, search, page+1)
+		}
+		last = benchmarkURL(ref, search, -1)
+	default: // counted from the end
+		if more {
+			prev = benchmarkURL(ref, search, page-1)
+		}
+		if page < -1 {
+			next = benchmarkURL(ref, search, page+1)
+		}
+		first = benchmarkURL(ref, search, 1)
 	}
-	if page < pages {
-		next = benchmarkURL(ref, search, page+1)
-	}
+	shown := shownLine(search, res, page, pages, sq.Offset, len(entries))
 	var refusal string
 	if inf.Status != registry.StatusActive {
 		refusal = (&registry.StatusError{Name: inf.Name, Status: inf.Status, Op: "be evaluated", Empty: inf.Revision == ""}).Error()
 	}
 	s.render(w, r, http.StatusOK, "benchmark.html", inf.Name, struct {
-		Info        registry.Info
-		Ref         string
-		Source      string
-		Search      string
-		Entries     []registry.Entry
-		First       int
-		Matches     int
-		Page, Pages int
-		Prev, Next  string
-		Export      string
-		Download    string
-		Refusal     string
-		Profiles    []profileChoice
-		Sweeps      []string
-		SweepsDir   string
-		Evaluations []*evalView
-	}{inf, ref, inf.Source.String(), search, entries, offset + 1, matches, page, pages, prev, next,
+		Info                    registry.Info
+		Ref                     string
+		Source                  string
+		Search                  string
+		Entries                 []registry.Entry
+		Shown                   string
+		Prev, Next, First, Last string
+		Export                  string
+		Download                string
+		Refusal                 string
+		Profiles                []profileChoice
+		Sweeps                  []string
+		SweepsDir               string
+		Evaluations             []*evalView
+	}{inf, ref, inf.Source.String(), search, entries, shown, prev, next, first, last,
 		"/benchmark/export.csv?" + url.Values{"ref": {ref}}.Encode(), downloadURL(ref), refusal,
 		profileChoices(), s.sweepFiles(), s.opts.Sweeps, s.evals.views(func(e *evaluation) bool { return e.Benchmark == inf.Name })})
 }

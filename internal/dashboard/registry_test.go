@@ -217,6 +217,78 @@ func TestBenchmarkEntriesPagedAndSearchable(t *testing.T) {
 	}
 }
 
+// TestSearchPastTheCountLimit: a search matching more entries than the
+// dashboard counts says "more than N", pages on from the start with next
+// links while there are more, and links its last page, whose pages are
+// counted from the end (?page=-1, -2, …) back to the first match; a page
+// from the end of a search that is counted is its page from the start.
+func TestSearchPastTheCountLimit(t *testing.T) {
+	defer func(n int) { searchCountLimit = n }(searchCountLimit)
+	searchCountLimit = 20
+	f := newRegFixture(t, sqliteDSN(t), nil)
+	// q- is in all 120 ids: pages of 50, 50 and 20 from the start;
+	// from the end: 50 (71–120), 50 (21–70), 20 (1–20).
+	for _, tc := range []struct {
+		page      string
+		shown     string
+		ids       [2]int // first and last entry shown
+		has, lack []string
+	}{
+		{"", "entries 1–50 of more than 20 matching “q-” · page 1", [2]int{1, 50},
+			[]string{`<a id="next" href="/benchmark?page=2&amp;q=q-&amp;ref=many">`, `<a id="last" href="/benchmark?page=-1&amp;q=q-&amp;ref=many">`}, []string{`id="prev"`, `id="first"`}},
+		{"2", "entries 51–100 of more than 20 matching “q-” · page 2", [2]int{51, 100},
+			[]string{`<a id="prev" href="/benchmark?q=q-&amp;ref=many">`, `<a id="next" href="/benchmark?page=3&amp;q=q-&amp;ref=many">`, `id="last"`}, []string{`id="first"`}},
+		{"3", "entries 101–120 of more than 20 matching “q-” · page 3", [2]int{101, 120},
+			[]string{`id="prev"`, `id="last"`}, []string{`id="next"`}},
+		{"-1", "the last 50 entries of more than 20 matching “q-”", [2]int{71, 120},
+			[]string{`<a id="prev" href="/benchmark?page=-2&amp;q=q-&amp;ref=many">`, `<a id="first" href="/benchmark?q=q-&amp;ref=many">`}, []string{`id="next"`, `id="last"`}},
+		{"-2", "entries 51–100 counted from the last of more than 20 matching “q-” · page 2 from the end", [2]int{21, 70},
+			[]string{`<a id="prev" href="/benchmark?page=-3&amp;q=q-&amp;ref=many">`, `<a id="next" href="/benchmark?page=-1&amp;q=q-&amp;ref=many">`, `id="first"`}, nil},
+		{"-3", "entries 101–120 counted from the last of more than 20 matching “q-” · page 3 from the end", [2]int{1, 20},
+			[]string{`<a id="next" href="/benchmark?page=-2&amp;q=q-&amp;ref=many">`, `id="first"`}, []string{`id="prev"`}},
+	} {
+		target := "/benchmark?ref=many&q=q-"
+		if tc.page != "" {
+			target += "&page=" + tc.page
+		}
+		res, body := get(t, f.s, target)
+		if res.StatusCode != 200 || !strings.Contains(body, `<p id="shown">`+tc.shown+`</p>`) {
+			t.Errorf("%s: %s, want %q:\n%s", target, res.Status, tc.shown, body)
+			continue
+		}
+		first, last := fmt.Sprintf("<code>q-%03d</code>", tc.ids[0]), fmt.Sprintf("<code>q-%03d</code>", tc.ids[1])
+		if strings.Count(body, "<code>q-") != tc.ids[1]-tc.ids[0]+1 || !strings.Contains(body, first) || !strings.Contains(body, last) {
+			t.Errorf("%s shows %d entries, want q-%03d to q-%03d", target, strings.Count(body, "<code>q-"), tc.ids[0], tc.ids[1])
+		}
+		for _, want := range tc.has {
+			if !strings.Contains(body, want) {
+				t.Errorf("%s lacks %s", target, want)
+			}
+		}
+		for _, unwanted := range tc.lack {
+			if strings.Contains(body, unwanted) {
+				t.Errorf("%s has %s", target, unwanted)
+			}
+		}
+	}
+	for _, target := range []string{"/benchmark?ref=many&q=q-&page=4", "/benchmark?ref=many&q=q-&page=-4"} {
+		if res, body := get(t, f.s, target); res.StatusCode != 404 {
+			t.Errorf("GET %s: %s, want 404\n%s", target, res.Status, body)
+		}
+	}
+	// Counted (12 matches): page -1 is page 1 of 1; -2 does not exist.
+	if _, body := get(t, f.s, "/benchmark?ref=many&q=needle&page=-1"); !strings.Contains(body, "entries 1–12 of 12 matching “needle” · page 1 of 1") || strings.Contains(body, `id="last"`) {
+		t.Errorf("page -1 of a counted search:\n%s", body)
+	}
+	if res, body := get(t, f.s, "/benchmark?ref=many&q=needle&page=-2"); res.StatusCode != 404 {
+		t.Errorf("page -2 of a counted search: %s\n%s", res.Status, body)
+	}
+	// Without a search every entry is counted: page -1 is page 3 of 3.
+	if _, body := get(t, f.s, "/benchmark?ref=many&page=-1"); !strings.Contains(body, "entries 101–120 of 120 · page 3 of 3") {
+		t.Errorf("page -1 without a search:\n%s", body)
+	}
+}
+
 // TestBenchmarkEntriesEscaped: an entry whose question is a script shows
 // as text.
 func TestBenchmarkEntriesEscaped(t *testing.T) {

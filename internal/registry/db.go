@@ -207,7 +207,7 @@ func redact(dsn string) string { return pgdsn.Redact(dsn) }
 // migrations are the schema versions, applied in order; each is a list of
 // statements with {{id}}, {{blob}} and {{without_rowid}} replaced per
 // dialect; a statement starting with {{postgres}} runs on PostgreSQL
-// only. A version may also fill what it adds from the rows already there
+// only, one starting with {{sqlite}} on SQLite only. A version may also fill what it adds from the rows already there
 // (migrationFills). Never edit a released migration: add one.
 var migrations = [][]string{
 	1: {
@@ -297,12 +297,29 @@ var migrations = [][]string{
 		)`,
 		`{{postgres}} ALTER TABLE bundles ALTER COLUMN data SET STORAGE EXTERNAL`,
 	},
+	// 6: the index of Search. On SQLite an FTS5 table with the trigram
+	// tokenizer (case-sensitive: the text is folded already), holding
+	// each entry's folded id, question and answer joined by searchSep at
+	// rowid ftsRowID; contentless (entry_text holds the text), its rows
+	// deleted by rowid. On PostgreSQL pg_trgm's GIN index on entry_text,
+	// where the server allows it (fillSearchIndex).
+	6: {
+		`{{sqlite}} CREATE VIRTUAL TABLE entry_fts USING fts5(folded, tokenize = 'trigram case_sensitive 1', content = '', contentless_delete = 1)`,
+		// Merged at the end of each import instead (indexRevision).
+		`{{sqlite}} INSERT INTO entry_fts (entry_fts, rank) VALUES ('automerge', 0)`,
+		`{{sqlite}} INSERT INTO entry_fts (entry_fts, rank) VALUES ('usermerge', 4)`,
+		// Pending rows are written to disk as a new b-tree every 32 MB
+		// (FTS5's default: 1 MB), so that an import makes a few b-trees
+		// (one of 100,000 entries), not dozens to merge.
+		`{{sqlite}} INSERT INTO entry_fts (entry_fts, rank) VALUES ('hashsize', 33554432)`,
+	},
 }
 
 // migrationFills are the Go steps of migrations, run after the version's
 // statements in the same transaction.
 var migrationFills = map[int]func(ctx context.Context, r *Registry, conn *sql.Conn, tx *sql.Tx) error{
 	4: fillEntryText,
+	6: fillSearchIndex,
 }
 
 // migrate brings the schema to the newest version, under the write lock.
@@ -339,6 +356,12 @@ func (r *Registry) migrate(ctx context.Context) error {
 			for _, stmt := range migrations[v] {
 				if rest, pgOnly := strings.CutPrefix(stmt, "{{postgres}} "); pgOnly {
 					if r.d.name != pgDialect.name {
+						continue
+					}
+					stmt = rest
+				}
+				if rest, sqliteOnly := strings.CutPrefix(stmt, "{{sqlite}} "); sqliteOnly {
+					if r.d.name != sqliteDialect.name {
 						continue
 					}
 					stmt = rest

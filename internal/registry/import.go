@@ -152,10 +152,16 @@ func (r *Registry) Import(ctx context.Context, name string, files Files, opts Im
 			if err := r.finishRevision(ctx, tx, revID, b.id, st); err != nil {
 				return err
 			}
+			if err := r.indexRevision(ctx, tx, revID); err != nil {
+				return err
+			}
 		case err != nil:
 			return err
 		default: // the same content: drop the copy
-			for _, q := range []string{`DELETE FROM revision_chunks WHERE revision_id = ?`, `DELETE FROM entries WHERE revision_id = ?`, `DELETE FROM entry_text WHERE revision_id = ?`, `DELETE FROM revisions WHERE id = ?`} {
+			if err := r.deleteEntryRows(ctx, tx, revID); err != nil {
+				return err
+			}
+			for _, q := range []string{`DELETE FROM revision_chunks WHERE revision_id = ?`, `DELETE FROM revisions WHERE id = ?`} {
 				if _, err := tx.ExecContext(ctx, r.d.q(q), revID); err != nil {
 					return err
 				}
@@ -294,10 +300,8 @@ func (r *Registry) load(ctx context.Context, conn *sql.Conn, tx *sql.Tx, revID i
 // stored chunks, so that it is loaded whole, into ent.
 func (r *Registry) loadWhole(ctx context.Context, tx *sql.Tx, revID int64, ent *entryWriter, p, dst string, opts datasets.Options, add func(lasagna.Query, []string) error) (datasets.Summary, error) {
 	ent.discard()
-	for _, q := range []string{`DELETE FROM entries WHERE revision_id = ?`, `DELETE FROM entry_text WHERE revision_id = ?`} {
-		if _, err := tx.ExecContext(ctx, r.d.q(q), revID); err != nil {
-			return datasets.Summary{}, err
-		}
+	if err := r.deleteEntryRows(ctx, tx, revID); err != nil {
+		return datasets.Summary{}, err
 	}
 	rows, err := tx.QueryContext(ctx, r.d.q(`SELECT data FROM revision_chunks WHERE revision_id = ? AND path = ? ORDER BY seq`), revID, dst)
 	if err != nil {
@@ -531,7 +535,8 @@ const (
 )
 
 // entryWriter inserts a revision's entries as they come (batchWriters
-// on the entries table and on entry_text, their searched fields).
+// on the entries table and on entry_text, their searched fields; the
+// search index is made from entry_text at the end: indexRevision).
 type entryWriter struct {
 	w, text *batchWriter
 	revID   int64
@@ -549,12 +554,15 @@ func (w *entryWriter) add(e Entry) error {
 	if err := encodeEntry(&w.buf, e); err != nil {
 		return err
 	}
-	n := w.n
+	n := int64(w.n)
+	if n > maxOrdinal {
+		return fmt.Errorf("registry: more than %d entries in one revision", int64(maxOrdinal)+1)
+	}
 	w.n++
-	if err := w.w.add(w.revID, int64(n), e.ID, e.Question, strings.TrimSuffix(w.buf.String(), "\n")); err != nil {
+	if err := w.w.add(w.revID, n, e.ID, e.Question, strings.TrimSuffix(w.buf.String(), "\n")); err != nil {
 		return err
 	}
-	return w.text.add(searchRow(w.revID, int64(n), e.ID, e.Question, e.Answer)...)
+	return w.text.add(searchRow(w.revID, n, e.ID, e.Question, e.Answer)...)
 }
 
 // discard forgets the entries not yet written and starts the ordinals

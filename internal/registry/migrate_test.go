@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/lasagna-go/lasagna/internal/pgtest"
 )
@@ -154,21 +156,21 @@ func TestMigrateFillsEntryText(t *testing.T) {
 				out := map[string]result{}
 				for _, q := range []string{"été", "answer 24", "q1", "other", "glass", "?"} {
 					for _, ref := range []string{"faq", "m"} {
-						es, total, err := r.Search(ctx, ref, q, 10, 50)
+						res, err := r.Search(ctx, ref, SearchQuery{Text: q, Offset: 10, Limit: 50})
 						if err != nil {
 							t.Fatal(err)
 						}
 						var ids []string
-						for _, e := range es {
+						for _, e := range res.Entries {
 							ids = append(ids, e.ID)
 						}
-						out[ref+" "+q] = result{ids, total}
+						out[ref+" "+q] = result{ids, res.Matches}
 					}
 				}
 				return out
 			}
 			before := search(r)
-			for _, s := range []string{`DROP TABLE entry_text`, `DROP TABLE bundles`, `DELETE FROM lasagna_schema WHERE version >= 4`} {
+			for _, s := range append(dropSearchIndex(r), `DROP TABLE entry_text`, `DROP TABLE bundles`, `DELETE FROM lasagna_schema WHERE version >= 4`) {
 				if _, err := r.db.ExecContext(ctx, s); err != nil {
 					t.Fatal(err)
 				}
@@ -211,7 +213,7 @@ func TestMigrateAddsBundles(t *testing.T) {
 			if _, err := r.Create(ctx, "faq", faqFiles()); err != nil {
 				t.Fatal(err)
 			}
-			for _, s := range []string{`DROP TABLE bundles`, `DELETE FROM lasagna_schema WHERE version = 5`} {
+			for _, s := range append(dropSearchIndex(r), `DROP TABLE bundles`, `DELETE FROM lasagna_schema WHERE version >= 5`) {
 				if _, err := r.db.ExecContext(ctx, s); err != nil {
 					t.Fatal(err)
 				}
@@ -223,8 +225,8 @@ func TestMigrateAddsBundles(t *testing.T) {
 			}
 			defer r.Close()
 			var v int
-			if err := r.db.QueryRowContext(ctx, `SELECT MAX(version) FROM lasagna_schema`).Scan(&v); err != nil || v != 5 {
-				t.Fatalf("schema version %d (%v), want 5", v, err)
+			if err := r.db.QueryRowContext(ctx, `SELECT MAX(version) FROM lasagna_schema`).Scan(&v); err != nil || v != len(migrations)-1 {
+				t.Fatalf("schema version %d (%v), want %d", v, err, len(migrations)-1)
 			}
 			if _, err := r.Resolve(ctx, "faq"); err != nil {
 				t.Fatalf("the benchmark after the migration: %v", err)
@@ -238,4 +240,193 @@ func TestMigrateAddsBundles(t *testing.T) {
 			}
 		})
 	}
+}
+
+// dropSearchIndex is what takes a registry back to before migration 6:
+// the statements that drop Search's index.
+func dropSearchIndex(r *Registry) []string {
+	if r.searchIndexed() {
+		return []string{`DROP TABLE entry_fts`}
+	}
+	return []string{`DROP INDEX IF EXISTS entry_text_trgm`}
+}
+
+// hasSearchIndex reports whether r holds Search's index: entry_fts with
+// a row for every entry_text row on SQLite, entry_text_trgm on
+// PostgreSQL.
+func hasSearchIndex(t *testing.T, r *Registry) bool {
+	t.Helper()
+	ctx := context.Background()
+	var n int
+	if r.searchIndexed() {
+		if err := r.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_schema WHERE name = 'entry_fts'`).Scan(&n); err != nil || n == 0 {
+			return false
+		}
+		text, fts := CountSearchRows(t, r)
+		if text != fts {
+			t.Errorf("%d entry_fts rows for %d entry_text rows", fts, text)
+		}
+		return true
+	}
+	if err := r.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM pg_indexes WHERE indexname = 'entry_text_trgm'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n == 1
+}
+
+// A registry of schema 5 (before Search's index) opens: migration 6 makes
+// the index from the entries there (on SQLite, entry_fts rows for every
+// revision; on PostgreSQL, pg_trgm's index), and Search gives what the
+// scan gave, on both backends.
+func TestMigrateAddsSearchIndex(t *testing.T) {
+	ctx := context.Background()
+	var rows strings.Builder
+	for i := range 2500 {
+		fmt.Fprintf(&rows, `{"id":"Q%d","question":"Question %d about ÉTÉ","answers":["Answer %d","other"]}`+"\n", i, i, i)
+	}
+	for name, dsn := range map[string]func(t *testing.T) string{
+		"sqlite":   func(t *testing.T) string { return filepath.Join(t.TempDir(), "registry.db") },
+		"postgres": func(t *testing.T) string { return pgtest.Database(t) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			dsn := dsn(t)
+			r, err := Open(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.Create(ctx, "faq", faqFiles()); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.Create(ctx, "m", Files{FS: fstest.MapFS{"m.jsonl": {Data: []byte(rows.String())}}, Path: "m.jsonl"}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.Create(ctx, "m", Files{FS: fstest.MapFS{"m.jsonl": {Data: []byte(rows.String()[:strings.Index(rows.String(), `{"id":"Q1000"`)])}}, Path: "m.jsonl"}); err != nil {
+				t.Fatal(err) // a second revision, not the current one
+			}
+			if !hasSearchIndex(t, r) {
+				t.Fatal("a new registry has no search index")
+			}
+			for _, s := range append(dropSearchIndex(r), `DELETE FROM lasagna_schema WHERE version >= 6`) {
+				if _, err := r.db.ExecContext(ctx, s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if hasSearchIndex(t, r) {
+				t.Fatal("the search index is still there")
+			}
+			revs, err := r.Revisions(ctx, "m")
+			if err != nil || len(revs) != 2 {
+				t.Fatalf("Revisions = %v, %v", revs, err)
+			}
+			queries := []SearchQuery{{Text: "été", Limit: 50}, {Text: "answer 24", Offset: 10, Limit: 50}, {Text: "q1", Limit: 50, FromEnd: true},
+				{Text: "other"}, {Text: "question 1", Limit: 20, CountLimit: 100}, {Text: "?"}}
+			search := func(r *Registry, scan bool) map[string]SearchResult {
+				out := map[string]SearchResult{}
+				for _, q := range queries {
+					for _, ref := range []string{"faq", revs[0].Revision, revs[1].Revision} {
+						res, err := r.search(ctx, ref, q, scan)
+						if err != nil {
+							t.Fatal(err)
+						}
+						out[fmt.Sprintf("%s %+v", ref, q)] = res
+					}
+				}
+				return out
+			}
+			before := search(r, true) // the scan: there is no index
+			if res := before[revs[0].Revision+" "+fmt.Sprintf("%+v", queries[0])]; res.Matches == 0 || len(res.Entries) == 0 {
+				t.Fatalf("the searches find nothing: %v", before)
+			}
+			r.Close()
+			r, err = Open(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			if !hasSearchIndex(t, r) {
+				t.Fatal("migration 6 made no search index")
+			}
+			if after := search(r, false); !reflect.DeepEqual(after, before) {
+				t.Errorf("after the migration:\n%v\nbefore:\n%v", after, before)
+			}
+			// New revisions get their index rows; Delete takes them away.
+			if _, err := r.Create(ctx, "m2", Files{FS: fstest.MapFS{"m.jsonl": {Data: []byte(rows.String())}}, Path: "m.jsonl"}); err != nil {
+				t.Fatal(err)
+			}
+			if res, err := r.Search(ctx, "m2", SearchQuery{Text: "about été"}); err != nil || res.Matches != 2500 {
+				t.Errorf("Search(m2) = %d, %v", res.Matches, err)
+			}
+			hasSearchIndex(t, r)
+			if err := r.Delete(ctx, "m", true); err != nil {
+				t.Fatal(err)
+			}
+			hasSearchIndex(t, r)
+		})
+	}
+}
+
+// On a PostgreSQL server where the registry's user may not create
+// pg_trgm (no CREATE privilege on the database), the registry opens all
+// the same: migration 6 goes on without the index, imports work, and
+// Search scans, with the same results; once someone who may has made the
+// extension and the index (docs/registry.md, "Search"), Search uses it.
+func TestSearchWithoutPgTrgm(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.Database(t)
+	admin, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	role := fmt.Sprintf("nopriv%d", time.Now().UnixNano())
+	for _, s := range []string{`CREATE ROLE ` + role + ` LOGIN`, `GRANT CREATE ON SCHEMA public TO ` + role} {
+		if _, err := admin.ExecContext(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := Open(ctx, strings.Replace(dsn, "postgres://postgres@", "postgres://"+role+"@", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var v int
+	if err := r.db.QueryRowContext(ctx, `SELECT MAX(version) FROM lasagna_schema`).Scan(&v); err != nil || v != len(migrations)-1 {
+		t.Fatalf("schema version %d (%v), want %d", v, err, len(migrations)-1)
+	}
+	if hasSearchIndex(t, r) {
+		t.Fatal("a user without CREATE on the database made the index")
+	}
+	var rows strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&rows, `{"id":"Q%d","question":"Question %d about ÉTÉ 100%%","answer":"Answer_%d"}`+"\n", i, i, i)
+	}
+	if _, err := r.Create(ctx, "m", Files{FS: fstest.MapFS{"m.jsonl": {Data: []byte(rows.String())}}, Path: "m.jsonl"}); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		for _, q := range []SearchQuery{{Text: "été 100%"}, {Text: "answer_1", Limit: 5}, {Text: "R_2", Offset: 3, Limit: 4, FromEnd: true}, {Text: "question 1", Limit: 5, CountLimit: 20}, {Text: "zzz"}} {
+			got, err := r.Search(ctx, "m", q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := r.search(ctx, "m", q, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) || (q.Text != "zzz" && want.Matches == 0) {
+				t.Errorf("%s: Search(%+v) = %d matches, %d entries; the scan: %d, %d", when, q, got.Matches, len(got.Entries), want.Matches, len(want.Entries))
+			}
+		}
+	}
+	check("without the index")
+	for _, s := range []string{`CREATE EXTENSION pg_trgm`, pgTrgmIndex} {
+		if _, err := admin.ExecContext(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !hasSearchIndex(t, r) {
+		t.Fatal("no index after making it by hand")
+	}
+	check("with the index made by hand")
 }

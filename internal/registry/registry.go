@@ -617,6 +617,31 @@ func (r *Registry) Delete(ctx context.Context, name string, force bool) error {
 		if b.status == StatusActive && !force {
 			return fmt.Errorf("benchmark %s is active; delete it with --force (or archive it: `lasagna benchmark archive %s`)", name, name)
 		}
+		if r.searchIndexed() {
+			// entry_fts rows go by rowid range, a revision at a time.
+			var revs []int64
+			rows, err := tx.QueryContext(ctx, `SELECT id FROM revisions WHERE benchmark_id = ?`, b.id)
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				var id int64
+				if err := rows.Scan(&id); err != nil {
+					rows.Close()
+					return err
+				}
+				revs = append(revs, id)
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			for _, id := range revs {
+				if _, err := tx.ExecContext(ctx, `DELETE FROM entry_fts WHERE rowid BETWEEN ? AND ?`, ftsRowID(id, 0), ftsRowID(id, maxOrdinal)); err != nil {
+					return err
+				}
+			}
+		}
 		for _, stmt := range []string{
 			`DELETE FROM entries WHERE revision_id IN (SELECT id FROM revisions WHERE benchmark_id = ?)`,
 			`DELETE FROM entry_text WHERE revision_id IN (SELECT id FROM revisions WHERE benchmark_id = ?)`,

@@ -265,8 +265,8 @@ func TestPooledImportIsTheLoader(t *testing.T) {
 			if !reflect.DeepEqual(comparable(b), comparable(want)) {
 				t.Errorf("%s: the stored files rebuild %s (%d docs), want %s (%d docs)", name, b.Name, len(b.Corpus), want.Name, len(want.Corpus))
 			}
-			if res, total, err := r.Search(bg(), name, "q3999", 0, 5); name != "plain" && (err != nil || len(res) != 1 || total != 1) {
-				t.Errorf("%s: search q3999: %v, %d, %v (the entries' search rows written once)", name, res, total, err)
+			if res, err := r.Search(bg(), name, registry.SearchQuery{Text: "q3999", Limit: 5}); name != "plain" && (err != nil || len(res.Entries) != 1 || res.Matches != 1) {
+				t.Errorf("%s: search q3999: %v, %d, %v (the entries' search rows written once)", name, res.Entries, res.Matches, err)
 			}
 		}
 		// The CLI's paths are the system's (datasets.OSFS), which the whole
