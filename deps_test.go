@@ -348,7 +348,9 @@ type goListed struct {
 var goLists = map[string]*goListed{"": {}, buildtag.All: {}}
 
 // loadGraph runs go list -tags tags once per test binary. It runs under
-// -short too, so that make check checks the layering.
+// -short too, so that make check checks the layering, every tag's files
+// included: go list reads their imports, so a first make check downloads
+// the opt-in engines' modules, though it compiles none of them.
 func loadGraph(t *testing.T, tags string) *graph {
 	t.Helper()
 	l := goLists[tags]

@@ -1,3 +1,9 @@
+//go:build postgres
+
+// The test talks to the server through pgx, the PostgreSQL client of the
+// postgres build, so it is built with that tag: make test builds with it,
+// and make check (the default build) does not compile pgx.
+
 package pglitetest_test
 
 import (

@@ -1,3 +1,5 @@
+//go:build parquet
+
 package hf_test
 
 import (
@@ -6,11 +8,9 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/lasagna-go/lasagna/internal/buildtag"
 	"github.com/lasagna-go/lasagna/internal/cputime"
 	"github.com/lasagna-go/lasagna/internal/registry"
 	"github.com/lasagna-go/lasagna/internal/registry/hf"
-	"github.com/lasagna-go/lasagna/internal/servertest"
 )
 
 // msShaped returns n MS-MARCO-shaped rows: a short query, one answer and
@@ -46,7 +46,6 @@ func benchFixture(b *testing.B, n int) string {
 // row groups → JSONL + corpus.jsonl): peak-heap-MiB stays flat in the row
 // count apart from the 16-byte dedup key per distinct passage.
 func BenchmarkConvertMSMARCO(b *testing.B) {
-	servertest.NeedTag(b, "parquet", buildtag.Parquet)
 	for _, n := range []int{10000, 100000} {
 		dir := benchFixture(b, n)
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
@@ -69,7 +68,6 @@ func BenchmarkConvertMSMARCO(b *testing.B) {
 // registry: conversion, then registry.Import (validation with the datasets
 // loaders, storage of the files and of one row per entry, one transaction).
 func BenchmarkImportMSMARCO(b *testing.B) {
-	servertest.NeedTag(b, "parquet", buildtag.Parquet)
 	for _, n := range []int{10000, 100000} {
 		dir := benchFixture(b, n)
 		b.Run(fmt.Sprintf("sqlite/%d", n), func(b *testing.B) {
