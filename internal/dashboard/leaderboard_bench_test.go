@@ -9,8 +9,8 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/lasagna-go/lasagna/results"
 	"github.com/lasagna-go/lasagna/internal/cputime"
+	"github.com/lasagna-go/lasagna/results"
 	"github.com/lasagna-go/lasagna/results/schema"
 )
 
