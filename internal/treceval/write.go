@@ -109,16 +109,8 @@ func writeTrecBlock(w *bufio.Writer, qid string, m *metrics.TrecMeasures, sel *S
 			long("num_rel", m.NumRel)
 		case "num_rel_ret":
 			long("num_rel_ret", m.NumRelRet)
-		case "map":
-			float("map", m.MAP)
 		case "gm_map":
 			float("gm_map", m.GMMAP)
-		case "Rprec":
-			float("Rprec", m.RPrec)
-		case "bpref":
-			float("bpref", m.Bpref)
-		case "recip_rank":
-			float("recip_rank", m.RecipRank)
 		case "iprec_at_recall":
 			fcuts("iprec_at_recall", opts.IPrecAtRecall, m.IPrecAtRecall)
 		case "P":
@@ -129,16 +121,6 @@ func writeTrecBlock(w *bufio.Writer, qid string, m *metrics.TrecMeasures, sel *S
 			float("gm_bpref", m.GMBpref)
 		case "Rprec_mult":
 			fcuts("Rprec_mult", opts.RPrecMult, m.RPrecMult)
-		case "utility":
-			float("utility", m.Utility)
-		case "11pt_avg":
-			float("11pt_avg", m.Avg11pt)
-		case "dcg":
-			float("dcg", m.DCG)
-		case "ideal_dcg":
-			float("ideal_dcg", m.IdealDCG)
-		case "ndcg":
-			float("ndcg", m.NDCG)
 		case "ndcg_cut":
 			cuts("ndcg_cut", opts.NDCGCut, m.NDCGCut)
 		case "map_cut":
@@ -154,34 +136,40 @@ func writeTrecBlock(w *bufio.Writer, qid string, m *metrics.TrecMeasures, sel *S
 			}
 			o.name(name, "", 0)
 			o.str(w, qid, "'"+m.RelString+"'")
-		case "infAP":
-			float("infAP", m.InfAP)
-		case "rbp":
-			float("rbp", m.RBP)
-		case "rbp_resid":
-			float("rbp_resid", m.RBPResid)
-		case "binG":
-			float("binG", m.BinG)
-		case "G":
-			float("G", m.G)
-		case "ndcg_rel":
-			float("ndcg_rel", m.NDCGRel)
-		case "Rndcg":
-			float("Rndcg", m.RNDCG)
-		case "set_P":
-			float("set_P", m.SetP)
-		case "set_relative_P":
-			float("set_relative_P", m.SetRelativeP)
-		case "set_recall":
-			float("set_recall", m.SetRecall)
-		case "set_map":
-			float("set_map", m.SetMAP)
-		case "set_F":
-			float("set_F", m.SetF)
 		case "num_nonrel_judged_ret":
 			long("num_nonrel_judged_ret", m.NumNonrelJudgedRet)
 		case "unj":
 			cuts("unj", opts.Unj, m.Unj)
+		default:
+			if f, ok := scalarMeasures[tm.name]; ok {
+				float(tm.name, f(m))
+			}
 		}
 	}
+}
+
+// scalarMeasures are the measures that are one number a query, read the
+// same way for printing and for -Z (measureValues).
+var scalarMeasures = map[string]func(*metrics.TrecMeasures) float64{
+	"map":            func(m *metrics.TrecMeasures) float64 { return m.MAP },
+	"Rprec":          func(m *metrics.TrecMeasures) float64 { return m.RPrec },
+	"bpref":          func(m *metrics.TrecMeasures) float64 { return m.Bpref },
+	"recip_rank":     func(m *metrics.TrecMeasures) float64 { return m.RecipRank },
+	"utility":        func(m *metrics.TrecMeasures) float64 { return m.Utility },
+	"11pt_avg":       func(m *metrics.TrecMeasures) float64 { return m.Avg11pt },
+	"dcg":            func(m *metrics.TrecMeasures) float64 { return m.DCG },
+	"ideal_dcg":      func(m *metrics.TrecMeasures) float64 { return m.IdealDCG },
+	"ndcg":           func(m *metrics.TrecMeasures) float64 { return m.NDCG },
+	"infAP":          func(m *metrics.TrecMeasures) float64 { return m.InfAP },
+	"rbp":            func(m *metrics.TrecMeasures) float64 { return m.RBP },
+	"rbp_resid":      func(m *metrics.TrecMeasures) float64 { return m.RBPResid },
+	"binG":           func(m *metrics.TrecMeasures) float64 { return m.BinG },
+	"G":              func(m *metrics.TrecMeasures) float64 { return m.G },
+	"ndcg_rel":       func(m *metrics.TrecMeasures) float64 { return m.NDCGRel },
+	"Rndcg":          func(m *metrics.TrecMeasures) float64 { return m.RNDCG },
+	"set_P":          func(m *metrics.TrecMeasures) float64 { return m.SetP },
+	"set_relative_P": func(m *metrics.TrecMeasures) float64 { return m.SetRelativeP },
+	"set_recall":     func(m *metrics.TrecMeasures) float64 { return m.SetRecall },
+	"set_map":        func(m *metrics.TrecMeasures) float64 { return m.SetMAP },
+	"set_F":          func(m *metrics.TrecMeasures) float64 { return m.SetF },
 }

@@ -188,10 +188,6 @@ func measureValues(name string, m *metrics.TrecMeasures, opts *metrics.TrecOptio
 		return one(float64(m.NumRelRet))
 	case "num_nonrel_judged_ret":
 		return one(float64(m.NumNonrelJudgedRet))
-	case "map":
-		return one(m.MAP)
-	case "bpref":
-		return one(m.Bpref)
 	case "gm_map": // a query's value is the logarithm (m_gm_map.c)
 		return one(crmath.Log(max(m.MAP, gmMin)))
 	case "gm_bpref":
@@ -215,17 +211,11 @@ func measureValues(name string, m *metrics.TrecMeasures, opts *metrics.TrecOptio
 	case "unj":
 		return cuts(opts.Unj, m.Unj)
 	}
-	v, ok := map[string]float64{
-		"Rprec": m.RPrec, "recip_rank": m.RecipRank, "infAP": m.InfAP, "utility": m.Utility,
-		"11pt_avg": m.Avg11pt, "binG": m.BinG, "G": m.G, "dcg": m.DCG, "ideal_dcg": m.IdealDCG,
-		"ndcg": m.NDCG, "ndcg_rel": m.NDCGRel, "Rndcg": m.RNDCG, "set_P": m.SetP,
-		"set_relative_P": m.SetRelativeP, "set_recall": m.SetRecall, "set_map": m.SetMAP,
-		"set_F": m.SetF, "rbp": m.RBP, "rbp_resid": m.RBPResid,
-	}[name]
+	f, ok := scalarMeasures[name]
 	if !ok {
 		return nil
 	}
-	return one(v)
+	return one(f(m))
 }
 
 // writeZScores writes trec_eval -Z's output: each query's values converted
