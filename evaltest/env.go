@@ -159,18 +159,17 @@ func readShard(getenv func(string) string) (shard engine.Shard, note string, err
 		return engine.Shard{}, "", nil
 	}
 	index := strings.TrimSpace(getenv(envShardIndex))
-	n, err1 := strconv.Atoi(total)
-	i, err2 := strconv.Atoi(index)
-	if err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+	shard, ok := engine.JobShard(index, total, 0)
+	switch {
+	case !ok:
 		return engine.Shard{}, "", fmt.Errorf("%s=%q and %s=%q are not a shard count and a shard index from 0 below it (Bazel's test sharding protocol)", envTotalShards, total, envShardIndex, index)
-	}
-	if n == 1 {
+	case shard.Count == 0:
 		return engine.Shard{}, "", nil
 	}
 	if status := getenv(envShardStatus); (status != "" && statusFileExisted(status)) || getenv(envRulesGoWrapped) != "" {
-		return engine.Shard{}, fmt.Sprintf("%s=%d: this test binary's main has already given each shard whole test functions (rules_go's does), so this test runs all its queries in shard %d; to split one test's queries over shards, run a go_test per shard with %s=i/n (docs/evaltest.md, \"Sharding\")", envTotalShards, n, i, EnvShard), nil
+		return engine.Shard{}, fmt.Sprintf("%s=%d: this test binary's main has already given each shard whole test functions (rules_go's does), so this test runs all its queries in shard %d; to split one test's queries over shards, run a go_test per shard with %s=i/n (docs/evaltest.md, \"Sharding\")", envTotalShards, shard.Count, shard.Index-1, EnvShard), nil
 	}
-	return engine.Shard{Index: i + 1, Count: n}, "", nil
+	return shard, "", nil
 }
 
 // shardStatusSeen holds, per TEST_SHARD_STATUS_FILE, whether the file

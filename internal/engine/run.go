@@ -174,21 +174,34 @@ func ResolveShard(s string, getenv func(string) string) (Shard, error) {
 		if idx == "" && cnt == "" {
 			continue
 		}
-		i, err1 := strconv.Atoi(idx)
-		n, err2 := strconv.Atoi(cnt)
+		first := 0
 		if v.oneBased {
-			i--
+			first = 1
 		}
-		if err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
-			first := "0"
-			if v.oneBased {
-				first = "1"
-			}
-			return Shard{}, fmt.Errorf("ci: %s's %s=%q and %s=%q are not a job index (from %s) and a job count", v.runner, v.index, idx, v.count, cnt, first)
+		shard, ok := JobShard(idx, cnt, first)
+		if !ok {
+			return Shard{}, fmt.Errorf("ci: %s's %s=%q and %s=%q are not a job index (from %d) and a job count", v.runner, v.index, idx, v.count, cnt, first)
 		}
-		return ParseShard(fmt.Sprintf("%d/%d", i+1, n))
+		return shard, nil
 	}
 	return Shard{}, fmt.Errorf("ci: no CI runner's parallel-job variables are set (looked for %s); set i/n instead", strings.Join(names, ", "))
+}
+
+// JobShard is the shard of a parallel job given its index (counted from
+// first) and the job count, as CI runners and Bazel name them: index 0
+// of 3 from 0 is Shard{1, 3}, one job is the zero Shard. ok is false
+// when they are not an index within the count.
+func JobShard(index, count string, first int) (shard Shard, ok bool) {
+	i, err1 := strconv.Atoi(index)
+	n, err2 := strconv.Atoi(count)
+	i -= first
+	if err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return Shard{}, false
+	}
+	if n == 1 {
+		return Shard{}, true
+	}
+	return Shard{Index: i + 1, Count: n}, true
 }
 
 // Report is the outcome of a run: one cell per benchmark × arm, in plan
