@@ -6,10 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/lasagna-go/lasagna/internal/numfmt"
 )
 
 // The bundle is encoded one row at a time, so that neither the written
@@ -403,26 +404,12 @@ func plainString(s string) bool {
 	return true
 }
 
-// appendNumber appends f as encoding/json writes a float64, which is
-// ECMAScript's Number.prototype.toString, RFC 8785's number form, except
-// that RFC 8785 writes -0 as 0. NaN and infinities are errors.
+// appendNumber appends f as encoding/json writes a float64
+// (numfmt.AppendJSON); NaN and infinities are errors.
 func appendNumber(dst []byte, f float64) ([]byte, error) {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
+	dst, ok := numfmt.AppendJSON(dst, f)
+	if !ok {
 		return nil, &json.UnsupportedValueError{Str: strconv.FormatFloat(f, 'g', -1, 64)}
-	}
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	dst = strconv.AppendFloat(dst, f, format, -1, 64)
-	if format == 'e' {
-		// e-09 → e-9
-		n := len(dst)
-		if n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
-			dst[n-2] = dst[n-1]
-			dst = dst[:n-1]
-		}
 	}
 	return dst, nil
 }

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -18,6 +17,7 @@ import (
 	"syscall"
 
 	"github.com/lasagna-go/lasagna"
+	"github.com/lasagna-go/lasagna/internal/numfmt"
 )
 
 // journalKey identifies the work a journal holds: one arm configuration on
@@ -412,7 +412,7 @@ func appendEntry(dst []byte, e *journalEntry) ([]byte, bool) {
 			dst = appendJSONString(dst, h.ID)
 			dst = append(dst, `,"score":`...)
 			var ok bool
-			if dst, ok = appendJSONFloat(dst, h.Score); !ok {
+			if dst, ok = numfmt.AppendJSON(dst, h.Score); !ok {
 				return nil, false
 			}
 			dst = append(dst, '}')
@@ -468,26 +468,4 @@ func appendJSONString(dst []byte, s string) []byte {
 		}
 	}
 	return append(append(append(dst, '"'), s...), '"')
-}
-
-// appendJSONFloat appends f as encoding/json writes a float64, or reports
-// false for a NaN or an infinity, which it refuses.
-func appendJSONFloat(dst []byte, f float64) ([]byte, bool) {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return dst, false
-	}
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	dst = strconv.AppendFloat(dst, f, format, -1, 64)
-	if format == 'e' {
-		// e-09 → e-9, as encoding/json writes it
-		if n := len(dst); n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
-			dst[n-2] = dst[n-1]
-			dst = dst[:n-1]
-		}
-	}
-	return dst, true
 }
