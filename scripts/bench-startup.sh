@@ -4,6 +4,8 @@
 # floor of a Go program doing the same evaluation (scripts/startfloor):
 #
 #   floor      the evaluation alone (internal/treceval), nothing else linked
+#   floor+net/http  the same, also linking net/http (which every lasagna
+#              binary links: serve, the hub, the LLM client)
 #   floor+llm  the same, also linking the LLM client (package llm and
 #              openai-go), whose packages run their own init before main in
 #              every lasagna binary
@@ -32,6 +34,7 @@ if [ $# -eq 0 ]; then
 	set -- "$dir/lasagna"
 fi
 go build -o "$dir/floor" ./scripts/startfloor
+go build -tags nethttp -o "$dir/floor+http" ./scripts/startfloor
 go build -tags llm -o "$dir/floor+llm" ./scripts/startfloor
 trec_eval=${TREC_EVAL:-$(command -v trec_eval || true)}
 runs=${STARTUP_RUNS:-50}
@@ -67,6 +70,7 @@ while [ "$round" -le "$rounds" ]; do
 		measure "trec_eval" "$trec_eval" "$q" "$r"
 	fi
 	measure "floor" "$dir/floor" "$q" "$r"
+	measure "floor+net/http" "$dir/floor+http" "$q" "$r"
 	measure "floor+llm" "$dir/floor+llm" "$q" "$r"
 	for b in "$@"; do
 		measure "$(basename "$b") metrics trec" "$b" metrics trec "$q" "$r"

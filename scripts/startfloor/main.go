@@ -3,9 +3,12 @@
 // links nothing else, so scripts/bench-startup.sh can tell what lasagna's
 // start-up costs beyond the evaluation itself. Built with -tags llm it also
 // links the LLM client (package llm, and with it openai-go), whose
-// packages run their own init before main in every lasagna command:
+// packages run their own init before main in every lasagna command; with
+// -tags nethttp it links net/http alone (the standard library's HTTP client
+// and server, which lasagna links for serve, the hub and the LLM client):
 //
 //	go build -o /tmp/floor ./scripts/startfloor
+//	go build -tags nethttp -o /tmp/floor-http ./scripts/startfloor
 //	go build -tags llm -o /tmp/floor-llm ./scripts/startfloor
 //	/tmp/floor qrels.txt run.txt
 //
