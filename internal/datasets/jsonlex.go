@@ -373,6 +373,20 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
+// requiredID reads the value of a required "id" member (key): a non-empty
+// string or a number, as text; anything else is a problem reported
+// through bad, and the id is then "".
+func (l *jlex) requiredID(key string, bad func(field, format string, args ...any)) (string, error) {
+	text, k, err := l.scalarText()
+	if err != nil {
+		return "", err
+	}
+	if text == "" {
+		bad(key, "field \"id\" must be a non-empty string or a number, got %s", kindName(k))
+	}
+	return text, nil
+}
+
 // scalarText returns the text of a string or number value (ids); ok is
 // false for other kinds, which are consumed.
 func (l *jlex) scalarText() (text string, kind byte, err error) {

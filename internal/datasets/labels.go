@@ -63,14 +63,11 @@ func parseJudgeLabel(l *jlex, line []byte, pos lasagna.Pos, c *collector) (Judge
 	seen, err := l.fieldsLine(line, judgeLabelFields, bad, func(key string) error {
 		switch key {
 		case "id":
-			text, k, err := l.scalarText()
+			id, err := l.requiredID(key, bad)
 			if err != nil {
 				return err
 			}
-			if text == "" {
-				bad(key, "field \"id\" must be a non-empty string or a number, got %s", kindName(k))
-			}
-			jl.ID = text
+			jl.ID = id
 		case "question", "reference", "answer":
 			k := l.kind()
 			if k != '"' {

@@ -73,14 +73,11 @@ func parsePrediction(l *jlex, line []byte, pos lasagna.Pos, c *collector) (Predi
 	seen, err := l.fieldsLine(line, predictionFields, bad, func(key string) error {
 		switch key {
 		case "id":
-			text, k, err := l.scalarText()
+			id, err := l.requiredID(key, bad)
 			if err != nil {
 				return err
 			}
-			if text == "" {
-				bad(key, "field \"id\" must be a non-empty string or a number, got %s", kindName(k))
-			}
-			p.ID = text
+			p.ID = id
 		case "answer":
 			switch k := l.kind(); k {
 			case '"':
