@@ -165,6 +165,7 @@ func TestJudgeCalibrateBadLabels(t *testing.T) {
 {"id": "b", "question": "q?", "answer": "Paris", "label": true}
 {"id": "a", "question": "q?", "reference": "r", "answer": "Paris", "label": false, "lable": true}
 {"id": "c", "question": "q?", "reference": "r", "answer": "Paris"}
+{"id": ["d"], "question": "q?", "reference": "r", "answer": "Paris", "label": true}
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -174,6 +175,7 @@ func TestJudgeCalibrateBadLabels(t *testing.T) {
 		`bad.jsonl:2: field "reference" is missing or empty; judge_correctness compares the answer with a reference answer: give it`,
 		`bad.jsonl:3: unknown field "lable" (did you mean "label"?)`,
 		`bad.jsonl:4: missing field "label"`,
+		`bad.jsonl:5: field "id" must be a non-empty string or a number, got a list`,
 	} {
 		if code != 1 || !strings.Contains(stderr, want) {
 			t.Errorf("exit %d, stderr lacks %q:\n%s", code, want, stderr)

@@ -295,6 +295,8 @@ func TestPredictions(t *testing.T) {
 		{`{"id": "a", "retrieved": "d1"}`, `p.jsonl:1: field "retrieved" must be a list`},
 		{`{"id": "a", "abstained": "yes"}`, `p.jsonl:1: field "abstained" must be true or false`},
 		{`{"id": "a", "answer": 3}`, `p.jsonl:1: field "answer" must be a string, got a number`},
+		{`{"id": true, "answer": "x"}`, `p.jsonl:1: field "id" must be a non-empty string or a number, got a boolean`},
+		{`{"id": "", "answer": "x"}`, `p.jsonl:1: field "id" must be a non-empty string or a number, got a string`},
 		{`{"id": "a", "retrieved": [1, 2,]}`, `p.jsonl:1: invalid JSON`},
 	} {
 		_, err := ReadPredictions(mapFS(map[string]string{"p.jsonl": tc.data}), "p.jsonl")
