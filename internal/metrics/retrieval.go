@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lasagna-go/lasagna/internal/crmath"
 	"github.com/lasagna-go/lasagna/internal/idhash"
 )
 
@@ -87,6 +88,9 @@ type TrecOptions struct {
 	// before any measure, closing up the ranks, as trec_eval -J does. It
 	// applies after MaxRetrieved.
 	JudgedOnly bool
+	// Params holds the parameters of utility, 11pt_avg, set_F and the gain
+	// measures (the zero value: trec_eval's defaults).
+	Params TrecParams
 	// Query, when not empty, evaluates and averages that query alone, as
 	// trec_eval -D level.qid does; under [AverageComplete] the summary's
 	// NumRel still counts the positive grades of every qrels query, as
@@ -156,6 +160,12 @@ func (o *TrecOptions) Validate() error {
 			}
 		}
 	}
+	if u := o.Params.Utility; u != nil && len(u) != 4 {
+		return fmt.Errorf("utility takes 4 coefficients, not %d", len(u))
+	}
+	if r := o.Params.Recall11pt; r != nil && len(r) == 0 {
+		return fmt.Errorf("11pt_avg has no recall level")
+	}
 	return nil
 }
 
@@ -201,6 +211,7 @@ type TrecMeasures struct {
 	InfAP              float64
 	RBP                float64 // rank-biased precision, persistence 0.9
 	RBPResid           float64 // rbp_resid: RBP's residual from unjudged documents
+	Yaap               float64 // trec_eval's yaap: log((1+s)/(1+NumRel-s)), s the sum of precisions at relevant ranks
 	RelString          string  // one query only: relevance of the first ranks, e.g. "10-0"
 	P                  []float64
 	Recall             []float64
@@ -487,6 +498,8 @@ func (e *Evaluator) evaluate(judged map[string]int, opts *TrecOptions) TrecMeasu
 	if opts.Omit&OmitInfAPRBP == 0 {
 		e.infAPAndRBP(&m, level)
 	}
+	e.paramMeasures(&m, opts, level)
+	m.Yaap = crmath.Log((1 + ap) / (1 + float64(m.NumRel) - ap))
 	if opts.RelString > 0 {
 		m.RelString = e.relString(min(opts.RelString, n))
 	}
