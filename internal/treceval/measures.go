@@ -14,17 +14,17 @@ import (
 // trecMeasure is one trec_eval measure (or family of cutoff measures) in
 // trec_eval's output order.
 type trecMeasure struct {
-	name         string
-	implemented  bool
-	cut          bool // takes cutoff parameters: name.k1,k2,…
-	fcut         bool // takes fractional parameters: name.0.1,0.5 (printed %3.2f)
+	name        string
+	implemented bool
+	cut         bool // takes cutoff parameters: name.k1,k2,…
+	fcut        bool // takes fractional parameters: name.0.1,0.5 (printed %3.2f)
 	// pairs: takes rel_level=gain pairs (and p=persistence for rbp and
 	// rbp_resid); values: takes a list of numbers. Either way the
 	// parameters as written are appended to the printed name: ndcg_1=3,
 	// set_F_0.5.
 	pairs, values bool
-	summaryOnly  bool // printed only in the "all" block (runid, num_q, gm_map)
-	perQueryOnly bool // printed only in query blocks (relstring)
+	summaryOnly   bool // printed only in the "all" block (runid, num_q, gm_map)
+	perQueryOnly  bool // printed only in query blocks (relstring)
 	// format is the -R rel_info format the measure needs: "" for qrels,
 	// "prefs" for prefs and qrels_prefs, "qrels_jg"; runid and num_q
 	// (any) go with every format.
