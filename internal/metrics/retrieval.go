@@ -197,19 +197,19 @@ type TrecMeasures struct {
 	NDCG               float64
 	DCG                float64 // trec_eval's dcg: the DCG behind NDCG
 	IdealDCG           float64 // trec_eval's ideal_dcg: NDCG's normaliser
-	Utility            float64 // trec_eval's default utility: relevant retrieved − non-relevant retrieved
-	Avg11pt            float64 // 11pt_avg: mean interpolated precision at recall 0, 0.1, …, 1
+	Utility            float64 // utility: by default relevant retrieved − non-relevant retrieved (TrecParams.Utility)
+	Avg11pt            float64 // 11pt_avg: mean interpolated precision at recall 0, 0.1, …, 1 (TrecParams.Recall11pt)
 	SetP               float64
 	SetRelativeP       float64
 	SetRecall          float64
 	SetMAP             float64
-	SetF               float64 // set_F with beta 1
+	SetF               float64 // set_F, beta 1 by default (TrecParams.SetFBeta)
 	BinG               float64
 	G                  float64
 	NDCGRel            float64
 	RNDCG              float64 // trec_eval's Rndcg; NaN when NumRel > 0 but no grade is above 0 (RelLevel <= 0), as trec_eval's 0/0
 	InfAP              float64
-	RBP                float64 // rank-biased precision, persistence 0.9
+	RBP                float64 // rank-biased precision, persistence 0.9 by default (TrecParams)
 	RBPResid           float64 // rbp_resid: RBP's residual from unjudged documents
 	Yaap               float64 // trec_eval's yaap: log((1+s)/(1+NumRel-s)), s the sum of precisions at relevant ranks
 	RelString          string  // one query only: relevance of the first ranks, e.g. "10-0"
@@ -312,7 +312,7 @@ func log2Plus2(i int) float64 {
 // Document ids must be distinct within ranked: a duplicate would be counted
 // at each of its ranks (trec_eval rejects such a run, as does
 // datasets.ReadRun). Gains for ndcg and ndcg_cut are the grades themselves
-// (trec_eval's default), discounted by log2(rank+1), normalised by the ideal
+// (trec_eval's default; opts.Params may give ndcg and the others other gains), discounted by log2(rank+1), normalised by the ideal
 // ranking of every judged document with a positive grade.
 //
 // A query whose judgements are all negative (or with no relevant document)
