@@ -26,11 +26,14 @@ Ranking follows trec_eval: score descending, equal scores by docno descending
 num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall P relstring
 recall infAP gm_bpref Rprec_mult utility 11pt_avg binG G dcg ideal_dcg ndcg
 ndcg_rel Rndcg ndcg_cut map_cut relative_P success set_P set_relative_P
-set_recall set_map set_F num_nonrel_judged_ret rbp rbp_resid unj — and the
-sets official, all_trec and set. Parameters as in "-m P.5,10", "-m ndcg_cut.10",
-"-m iprec_at_recall.0.5" or "-m relstring.20"; the parameters of ndcg,
-ndcg_rel, Rndcg, G, rbp (gains, persistence), utility, 11pt_avg and set_F are
-not implemented.
+set_recall set_map set_F num_nonrel_judged_ret rbp rbp_resid unj, and yaap —
+and the sets official, all_trec and set. Parameters as in "-m P.5,10", "-m
+ndcg_cut.10", "-m iprec_at_recall.0.5", "-m relstring.20", gains
+rel_level=gain for ndcg, dcg, ideal_dcg, ndcg_rel, Rndcg, G and rbp ("-m
+ndcg.1=0.5,2=3"; levels not given keep their grade), persistence p= for rbp
+and rbp_resid ("-m rbp.p=0.8"), "-m utility.1,-1,0,0" (with -N),
+"-m 11pt_avg.0.2,0.5,0.8" and "-m set_F.0.5" (beta); such a measure is
+printed with its parameters as written (set_F_0.5).
 
 Averaging: by default over the queries in both the qrels and the run; a qrels
 query missing from the run is an error, as in trec_eval 10. -c averages over
@@ -44,8 +47,8 @@ query with only grade-0 judgements, both as trec_eval does (docs/metrics.md,
 "trec_eval's edge cases").
 
 trec_eval's other flags: -M num (only each query's first num ranked documents
-count), -J (unjudged documents are removed first), -N num (accepted; only
-utility's parameters use it), -D level[.qid] (.qid evaluates that query only;
+count), -J (unjudged documents are removed first), -N num (the collection
+size, for utility's fourth parameter), -D level[.qid] (.qid evaluates that query only;
 debugging lines are not printed), -Z file (z-scores against "qid measure mean
 stddev" lines), -R format (below), -T trec_results (trec_eval's only results
 format), -o (ignored). trec_eval's long option names work too, whole or as a
@@ -106,7 +109,7 @@ func newMetricsTrecCmd(stdout io.Writer) *cobra.Command {
 	f.StringVar(&fl.average, "average", "", "averaging set: trec_eval (default), complete (same as -c), run (BEIR / pytrec_eval)")
 	f.IntVarP(&fl.maxRetrieved, "max-retrieved", "M", 0, "evaluate only each query's first `num` ranked documents (trec_eval -M; default no limit)")
 	f.BoolVarP(&fl.judgedOnly, "judged-only", "J", false, "drop retrieved documents without a judgement of grade 0 or more before evaluating (trec_eval -J)")
-	f.Int64VarP(&fl.numDocs, "num-docs", "N", 0, "number of documents in the collection (trec_eval -N; only utility's parameters use it, which lasagna does not implement: no effect)")
+	f.Int64VarP(&fl.numDocs, "num-docs", "N", 0, "number of documents in the collection (trec_eval -N; only utility's fourth parameter uses it)")
 	f.StringVarP(&fl.debug, "debug", "D", "0", "trec_eval's debug `level[.qid]`: with .qid only that query is evaluated; the level's debugging lines are not printed")
 	f.StringVarP(&fl.relFormat, "rel-format", "R", "qrels", "rel_info_file `format` (trec_eval -R): qrels; prefs or qrels_prefs (preference measures); qrels_jg (measures averaged over judgement groups)")
 	f.StringVarP(&fl.resultsFormat, "results-format", "T", "trec_results", "results file format (trec_eval -T): trec_results, trec_eval's only one")
@@ -149,6 +152,7 @@ func (fl *trecFlags) config(c *cobra.Command) (treceval.Config, error) {
 	opts := sel.Options(fl.level)
 	opts.LimitRetrieved, opts.MaxRetrieved = c.Flags().Changed("max-retrieved"), fl.maxRetrieved
 	opts.JudgedOnly = fl.judgedOnly
+	opts.Params.NumDocs = fl.numDocs
 	opts.Query = query
 	cfg := treceval.Config{
 		Selection: sel,

@@ -241,7 +241,29 @@ func TestMetricsTrecShuffledMatchesTrecEval(t *testing.T) {
 		}
 		return writeTestFile(t, tmp, "shuffled-"+filepath.Base(path), s)
 	}
-	dir := filepath.Join("testdata", "trec_eval")
+	for _, dir := range []string{filepath.Join("testdata", "trec_eval"), filepath.Join("testdata", "trec_eval", "params")} {
+		shuffledEdgeCases(t, dir, shuffled)
+	}
+	ref := trecEvalTestFiles(t, "qrels.test", "qrels.rel_level", "qrels.comment.test", "results.test", "results.trunc", "results.comment.test")
+	for _, c := range []struct{ qrels, run string }{{"qrels.test", "results.test"}, {"qrels.test", "results.trunc"}, {"qrels.rel_level", "results.test"}, {"qrels.comment.test", "results.comment.test"}} {
+		qp, rp := filepath.Join(ref, c.qrels), filepath.Join(ref, c.run)
+		sp := shuffled(rp)
+		for _, flags := range [][]string{{}, {"-q", "-m", "all_trec"}, {"-q", "-c", "-m", "all_trec"}, {"-q", "-l", "2", "-m", "all_trec"}} {
+			if c.run == "results.trunc" { // misses qrels queries
+				flags = append(flags, "-c")
+			}
+			want, _, werr := runTrec(t, slices.Concat(flags, []string{qp, rp})...)
+			got, _, gerr := runTrec(t, slices.Concat(flags, []string{qp, sp})...)
+			if werr != nil || gerr != nil || got != want || !strings.Contains(got, "\tall\t") {
+				t.Errorf("%s shuffled, %v: %v / %v\n%s", c.run, flags, werr, gerr, lineDiff(got, want))
+			}
+		}
+	}
+}
+
+// shuffledEdgeCases runs the recorded cases of dir (cases.txt) on their
+// runs shuffled and requires trec_eval's recorded output.
+func shuffledEdgeCases(t *testing.T, dir string, shuffled func(string) string) {
 	for _, c := range readTrecEdgeCases(t, dir) {
 		if c.exit != 0 || c.out == "negfirst-q-all_trec.out" {
 			continue
@@ -262,21 +284,6 @@ func TestMetricsTrecShuffledMatchesTrecEval(t *testing.T) {
 		got, _, err := runTrec(t, args...)
 		if err != nil || got != string(want) {
 			t.Errorf("shuffled run, %s: %v\n%s", strings.Join(c.args, " "), err, lineDiff(got, string(want)))
-		}
-	}
-	ref := trecEvalTestFiles(t, "qrels.test", "qrels.rel_level", "qrels.comment.test", "results.test", "results.trunc", "results.comment.test")
-	for _, c := range []struct{ qrels, run string }{{"qrels.test", "results.test"}, {"qrels.test", "results.trunc"}, {"qrels.rel_level", "results.test"}, {"qrels.comment.test", "results.comment.test"}} {
-		qp, rp := filepath.Join(ref, c.qrels), filepath.Join(ref, c.run)
-		sp := shuffled(rp)
-		for _, flags := range [][]string{{}, {"-q", "-m", "all_trec"}, {"-q", "-c", "-m", "all_trec"}, {"-q", "-l", "2", "-m", "all_trec"}} {
-			if c.run == "results.trunc" { // misses qrels queries
-				flags = append(flags, "-c")
-			}
-			want, _, werr := runTrec(t, slices.Concat(flags, []string{qp, rp})...)
-			got, _, gerr := runTrec(t, slices.Concat(flags, []string{qp, sp})...)
-			if werr != nil || gerr != nil || got != want || !strings.Contains(got, "\tall\t") {
-				t.Errorf("%s shuffled, %v: %v / %v\n%s", c.run, flags, werr, gerr, lineDiff(got, want))
-			}
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lasagna-go/lasagna/internal/crmath"
 	"github.com/lasagna-go/lasagna/internal/idhash"
 )
 
@@ -87,6 +88,9 @@ type TrecOptions struct {
 	// before any measure, closing up the ranks, as trec_eval -J does. It
 	// applies after MaxRetrieved.
 	JudgedOnly bool
+	// Params holds the parameters of utility, 11pt_avg, set_F and the gain
+	// measures (the zero value: trec_eval's defaults).
+	Params TrecParams
 	// Query, when not empty, evaluates and averages that query alone, as
 	// trec_eval -D level.qid does; under [AverageComplete] the summary's
 	// NumRel still counts the positive grades of every qrels query, as
@@ -156,6 +160,12 @@ func (o *TrecOptions) Validate() error {
 			}
 		}
 	}
+	if u := o.Params.Utility; u != nil && len(u) != 4 {
+		return fmt.Errorf("utility takes 4 coefficients, not %d", len(u))
+	}
+	if r := o.Params.Recall11pt; r != nil && len(r) == 0 {
+		return fmt.Errorf("11pt_avg has no recall level")
+	}
 	return nil
 }
 
@@ -187,20 +197,21 @@ type TrecMeasures struct {
 	NDCG               float64
 	DCG                float64 // trec_eval's dcg: the DCG behind NDCG
 	IdealDCG           float64 // trec_eval's ideal_dcg: NDCG's normaliser
-	Utility            float64 // trec_eval's default utility: relevant retrieved − non-relevant retrieved
-	Avg11pt            float64 // 11pt_avg: mean interpolated precision at recall 0, 0.1, …, 1
+	Utility            float64 // utility: by default relevant retrieved − non-relevant retrieved (TrecParams.Utility)
+	Avg11pt            float64 // 11pt_avg: mean interpolated precision at recall 0, 0.1, …, 1 (TrecParams.Recall11pt)
 	SetP               float64
 	SetRelativeP       float64
 	SetRecall          float64
 	SetMAP             float64
-	SetF               float64 // set_F with beta 1
+	SetF               float64 // set_F, beta 1 by default (TrecParams.SetFBeta)
 	BinG               float64
 	G                  float64
 	NDCGRel            float64
 	RNDCG              float64 // trec_eval's Rndcg; NaN when NumRel > 0 but no grade is above 0 (RelLevel <= 0), as trec_eval's 0/0
 	InfAP              float64
-	RBP                float64 // rank-biased precision, persistence 0.9
+	RBP                float64 // rank-biased precision, persistence 0.9 by default (TrecParams)
 	RBPResid           float64 // rbp_resid: RBP's residual from unjudged documents
+	Yaap               float64 // trec_eval's yaap: log((1+s)/(1+NumRel-s)), s the sum of precisions at relevant ranks
 	RelString          string  // one query only: relevance of the first ranks, e.g. "10-0"
 	P                  []float64
 	Recall             []float64
@@ -301,7 +312,7 @@ func log2Plus2(i int) float64 {
 // Document ids must be distinct within ranked: a duplicate would be counted
 // at each of its ranks (trec_eval rejects such a run, as does
 // datasets.ReadRun). Gains for ndcg and ndcg_cut are the grades themselves
-// (trec_eval's default), discounted by log2(rank+1), normalised by the ideal
+// (trec_eval's default; opts.Params may give ndcg and the others other gains), discounted by log2(rank+1), normalised by the ideal
 // ranking of every judged document with a positive grade.
 //
 // A query whose judgements are all negative (or with no relevant document)
@@ -487,6 +498,8 @@ func (e *Evaluator) evaluate(judged map[string]int, opts *TrecOptions) TrecMeasu
 	if opts.Omit&OmitInfAPRBP == 0 {
 		e.infAPAndRBP(&m, level)
 	}
+	e.paramMeasures(&m, opts, level)
+	m.Yaap = crmath.Log((1 + ap) / (1 + float64(m.NumRel) - ap))
 	if opts.RelString > 0 {
 		m.RelString = e.relString(min(opts.RelString, n))
 	}

@@ -122,7 +122,11 @@ func EvaluateRun[H any](qrels map[string]map[string]int, run map[string][]H, id 
 				q := ids[i]
 				hits, inRun := run[q]
 				tq := TrecQuery{ID: q, Missing: !inRun}
-				tq.TrecMeasures = EvaluateQuery(&e, hits, id, qrels[q], &opts)
+				if inRun {
+					tq.TrecMeasures = EvaluateQuery(&e, hits, id, qrels[q], &opts)
+				} else {
+					tq.TrecMeasures = e.missingQuery(qrels[q], &opts)
+				}
 				out.Queries[i] = tq
 			}
 		})
@@ -154,7 +158,7 @@ func SummarizeRun(qrels map[string]map[string]int, evaluated map[string]TrecMeas
 	for i, q := range ids {
 		m, ok := evaluated[q]
 		if !ok {
-			m = EvaluateQuery(&e, []Scored(nil), func(s Scored) string { return s.ID }, qrels[q], &opts)
+			m = e.missingQuery(qrels[q], &opts)
 		}
 		out.Queries[i] = TrecQuery{ID: q, Missing: !ok, TrecMeasures: m}
 	}
@@ -272,6 +276,7 @@ func summarize(qs []TrecQuery, opts *TrecOptions, avg Averaging) TrecMeasures {
 		s.InfAP += m.InfAP
 		s.RBP += m.RBP
 		s.RBPResid += m.RBPResid
+		s.Yaap += m.Yaap
 		addTo(s.P, m.P)
 		addTo(s.Recall, m.Recall)
 		addTo(s.NDCGCut, m.NDCGCut)
@@ -301,7 +306,7 @@ func summarize(qs []TrecQuery, opts *TrecOptions, avg Averaging) TrecMeasures {
 // divideMeans divides every averaged value (all but the counts and the
 // geometric means) by n.
 func (s *TrecMeasures) divideMeans(n float64) {
-	for _, v := range []*float64{&s.MAP, &s.RPrec, &s.Bpref, &s.RecipRank, &s.NDCG, &s.DCG, &s.IdealDCG, &s.Utility, &s.Avg11pt, &s.SetP, &s.SetRelativeP, &s.SetRecall, &s.SetMAP, &s.SetF, &s.BinG, &s.G, &s.NDCGRel, &s.RNDCG, &s.InfAP, &s.RBP, &s.RBPResid} {
+	for _, v := range []*float64{&s.MAP, &s.RPrec, &s.Bpref, &s.RecipRank, &s.NDCG, &s.DCG, &s.IdealDCG, &s.Utility, &s.Avg11pt, &s.SetP, &s.SetRelativeP, &s.SetRecall, &s.SetMAP, &s.SetF, &s.BinG, &s.G, &s.NDCGRel, &s.RNDCG, &s.InfAP, &s.RBP, &s.RBPResid, &s.Yaap} {
 		*v /= n
 	}
 	for _, v := range [][]float64{s.P, s.Recall, s.NDCGCut, s.MAPCut, s.Success, s.RelativeP, s.Unj, s.IPrecAtRecall, s.RPrecMult} {

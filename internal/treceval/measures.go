@@ -14,12 +14,17 @@ import (
 // trecMeasure is one trec_eval measure (or family of cutoff measures) in
 // trec_eval's output order.
 type trecMeasure struct {
-	name         string
-	implemented  bool
-	cut          bool // takes cutoff parameters: name.k1,k2,…
-	fcut         bool // takes fractional parameters: name.0.1,0.5 (printed %3.2f)
-	summaryOnly  bool // printed only in the "all" block (runid, num_q, gm_map)
-	perQueryOnly bool // printed only in query blocks (relstring)
+	name        string
+	implemented bool
+	cut         bool // takes cutoff parameters: name.k1,k2,…
+	fcut        bool // takes fractional parameters: name.0.1,0.5 (printed %3.2f)
+	// pairs: takes rel_level=gain pairs (and p=persistence for rbp and
+	// rbp_resid); values: takes a list of numbers. Either way the
+	// parameters as written are appended to the printed name: ndcg_1=3,
+	// set_F_0.5.
+	pairs, values bool
+	summaryOnly   bool // printed only in the "all" block (runid, num_q, gm_map)
+	perQueryOnly  bool // printed only in query blocks (relstring)
 	// format is the -R rel_info format the measure needs: "" for qrels,
 	// "prefs" for prefs and qrels_prefs, "qrels_jg"; runid and num_q
 	// (any) go with every format.
@@ -49,15 +54,15 @@ var trecMeasures = []trecMeasure{
 	{name: "infAP", implemented: true},
 	{name: "gm_bpref", implemented: true, summaryOnly: true},
 	{name: "Rprec_mult", implemented: true, fcut: true},
-	{name: "utility", implemented: true},
-	{name: "11pt_avg", implemented: true},
+	{name: "utility", implemented: true, values: true},
+	{name: "11pt_avg", implemented: true, values: true},
 	{name: "binG", implemented: true},
-	{name: "G", implemented: true},
-	{name: "dcg", implemented: true},
-	{name: "ideal_dcg", implemented: true},
-	{name: "ndcg", implemented: true},
-	{name: "ndcg_rel", implemented: true},
-	{name: "Rndcg", implemented: true},
+	{name: "G", implemented: true, pairs: true},
+	{name: "dcg", implemented: true, pairs: true},
+	{name: "ideal_dcg", implemented: true, pairs: true},
+	{name: "ndcg", implemented: true, pairs: true},
+	{name: "ndcg_rel", implemented: true, pairs: true},
+	{name: "Rndcg", implemented: true, pairs: true},
 	{name: "ndcg_cut", implemented: true, cut: true},
 	{name: "map_cut", implemented: true, cut: true},
 	{name: "relative_P", implemented: true, cut: true},
@@ -66,7 +71,7 @@ var trecMeasures = []trecMeasure{
 	{name: "set_relative_P", implemented: true},
 	{name: "set_recall", implemented: true},
 	{name: "set_map", implemented: true},
-	{name: "set_F", implemented: true},
+	{name: "set_F", implemented: true, values: true},
 	{name: "num_nonrel_judged_ret", implemented: true},
 	{name: "prefs_num_prefs_poss", implemented: true, format: "prefs"},
 	{name: "prefs_num_prefs_ful", implemented: true, format: "prefs"},
@@ -85,8 +90,9 @@ var trecMeasures = []trecMeasure{
 	{name: "map_avgjg", implemented: true, format: "qrels_jg"},
 	{name: "P_avgjg", implemented: true, cut: true, format: "qrels_jg"},
 	{name: "Rprec_mult_avgjg", implemented: true, fcut: true, format: "qrels_jg"},
-	{name: "rbp", implemented: true},
-	{name: "rbp_resid", implemented: true},
+	{name: "yaap", implemented: true},
+	{name: "rbp", implemented: true, pairs: true},
+	{name: "rbp_resid", implemented: true, pairs: true},
 	{name: "unj", implemented: true, cut: true},
 }
 
@@ -164,6 +170,23 @@ type Selection struct {
 	// measure, "relstring_20"); relstringLen the number of ranks it shows.
 	relstringParam string
 	relstringLen   int
+	// params holds the parameters of the pairs and values measures as
+	// written (their printed names carry them); gains, persistence and
+	// values what they say.
+	params      map[string]string
+	gains       map[string][]metrics.GainPair
+	persistence map[string]float64
+	values      map[string][]float64
+}
+
+// printName is measure name as trec_eval prints it: with its parameters
+// as written after an underscore when it was given some (utility_1,-1,0,0;
+// ndcg_1=3,2=5), as meas_init.c's append_string does.
+func (s *Selection) printName(name string) string {
+	if p, ok := s.params[name]; ok {
+		return name + "_" + p
+	}
+	return name
 }
 
 func findTrecMeasure(name string) (trecMeasure, bool) {
@@ -193,7 +216,8 @@ func ParseMeasures(specs []string) (*Selection, error) {
 	if len(specs) == 0 {
 		specs = []string{"official"}
 	}
-	sel := &Selection{on: map[string]bool{}, cutoffs: map[string][]int{}, fcuts: map[string][]float64{}}
+	sel := &Selection{on: map[string]bool{}, cutoffs: map[string][]int{}, fcuts: map[string][]float64{},
+		params: map[string]string{}, gains: map[string][]metrics.GainPair{}, persistence: map[string]float64{}, values: map[string][]float64{}}
 	for _, spec := range specs {
 		name, params, hasParams := strings.Cut(spec, ".")
 		if hasParams && params == "" {
@@ -235,8 +259,17 @@ func ParseMeasures(specs []string) (*Selection, error) {
 			}
 			continue
 		}
+		if m.pairs || m.values {
+			if _, done := sel.params[name]; done {
+				continue // trec_eval uses the first parameters given
+			}
+			if err := sel.parseParams(m, params); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if !m.cut && !m.fcut {
-			return nil, fmt.Errorf("measure %q takes no parameters in lasagna (trec_eval's parameters of ndcg, ndcg_rel, Rndcg, G, rbp, rbp_resid, utility, 11pt_avg and set_F are not implemented)", spec)
+			return nil, fmt.Errorf("measure %q takes no parameters", spec)
 		}
 		_, done := sel.cutoffs[name]
 		_, fdone := sel.fcuts[name]
@@ -257,7 +290,97 @@ func ParseMeasures(specs []string) (*Selection, error) {
 		}
 		sel.cutoffs[name] = cuts
 	}
+	// dcg, ideal_dcg and ndcg share one set of parameters in trec_eval
+	// (m_ndcg.c), which frees it once per measure: with parameters and
+	// two of them, it crashes (double free) after computing them.
+	var group []string
+	param := false
+	for _, n := range []string{"dcg", "ideal_dcg", "ndcg"} {
+		if sel.on[n] {
+			group = append(group, n)
+			_, p := sel.params[n]
+			param = param || p
+		}
+	}
+	if param && len(group) > 1 {
+		return nil, fmt.Errorf("measures %s: trec_eval shares one set of gain parameters among dcg, ideal_dcg and ndcg and crashes when two of them are selected with parameters; give one of them (e.g. -m ndcg.1=0.5,2=2 alone)", strings.Join(group, ", "))
+	}
 	return sel, nil
+}
+
+// parseParams reads the parameters of a pairs or values measure m as
+// trec_eval does (meas_init.c's get_param_pairs, get_double_params) and
+// keeps them. trec_eval reads numbers with atof and levels with atol,
+// which take anything; a parameter that is not a number, or a gain level
+// that is not an integer, is an error here.
+func (s *Selection) parseParams(m trecMeasure, params string) error {
+	name := m.name
+	num := func(p string) (float64, bool) {
+		x, err := strconv.ParseFloat(p, 64)
+		return x, err == nil && !math.IsInf(x, 0) && !math.IsNaN(x) && !strings.Contains(p, "_")
+	}
+	if m.values {
+		example := map[string]string{"utility": "utility.1,-1,0,0", "11pt_avg": "11pt_avg.0.2,0.5,0.8", "set_F": "set_F.0.5"}[name]
+		var vs []float64
+		for p := range strings.SplitSeq(params, ",") {
+			x, ok := num(p)
+			if !ok {
+				return fmt.Errorf("measure %s: parameter %q is not a number; write e.g. %s", name, p, example)
+			}
+			vs = append(vs, x)
+		}
+		if name == "utility" && len(vs) != 4 {
+			return fmt.Errorf("measure utility takes 4 coefficients (retrieved relevant, retrieved non-relevant, relevant not retrieved, non-relevant not retrieved), not %d in %q; write e.g. %s (trec_eval stops with \"improper number of coefficients\")", len(vs), params, example)
+		}
+		s.params[name], s.values[name] = params, vs
+		return nil
+	}
+	example := name + ".1=0.5,2=2,3=4"
+	rbp := name == "rbp" || name == "rbp_resid"
+	if rbp {
+		example = name + ".p=0.8"
+	}
+	var gains []metrics.GainPair
+	p, hasP := 0.0, false
+	for pair := range strings.SplitSeq(params, ",") {
+		level, value, ok := strings.Cut(pair, "=")
+		if !ok || strings.Contains(value, "=") {
+			return fmt.Errorf("measure %s: parameter %q is not rel_level=gain (trec_eval: malformed pair parameters); write e.g. %s", name, pair, example)
+		}
+		x, ok := num(value)
+		if !ok {
+			return fmt.Errorf("measure %s: %q in %q is not a number; write e.g. %s", name, value, pair, example)
+		}
+		if rbp && level == "p" {
+			p, hasP = x, true // the last p given wins, as in m_rbp.c
+			continue
+		}
+		digits := strings.TrimLeft(level, "+-")
+		if len(level)-len(digits) > 1 || digits == "" || strings.Trim(digits, "0123456789") != "" {
+			what := "a relevance level (an integer)"
+			if rbp {
+				what += " or p"
+			}
+			return fmt.Errorf("measure %s: %q in %q is not %s (trec_eval ignores it); write e.g. %s", name, level, pair, what, example)
+		}
+		l, err := strconv.ParseInt(level, 10, 64)
+		if err != nil { // out of range: atol saturates
+			l = math.MaxInt64
+			if level[0] == '-' {
+				l = math.MinInt64
+			}
+		}
+		gains = append(gains, metrics.GainPair{Level: l, Gain: x})
+	}
+	s.params[name] = params
+	if gains == nil {
+		gains = []metrics.GainPair{} // given, even if only p
+	}
+	s.gains[name] = gains
+	if hasP {
+		s.persistence[name] = p
+	}
+	return nil
 }
 
 // parseCutoffs parses "5,10,3" like trec_eval: integers (a fractional part
@@ -377,7 +500,50 @@ func (s *Selection) Options(level int) metrics.TrecOptions {
 	if !s.on["11pt_avg"] {
 		omit |= metrics.Omit11pt
 	}
+	var pr metrics.TrecParams
+	ptr := func(name string, m map[string]float64) *float64 {
+		if x, ok := m[name]; ok {
+			return &x
+		}
+		return nil
+	}
+	// The parameters of the measures selected; ndcg's gains are dcg's and
+	// ideal_dcg's too (m_ndcg.c), and only one of the three has some.
+	for _, n := range []string{"dcg", "ideal_dcg", "ndcg"} {
+		if g := s.gains[n]; g != nil && s.on[n] {
+			pr.NDCGGains = g
+		}
+	}
+	if s.on["ndcg_rel"] {
+		pr.NDCGRelGains = s.gains["ndcg_rel"]
+	}
+	if s.on["Rndcg"] {
+		pr.RNDCGGains = s.gains["Rndcg"]
+	}
+	if s.on["G"] {
+		pr.GGains = s.gains["G"]
+	}
+	if s.on["rbp"] {
+		pr.RBPGains, pr.RBPP = s.gains["rbp"], ptr("rbp", s.persistence)
+	}
+	if _, ok := s.params["rbp_resid"]; ok && s.on["rbp_resid"] {
+		p := 0.9
+		if x, ok := s.persistence["rbp_resid"]; ok {
+			p = x
+		}
+		pr.RBPResidP = &p
+	}
+	if s.on["utility"] {
+		pr.Utility = s.values["utility"]
+	}
+	if s.on["11pt_avg"] {
+		pr.Recall11pt = s.values["11pt_avg"]
+	}
+	if v := s.values["set_F"]; v != nil && s.on["set_F"] {
+		pr.SetFBeta = &v[0]
+	}
 	return metrics.TrecOptions{
+		Params:        pr,
 		Omit:          omit,
 		RelLevel:      level,
 		P:             pick("P", d.P),

@@ -142,7 +142,7 @@ func writeTrecBlock(w *bufio.Writer, qid string, m *metrics.TrecMeasures, sel *S
 			cuts("unj", opts.Unj, m.Unj)
 		default:
 			if f, ok := scalarMeasures[tm.name]; ok {
-				float(tm.name, f(m))
+				float(sel.printName(tm.name), f(m))
 			}
 		}
 	}
@@ -172,4 +172,5 @@ var scalarMeasures = map[string]func(*metrics.TrecMeasures) float64{
 	"set_recall":     func(m *metrics.TrecMeasures) float64 { return m.SetRecall },
 	"set_map":        func(m *metrics.TrecMeasures) float64 { return m.SetMAP },
 	"set_F":          func(m *metrics.TrecMeasures) float64 { return m.SetF },
+	"yaap":           func(m *metrics.TrecMeasures) float64 { return m.Yaap },
 }

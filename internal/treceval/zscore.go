@@ -163,8 +163,8 @@ type zValue struct {
 // measureValues lists the values of measure name for one query, in
 // trec_eval's order: what -Z converts. runid, num_q and relstring are not
 // converted (printed as they are) and have none.
-func measureValues(name string, m *metrics.TrecMeasures, opts *metrics.TrecOptions) []zValue {
-	one := func(v float64) []zValue { return []zValue{{name, v}} }
+func measureValues(name string, m *metrics.TrecMeasures, sel *Selection, opts *metrics.TrecOptions) []zValue {
+	one := func(v float64) []zValue { return []zValue{{sel.printName(name), v}} }
 	cuts := func(ks []int, vs []float64) []zValue {
 		out := make([]zValue, len(ks))
 		for j, k := range ks {
@@ -240,7 +240,7 @@ func writeZScores(out io.Writer, ev *metrics.TrecRun, tag string, sel *Selection
 			if tm.name == "relstring" && perQuery {
 				writeTrecBlock(w, q.ID, relstringQuery(q, sel, opts), &Selection{on: map[string]bool{"relstring": true}, relstringParam: sel.relstringParam}, opts, tag, 0, false)
 			}
-			for _, v := range measureValues(tm.name, &q.TrecMeasures, opts) {
+			for _, v := range measureValues(tm.name, &q.TrecMeasures, sel, opts) {
 				zv := z.convert(q.ID, v.name, v.v)
 				acc[v.name] += zv
 				if perQuery && !tm.summaryOnly {
@@ -271,7 +271,7 @@ func writeZScores(out io.Writer, ev *metrics.TrecRun, tag string, sel *Selection
 				continue
 			}
 		}
-		for _, v := range measureValues(tm.name, &ev.Summary, opts) {
+		for _, v := range measureValues(tm.name, &ev.Summary, sel, opts) {
 			s := acc[v.name]
 			switch {
 			case tm.summaryOnly: // gm_map, gm_bpref: missing queries add the floor

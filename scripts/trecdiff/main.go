@@ -156,7 +156,7 @@ type trecCase struct {
 }
 
 // newCase writes a random qrels and run: 1-6 queries, 0-25 judgements each
-// (grades -1..3), 1-30 retrieved documents per query from a pool of 40
+// (grades -1..4), 1-30 retrieved documents per query from a pool of 40
 // (scores from 8 values, so ties are common), some queries missing from
 // the run or only in it.
 func newCase(rng *rand.Rand, dir, te string) *trecCase {
@@ -172,7 +172,7 @@ func newCase(rng *rand.Rand, dir, te string) *trecCase {
 		}
 		docs := rng.Perm(40)
 		for j, d := range docs[:judged] {
-			g := rng.IntN(5) - 1
+			g := rng.IntN(6) - 1
 			if j == 0 {
 				g = rng.IntN(4) // one grade >= 0: see "known differences" above
 			}
@@ -252,6 +252,9 @@ func (c *trecCase) flags(rng *rand.Rand) []string {
 		{"iprec_at_recall.0,0.25,0.5", "11pt_avg", "Rprec_mult.0.5,1"}, {"bpref", "infAP", "gm_bpref", "gm_map"},
 		{"relstring.5", "success.1,2", "recip_rank", "num_ret", "num_rel"}}
 	ms := sets[rng.IntN(len(sets))]
+	if rng.IntN(3) == 0 {
+		ms = paramMeasures(rng)
+	}
 	for _, m := range ms {
 		opt("m", "measure", m)
 	}
@@ -261,6 +264,87 @@ func (c *trecCase) flags(rng *rand.Rand) []string {
 		}
 	}
 	return args
+}
+
+// paramMeasures returns random -m values of the measures that take
+// parameters other than cutoffs (gain pairs, rbp's persistence, utility's
+// coefficients, 11pt_avg's recall levels, set_F's beta), with yaap, now
+// and then official or a second spelling of a measure (the first
+// parameters given win).
+func paramMeasures(rng *rand.Rand) []string {
+	num := func() string {
+		vals := []string{"0", "1", "2", "3", "-1", "0.5", "1.5", "0.3", "1.7", "2.25", "-0.4", "4", "10", "0.9"}
+		return vals[rng.IntN(len(vals))]
+	}
+	gains := func() string {
+		var ps []string
+		for range 1 + rng.IntN(4) {
+			levels := []string{"-2", "-1", "0", "1", "2", "3", "4", "5", "+2", "01"}
+			ps = append(ps, levels[rng.IntN(len(levels))]+"="+num())
+		}
+		return strings.Join(ps, ",")
+	}
+	prob := func() string { return strconv.FormatFloat(float64(rng.IntN(20))/20, 'g', -1, 64) }
+	var ms []string
+	if rng.IntN(2) == 0 {
+		ms = append(ms, "yaap")
+	}
+	ndcg := []string{"ndcg", "dcg", "ideal_dcg"}[rng.IntN(3)]
+	for _, m := range []string{ndcg, "ndcg_rel", "Rndcg", "G", "rbp", "rbp_resid", "utility", "11pt_avg", "set_F"} {
+		if rng.IntN(3) > 0 {
+			continue
+		}
+		var p string
+		switch m {
+		case "rbp":
+			p = gains()
+			if rng.IntN(2) == 0 {
+				p = "p=" + prob() + "," + p
+			}
+		case "rbp_resid":
+			p = "p=" + prob()
+		case "utility":
+			p = strings.Join([]string{num(), num(), num(), num()}, ",")
+		case "11pt_avg":
+			var ls []string
+			for range 1 + rng.IntN(5) {
+				ls = append(ls, prob())
+			}
+			p = strings.Join(ls, ",")
+		case "set_F":
+			p = []string{"0.5", "2", "1", "0.25", "3", "0"}[rng.IntN(6)]
+		default:
+			p = gains()
+		}
+		ms = append(ms, m+"."+p)
+		switch rng.IntN(5) {
+		case 0:
+			ms = append(ms, m) // the parameters stay
+		case 1:
+			ms = append(ms, m+"."+p+"0") // the first parameters win
+		}
+	}
+	if slices.ContainsFunc(ms, func(m string) bool { return strings.HasPrefix(m, "rbp.") }) {
+		// trec_eval's rbp reads two uninitialised variables, which hold
+		// what an earlier calculation left on the stack (ndcg, G,
+		// 11pt_avg, yaap…): see docs/metrics.md. rbp goes with rbp_resid
+		// only, which leaves them as lasagna takes them, 0.
+		ms = slices.DeleteFunc(ms, func(m string) bool {
+			name, _, _ := strings.Cut(m, ".")
+			return name != "rbp" && name != "rbp_resid"
+		})
+	} else if rng.IntN(4) == 0 {
+		ms = append(ms, "official") // no rbp: see above
+	}
+	if len(ms) == 0 {
+		ms = append(ms, "yaap")
+	}
+	rng.Shuffle(len(ms), func(i, j int) {
+		if !strings.HasPrefix(ms[i], strings.Split(ms[j], ".")[0]) {
+			ms[i], ms[j] = ms[j], ms[i]
+		}
+	})
+	return ms
 }
 
 // zscores writes a z-score file with a line for every value trec_eval
