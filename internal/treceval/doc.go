@@ -3,7 +3,8 @@
 // trec_eval's output, byte for byte.
 //
 // ParseMeasures reads trec_eval's -m values (measure names, the sets
-// official, all_trec and set, and cutoff parameters) into a Selection,
+// official, all_trec and set, cutoff parameters, and the gains, persistence
+// and values of the measures that take them) into a Selection,
 // whose Options are the metrics options that compute what it prints.
 // Evaluate does the rest: it reads the qrels while the run is parsed
 // (internal/trecparse, on all CPUs), evaluates a run grouped by query

@@ -210,7 +210,9 @@ func implementedTrecNames() []string {
 
 // ParseMeasures interprets -m values as trec_eval does: a measure name,
 // a nickname (official, all_trec, set), or name.params where params are
-// comma-separated cutoffs; the first parameters given for a measure win.
+// comma-separated cutoffs, rel_level=gain pairs (and p=persistence for
+// rbp and rbp_resid) or numbers (utility, 11pt_avg, set_F); the first
+// parameters given for a measure win.
 // No -m means "official".
 func ParseMeasures(specs []string) (*Selection, error) {
 	if len(specs) == 0 {

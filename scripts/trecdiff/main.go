@@ -3,7 +3,9 @@
 // and negative grades, queries missing from the run or from the qrels),
 // picks random trec_eval flags (-q -c -n -l -M -J -N -D -Z -R -T -m, short,
 // attached or long forms), runs both and compares their stdout byte for
-// byte. Half the cases, by default, read the rel_info file in another -R
+// byte. A third of the qrels cases give random parameters to the measures
+// that take rel_level=gain pairs, persistence or numbers (paramMeasures),
+// with yaap. Half the cases, by default, read the rel_info file in another -R
 // format instead: prefs (judgement groups of one or several sub-groups,
 // most consistent, some not), qrels_prefs or qrels_jg, with that format's
 // measures. Run it from the repository's root:
