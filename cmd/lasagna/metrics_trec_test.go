@@ -256,6 +256,8 @@ func TestMetricsTrecErrors(t *testing.T) {
 			[]string{"nan:1:", `field 5 (score) "high" is not a number`}},
 		{"qrels with 5 fields", []string{write("q5", "q1 0 d1 1 extra\n"), write("r3", "q1 Q0 d1 1 3.0 r\n")}, exitProblem,
 			[]string{"q5:1:", "want 4 whitespace-separated fields"}},
+		{"grade too large for gain parameters", []string{"-m", "ndcg.1=2", write("qbig", "q1 0 d2 1\nq1 0 d1 2000000000\n"), write("rbig", "q1 Q0 d1 1 3.0 r\n")}, exitProblem,
+			[]string{"qbig:2:", "grade 2000000000 is above 65536", "leave the gain parameters out"}},
 		{"grade not an integer", []string{write("qg", "q1 0 d1 yes\n"), write("r4", "q1 Q0 d1 1 3.0 r\n")}, exitProblem,
 			[]string{"qg:1:", `field 4 (rel) "yes" is not an integer grade`}},
 		{"no common query", []string{qrels, write("r5", "q7 Q0 d1 1 3.0 r\n")}, exitProblem,

@@ -38,6 +38,11 @@ type TrecParams struct {
 	NumDocs int64
 }
 
+// HasGains tells whether a gain measure has rel_level=gain parameters.
+func (p *TrecParams) HasGains() bool {
+	return p.NDCGGains != nil || p.NDCGRelGains != nil || p.RNDCGGains != nil || p.GGains != nil || p.RBPGains != nil
+}
+
 // gainTable is one query's gains as trec_eval's setup_gains builds them:
 // the pairs given, then every level 0..max grade not given, with the
 // number of judgements at each, sorted by gain as its qsort leaves them.
@@ -65,13 +70,16 @@ func newGainTable(pairs []GainPair, grades []int) *gainTable {
 		t.rel = append(t.rel, relGain{level: p.Level, gain: p.Gain})
 	}
 	given := len(t.rel)
-	for i := 0; i <= maxGrade; i++ {
-		n := 0
-		for _, g := range grades {
-			if g == i {
-				n++
-			}
+	var counts []int // judgements at each level from 0 to maxGrade
+	if maxGrade >= 0 {
+		counts = make([]int, maxGrade+1)
+	}
+	for _, g := range grades {
+		if g >= 0 {
+			counts[g]++
 		}
+	}
+	for i, n := range counts {
 		j := 0
 		for j < given && t.rel[j].level != int64(i) {
 			j++

@@ -2,6 +2,7 @@ package treceval
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"io/fs"
@@ -108,6 +109,9 @@ func Evaluate(w io.Writer, qrelsFile, runFile File, cfg Config) error {
 			return
 		}
 		qrels, qrelsErr = datasets.ParseQrels(qrelsFile.Path, qdata)
+		if qrelsErr == nil && cfg.Options.Params.HasGains() {
+			qrelsErr = checkGainGrades(qrelsFile.Path, qdata, qrels)
+		}
 	}()
 	rdata, release, drop, runErr := readRunFile(runFile.FS, runFile.Name)
 	if runErr != nil {
@@ -353,4 +357,31 @@ func streamTrec(rdata []byte, drop func(lo, hi int), qrelsDone <-chan struct{}, 
 	}
 	ev, err = metrics.SummarizeRun(*qrels, evaluated, opts, avg)
 	return ev, tag, true, err
+}
+
+// maxGainGrade is the largest grade lasagna takes with gain parameters
+// (-m ndcg.1=3): like trec_eval (gain_init.c), the gain table of a query
+// has an entry for every level from 0 to its largest grade, which for a
+// grade of 2,000,000,000 is more memory than the machine has (trec_eval
+// runs on without end).
+const maxGainGrade = 1 << 16
+
+// checkGainGrades refuses a judgement whose grade is above maxGainGrade,
+// naming its file and line.
+func checkGainGrades(path string, data []byte, qrels lasagna.Qrels) error {
+	for qid, docs := range qrels {
+		for doc, grade := range docs {
+			if grade <= maxGainGrade {
+				continue
+			}
+			line := 0
+			for n, l := range bytes.Split(data, []byte("\n")) {
+				if f := bytes.Fields(l); len(f) == 4 && string(f[0]) == qid && string(f[2]) == doc {
+					line = n + 1 // the last judgement of the pair is the one kept
+				}
+			}
+			return fmt.Errorf("%s:%d: grade %d is above %d, the largest grade the gain parameters of -m (rel_level=gain) take: the gain table has an entry for every level from 0 to a query's largest grade (as in trec_eval); put the grades on a smaller scale, or leave the gain parameters out", path, line, grade, maxGainGrade)
+		}
+	}
+	return nil
 }
