@@ -1,11 +1,7 @@
 package main
 
 import (
-	"errors"
-	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
 )
 
@@ -23,34 +19,6 @@ func TestMetricsTrecEvalParams(t *testing.T) {
 		t.Fatalf("%d cases in cases.txt", len(cases))
 	}
 	for _, c := range cases {
-		t.Run(c.out, func(t *testing.T) {
-			args := slices.Clone(c.args)
-			for i, a := range args {
-				if st, err := os.Stat(filepath.Join(dir, a)); err == nil && st.Mode().IsRegular() {
-					args[i] = filepath.Join(dir, a)
-				}
-			}
-			want, err := os.ReadFile(filepath.Join(dir, c.out))
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, _, err := runTrec(t, args...)
-			if c.exit != 0 {
-				var ee *exitError
-				if err == nil || got != "" || !errors.As(err, &ee) || ee.code != exitUsage {
-					t.Fatalf("trec_eval %s exits %d; lasagna: error %v (want a usage error), stdout:\n%s", strings.Join(c.args, " "), c.exit, err, got)
-				}
-				if len(want) != 0 {
-					t.Fatalf("%s: trec_eval printed %d bytes before failing", c.out, len(want))
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("lasagna metrics trec %s: %v", strings.Join(c.args, " "), err)
-			}
-			if got != string(want) {
-				t.Errorf("lasagna metrics trec %s differs from trec_eval's %s:\n%s", strings.Join(c.args, " "), c.out, lineDiff(got, string(want)))
-			}
-		})
+		t.Run(c.out, func(t *testing.T) { checkStoredTrecCase(t, dir, c, exitUsage) })
 	}
 }
