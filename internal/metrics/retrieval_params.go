@@ -414,7 +414,7 @@ func (e *Evaluator) missingQuery(judged map[string]int, opts *TrecOptions) TrecM
 	m := EvaluateQuery(e, []Scored(nil), func(s Scored) string { return s.ID }, judged, opts)
 	pr := opts.Params
 	if opts.JudgedOnly || (opts.LimitRetrieved && opts.MaxRetrieved == 0) ||
-		(pr.Utility == nil && pr.RBPResidP == nil && pr.NDCGGains == nil && pr.GGains == nil && pr.NDCGRelGains == nil && pr.RNDCGGains == nil && pr.RBPGains == nil) {
+		(pr.Utility == nil && pr.RBPResidP == nil && !pr.HasGains()) {
 		return m
 	}
 	e.rels = append(e.rels[:0], relNotJudged)
