@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -46,14 +45,7 @@ func TestMetricsTrecEvalRelFormats(t *testing.T) {
 // contradicts, and the corner where trec_eval's prefs_avgjg_Rnonrel reads
 // past the ranks it stored, are errors too (docs/metrics.md).
 func TestMetricsTrecRelErrors(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := tempWriter(t)
 	run := write("run", "q0 Q0 d1 1 3 r\nq0 Q0 d4 2 2 r\nq0 Q0 d6 3 1 r\n")
 	cases := []struct {
 		name, format, rel string

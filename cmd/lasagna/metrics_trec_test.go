@@ -115,14 +115,7 @@ func TestMetricsTrecEvalConformance(t *testing.T) {
 // here, and checks the outputs trec_eval printed for them (the build of
 // testdata/trec_eval/test/README.md).
 func TestMetricsTrecEvalToys(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := tempWriter(t)
 	line := func(m, q, v string) string { return padTrec(m) + "\t" + q + "\t" + v + "\n" }
 	cases := []struct {
 		name, qrels, run string
@@ -229,14 +222,7 @@ func TestMetricsTrecEvalReadmeValues(t *testing.T) {
 }
 
 func TestMetricsTrecErrors(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := tempWriter(t)
 	qrels := write("qrels", "q1 0 d1 1\nq2 0 d5 1\n")
 	cases := []struct {
 		name string
@@ -280,7 +266,7 @@ func TestMetricsTrecErrors(t *testing.T) {
 		{"ndcg and dcg with gains", []string{"-m", "ndcg.1=3", "-m", "dcg", qrels, qrels}, exitUsage, []string{"measures dcg, ndcg:", "crashes"}},
 		{"parameters of a plain measure", []string{"-m", "map.5", qrels, qrels}, exitUsage, []string{`measure "map.5" takes no parameters`}},
 		{"bad average", []string{"--average", "beir", qrels, qrels}, exitUsage, []string{`--average "beir"`}},
-		{"missing file", []string{qrels, filepath.Join(dir, "nope")}, exitProblem, []string{"nope"}},
+		{"missing file", []string{qrels, filepath.Join(filepath.Dir(qrels), "nope")}, exitProblem, []string{"nope"}},
 		{"one argument", []string{qrels}, exitUsage, []string{"want 2 argument(s)"}},
 	}
 	for _, c := range cases {

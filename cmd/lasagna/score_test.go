@@ -62,6 +62,19 @@ func checkConsoleMatchesBundle(t *testing.T, out string, b *results.Bundle) {
 	}
 }
 
+// tempWriter returns a function that writes a file of a new temporary
+// folder and returns its path.
+func tempWriter(t *testing.T) func(name, body string) string {
+	dir := t.TempDir()
+	return func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+}
+
 func writeFiles(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
